@@ -43,6 +43,11 @@ public final class IdempotencyFilter implements Filter {
             return this;
         }
 
+        /** The store of keys and answers (required), e.g. {@code JdbcIdempotencyStore.create(dataSource)}. */
+        public Builder store(dev.retrysafe.idempotency.IdempotencyStore store) {
+            return this;
+        }
+
         /** Wall clock for leases and retention (default: system UTC). */
         public Builder clock(Clock clock) {
             return this;
