@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# Sourced by ./test: PostgreSQL and Redis on loopback, or a loud failure.
+PG_HOST=127.0.0.1 PG_PORT=5432 REDIS_HOST=127.0.0.1 REDIS_PORT=6379
+
+die() { echo "test: $*" >&2; exit 1; }
+
+can_install() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
+
+wait_until() { # wait_until <seconds> <command...>: bounded, never forever
+  local deadline=$(( $(date +%s) + $1 )); shift
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.5
+  done
+}
+
+pg_up() { psql -h $PG_HOST -p $PG_PORT -U postgres -d postgres -tAc 'select 1' ; }
+
+ensure_postgres() {
+  pg_up >/dev/null 2>&1 && return 0
+  if ! command -v pg_ctlcluster >/dev/null 2>&1; then
+    can_install || die "PostgreSQL is not running on $PG_HOST:$PG_PORT and cannot be installed here (need root and apt-get). Install PostgreSQL 15+ with trust auth for user postgres on 127.0.0.1."
+    echo "test: installing PostgreSQL (apt-get)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql postgresql-client >&2 \
+      || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql postgresql-client >&2; } \
+      || die "apt-get could not install PostgreSQL"
+  fi
+  local version
+  version=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)
+  [ -n "$version" ] || die "PostgreSQL is installed but has no cluster under /etc/postgresql"
+  # The tests connect over TCP as postgres without a password: trust loopback only.
+  local hba="/etc/postgresql/$version/main/pg_hba.conf"
+  if [ -w "$hba" ] && ! grep -q '^host all all 127.0.0.1/32 trust' "$hba"; then
+    sed -i '1i host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust' "$hba"
+  fi
+  echo "test: starting PostgreSQL $version" >&2
+  pg_ctlcluster --skip-systemctl-redirect "$version" main start >&2 || true
+  wait_until 60 pg_up || die "PostgreSQL did not answer on $PG_HOST:$PG_PORT within 60 s"
+}
+
+redis_up() { [ "$(redis-cli -h $REDIS_HOST -p $REDIS_PORT ping 2>/dev/null)" = PONG ]; }
+
+ensure_redis() {
+  redis_up && return 0
+  if ! command -v redis-server >/dev/null 2>&1; then
+    can_install || die "Redis is not running on $REDIS_HOST:$REDIS_PORT and cannot be installed here (need root and apt-get). Install Redis 7."
+    echo "test: installing Redis (apt-get)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >&2 \
+      || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >&2; } \
+      || die "apt-get could not install Redis"
+  fi
+  echo "test: starting Redis" >&2
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port $REDIS_PORT --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log >&2 || true
+  wait_until 30 redis_up || die "Redis did not answer on $REDIS_HOST:$REDIS_PORT within 30 s"
+}
+
+# Databases of killed earlier runs (the tests drop their own when they finish).
+sweep_test_databases() {
+  local db
+  for db in $(psql -h $PG_HOST -p $PG_PORT -U postgres -d postgres -tAc \
+      "select datname from pg_database where datname like 'rs\_test\_%'"); do
+    psql -h $PG_HOST -p $PG_PORT -U postgres -d postgres -qc "drop database if exists $db with (force)" >/dev/null || true
+  done
+}
