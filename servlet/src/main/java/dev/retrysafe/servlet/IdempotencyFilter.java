@@ -1,25 +1,72 @@
 package dev.retrysafe.servlet;
 
+import dev.retrysafe.idempotency.IdempotencyStore;
+import dev.retrysafe.servlet.internal.FilterSettings;
+import dev.retrysafe.servlet.internal.IdempotencyHandler;
+import dev.retrysafe.servlet.internal.RouteTemplate;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * STUB (API only; the implementation replaces the body). Applies idempotency keys to any servlet
- * application. This class is threadsafe.
+ * Applies idempotency keys to any servlet application. This class is threadsafe.
+ *
+ * <p>For a POST (or a configured route) that carries an {@code Idempotency-Key}, the filter reads
+ * the body (at most {@code maxBodyBytes}), fingerprints it and claims the key in the
+ * {@link IdempotencyStore}. A finished request is replayed with {@code Idempotent-Replayed: true};
+ * one still running answers {@code 409} with {@code Retry-After: 1}; a different request under the
+ * same key answers {@code 422}. Otherwise the filter opens a transaction, binds it to the request
+ * ({@link RequestTransaction}) and runs the chain with the response fully buffered. An answer
+ * below 500 is stored in that transaction, which then commits, and only then is it sent. A 5xx
+ * answer or an exception rolls everything back and releases the key, so a retry runs again.
+ *
+ * <p>The key's scope is (account, method and route template, key); for a POST that matches no
+ * configured route the template is the request path. The fingerprint covers the method, the
+ * concrete request path and the canonical JSON body, so the same key reused on
+ * {@code /v1/payments/A/capture} and then {@code /v1/payments/B/capture} answers {@code 422}
+ * instead of replaying A's answer.
+ *
+ * <p>An exception thrown downstream is logged (System.Logger {@code dev.retrysafe.servlet}), set
+ * as request attribute {@code jakarta.servlet.error.exception}, and answered with a {@code 500}
+ * {@link ProblemType#INTERNAL_ERROR} problem; it is not rethrown, so the container never adds an
+ * error page of its own. {@link Error}s are rethrown after the rollback. Requests behind the
+ * filter must be handled synchronously: asynchronous processing is rolled back and answered 500.
+ *
+ * <pre>{@code
+ * IdempotencyFilter filter = IdempotencyFilter.builder()
+ *         .dataSource(dataSource)
+ *         .store(JdbcIdempotencyStore.create(dataSource))
+ *         .scope(request -> (String) request.getAttribute("account"))
+ *         .route("POST", "/v1/payments", true)
+ *         .build();
+ * }</pre>
  */
 public final class IdempotencyFilter implements Filter {
 
+    /** The request header that carries the key. */
+    public static final String KEY_HEADER = "Idempotency-Key";
+    /** The response header that marks a replayed answer (value {@code true}). */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
+    private final IdempotencyHandler handler;
+
     private IdempotencyFilter(Builder builder) {
+        this.handler = new IdempotencyHandler(builder.settings());
     }
 
     /** A new builder. */
@@ -30,26 +77,44 @@ public final class IdempotencyFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        chain.doFilter(request, response);
+        if (request instanceof HttpServletRequest httpRequest && response instanceof HttpServletResponse httpResponse) {
+            handler.handle(httpRequest, httpResponse, chain);
+        } else {
+            chain.doFilter(request, response);
+        }
     }
 
     /** Builds an {@link IdempotencyFilter}. Not threadsafe; the built filter is immutable. */
     public static final class Builder {
+        private @Nullable DataSource dataSource;
+        private @Nullable IdempotencyStore store;
+        private Clock clock = Clock.systemUTC();
+        private @Nullable Function<HttpServletRequest, @Nullable String> scope;
+        private final List<RouteTemplate> routes = new ArrayList<>();
+        private boolean honourEveryPost = true;
+        private Duration lease = Duration.ofSeconds(30);
+        private int maxBodyBytes = 1024 * 1024;
+        private String problemTypeBase = "/problems/";
+        private final Set<String> storedHeaders = new LinkedHashSet<>(FilterSettings.DEFAULT_STORED_HEADERS);
+
         private Builder() {
         }
 
         /** Where the operation's effects and the stored answers are written (required). */
         public Builder dataSource(DataSource dataSource) {
+            this.dataSource = dataSource;
             return this;
         }
 
         /** The store of keys and answers (required), e.g. {@code JdbcIdempotencyStore.create(dataSource)}. */
-        public Builder store(dev.retrysafe.idempotency.IdempotencyStore store) {
+        public Builder store(IdempotencyStore store) {
+            this.store = store;
             return this;
         }
 
         /** Wall clock for leases and retention (default: system UTC). */
         public Builder clock(Clock clock) {
+            this.clock = clock;
             return this;
         }
 
@@ -58,40 +123,84 @@ public final class IdempotencyFilter implements Filter {
          * which case the filter lets the request pass untouched (required).
          */
         public Builder scope(Function<HttpServletRequest, @Nullable String> scope) {
+            this.scope = scope;
             return this;
         }
 
         /**
          * A route with a template such as {@code /v1/payments} or {@code /v1/payments/{id}/capture}.
          * {@code keyRequired}: a request without a key answers 400; otherwise it passes untouched.
+         *
+         * @throws IllegalArgumentException if the method is not an HTTP token, the template is not
+         *     a path of literal and {@code {name}} segments, or the route was already added
          */
         public Builder route(String method, String template, boolean keyRequired) {
+            RouteTemplate route = RouteTemplate.of(method.toUpperCase(Locale.ROOT), template, keyRequired);
+            for (RouteTemplate existing : routes) {
+                if (existing.method().equals(route.method()) && existing.template().equals(route.template())) {
+                    throw new IllegalArgumentException("route already added: " + route.method() + " " + template);
+                }
+            }
+            routes.add(route);
             return this;
         }
 
         /** Whether every POST not listed by {@link #route} honours a key when one is sent (default true). */
         public Builder honourEveryPost(boolean honour) {
+            this.honourEveryPost = honour;
             return this;
         }
 
         /** How long a claim is held before another request may take it over (default 30 s). */
         public Builder lease(Duration lease) {
+            this.lease = FilterSettings.checkLease(lease);
             return this;
         }
 
         /** Largest body fingerprinted; a longer one answers 413 (default 1 MiB). */
         public Builder maxBodyBytes(int maxBodyBytes) {
+            this.maxBodyBytes = FilterSettings.checkMaxBodyBytes(maxBodyBytes);
             return this;
         }
 
         /** Prefix of problem {@code type} URIs (default {@code /problems/}). */
         public Builder problemTypeBase(String base) {
+            this.problemTypeBase = FilterSettings.checkProblemTypeBase(base);
             return this;
         }
 
-        /** The filter. */
+        /**
+         * The response headers stored with an answer and replayed, replacing the default
+         * {@code Content-Type} and {@code Location} (names are case-insensitive; e.g. add
+         * {@code Retry-After} for {@code 202} answers).
+         *
+         * @throws IllegalArgumentException if a name is not an HTTP token
+         */
+        public Builder storedHeaders(String... names) {
+            this.storedHeaders.clear();
+            for (String name : names) {
+                this.storedHeaders.add(FilterSettings.checkHeaderName(name));
+            }
+            return this;
+        }
+
+        /**
+         * The filter.
+         *
+         * @throws IllegalStateException if the data source, store or scope was not set
+         */
         public IdempotencyFilter build() {
             return new IdempotencyFilter(this);
+        }
+
+        private FilterSettings settings() {
+            if (dataSource == null || store == null || scope == null) {
+                throw new IllegalStateException("dataSource, store and scope are required; missing:"
+                        + (dataSource == null ? " dataSource" : "") + (store == null ? " store" : "")
+                        + (scope == null ? " scope" : ""));
+            }
+            return new FilterSettings(dataSource, store, clock, scope, routes, honourEveryPost, lease,
+                    maxBodyBytes, problemTypeBase, storedHeaders);
         }
     }
 }

@@ -1,0 +1,82 @@
+package dev.retrysafe.server;
+
+import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.http.AuthFilter;
+import dev.retrysafe.server.http.ErrorMapping;
+import dev.retrysafe.server.http.ProblemErrorHandler;
+import dev.retrysafe.server.http.ProblemPages;
+import dev.retrysafe.server.http.Probes;
+import dev.retrysafe.server.payments.PaymentRoutes;
+import dev.retrysafe.server.payments.RefundRoutes;
+import io.javalin.Javalin;
+import io.javalin.http.HttpResponseException;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import java.util.EnumSet;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The one place where the HTTP pipeline is put together. A request passes, in this order:
+ * <ol>
+ *   <li>Jetty (virtual threads; graceful stop);</li>
+ *   <li>{@link AuthFilter}: API key to account, 401 otherwise (only under {@code /v1/});</li>
+ *   <li>the idempotency filter, scoped by that account (when enabled);</li>
+ *   <li>Javalin's routes, with every error mapped to a problem.</li>
+ * </ol>
+ */
+final class HttpApp {
+
+    private HttpApp() {
+    }
+
+    /** The handlers the routes call. */
+    record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds) {
+    }
+
+    static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter idempotency, Handlers h) {
+        ErrorMapping errors = new ErrorMapping(config.maxBodyBytes());
+        return Javalin.create(c -> {
+            c.startup.showJavalinBanner = false;
+            c.startup.showOldJavalinVersionWarning = false;
+            c.concurrency.useVirtualThreads = true;
+            c.http.prefer405over404 = true;
+            c.http.maxRequestSize = config.maxBodyBytes();
+            c.jetty.host = config.host();
+            c.jetty.port = config.port();
+            c.jetty.modifyServer(server -> {
+                // GracefulHandler lets stop() wait for in-flight requests, up to the stop timeout
+                server.setHandler(new GracefulHandler());
+                server.setStopTimeout(config.shutdownTimeout().toMillis());
+                server.setErrorHandler(new ProblemErrorHandler());
+            });
+            c.jetty.modifyServletContextHandler(context -> {
+                context.setErrorHandler(new ProblemErrorHandler());
+                // the order of cross-cutting concerns: authentication, then idempotency
+                addFilter(context, auth);
+                if (idempotency != null) {
+                    addFilter(context, idempotency);
+                }
+            });
+
+            c.routes.get("/health", h.probes()::health);
+            c.routes.get("/ready", h.probes()::ready);
+            c.routes.get("/problems", ProblemPages::index);
+            c.routes.get("/problems/{slug}", ProblemPages::page);
+            c.routes.post("/v1/payments", h.payments()::create);
+            c.routes.get("/v1/payments", h.payments()::list);
+            c.routes.get("/v1/payments/{id}", h.payments()::get);
+            c.routes.post("/v1/refunds", h.refunds()::create);
+            c.routes.get("/v1/refunds", h.refunds()::list);
+            c.routes.get("/v1/refunds/{id}", h.refunds()::get);
+
+            c.routes.exception(HttpResponseException.class, errors::httpResponse);
+            c.routes.exception(Exception.class, errors::unexpected);
+        });
+    }
+
+    private static void addFilter(org.eclipse.jetty.ee10.servlet.ServletContextHandler context, Filter filter) {
+        context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
+    }
+}

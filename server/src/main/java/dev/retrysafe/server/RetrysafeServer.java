@@ -1,0 +1,186 @@
+package dev.retrysafe.server;
+
+import dev.retrysafe.idempotency.JdbcIdempotencyStore;
+import dev.retrysafe.server.accounts.AccountStore;
+import dev.retrysafe.server.bank.Bank;
+import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.db.Database;
+import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.http.AuthFilter;
+import dev.retrysafe.server.http.Probes;
+import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.payments.PaymentRoutes;
+import dev.retrysafe.server.payments.Payments;
+import dev.retrysafe.server.payments.RefundRoutes;
+import dev.retrysafe.server.payments.Refunds;
+import dev.retrysafe.servlet.IdempotencyFilter;
+import io.javalin.Javalin;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running Retrysafe server: database pools, migrations, bootstrap accounts, the purge task and
+ * the HTTP server. {@link #close()} stops it gracefully: no new connections, in-flight requests
+ * finish (bounded by the shutdown timeout), then the pools close. This class is threadsafe.
+ */
+public final class RetrysafeServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetrysafeServer.class);
+
+    private final Javalin app;
+    private final List<AutoCloseable> resources;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RetrysafeServer(Javalin app, List<AutoCloseable> resources) {
+        this.app = app;
+        this.resources = resources;
+    }
+
+    /**
+     * Starts a server with {@code config}; times come from {@code clock}; the demo key is printed
+     * on {@code out}. Fails if the database cannot be migrated or the port bound.
+     */
+    public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out) throws SQLException, IOException {
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            Database db = Storage.open(config, "retrysafe", resources);
+            // the bank has its own pool, as an external system would; sharing the request pool could
+            // deadlock when every request holds a connection while waiting for the bank's
+            Database bankDb = Database.open(config.database(), config.dataDir(), "retrysafe-bank",
+                    config.database().poolSize());
+            resources.add(bankDb);
+            DataSource ds = db.dataSource();
+            Ids ids = new Ids(clock);
+            Transactions transactions = new Transactions(ds);
+            AccountStore accounts = new AccountStore(transactions, ids, clock);
+            Bootstrap.ensureKeys(accounts, config.bootstrapApiKeys());
+            if (config.database().embedded()) {
+                Bootstrap.ensureDemo(accounts, config.dataDir(), out);
+            }
+
+            IdempotencyFilter idempotency = null;
+            if (config.idempotency().enabled()) {
+                JdbcIdempotencyStore store = JdbcIdempotencyStore.create(ds);
+                idempotency = IdempotencyFilter.builder()
+                        .dataSource(ds)
+                        .store(store)
+                        .clock(clock)
+                        .scope(RequestAccount::idOf)
+                        .route("POST", "/v1/payments", true)
+                        .route("POST", "/v1/refunds", true)
+                        .honourEveryPost(true)
+                        .lease(config.idempotency().lease())
+                        .maxBodyBytes(config.maxBodyBytes())
+                        .problemTypeBase("/problems/")
+                        .build();
+                resources.add(schedulePurge(store, config, clock));
+            } else {
+                LOG.warn("idempotency.enabled is false: retried POSTs are NOT safe (benchmark mode)");
+            }
+
+            Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault());
+            HttpApp.Handlers handlers = new HttpApp.Handlers(
+                    new Probes(db, config.redis()),
+                    new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
+                    new RefundRoutes(transactions, new Refunds(ids, clock), config.maxBodyBytes()));
+            Javalin app = HttpApp.create(config, new AuthFilter(accounts), idempotency, handlers);
+            app.start();
+            LOG.info("Retrysafe listening on port {} with {} database {}", app.port(),
+                    config.database().embedded() ? "embedded" : "external", config.database().describe(config.dataDir()));
+            return new RetrysafeServer(app, resources);
+        } catch (SQLException | IOException | RuntimeException e) {
+            closeAll(resources);
+            throw e;
+        }
+    }
+
+    private static AutoCloseable schedulePurge(JdbcIdempotencyStore store, ServerConfig config, Clock clock) {
+        ScheduledExecutorService purger = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "retrysafe-idempotency-purge");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = config.idempotency().purgeInterval().toMillis();
+        purger.scheduleWithFixedDelay(() -> {
+            try {
+                int purged = store.purge(clock.instant().minus(config.idempotency().retention()));
+                if (purged > 0) {
+                    LOG.info("purged {} idempotency keys older than {}", purged, config.idempotency().retention());
+                }
+            } catch (RuntimeException e) {
+                // the next run tries again; a failed purge only delays deletion
+                LOG.warn("idempotency key purge failed: {}", e.toString());
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
+        return purger::shutdownNow;
+    }
+
+    /** The port the server listens on (the real one when configured with 0). */
+    public int port() {
+        return app.port();
+    }
+
+    /** {@code http://127.0.0.1:<port>}. */
+    public URI baseUri() {
+        return URI.create("http://127.0.0.1:" + port());
+    }
+
+    /** Stops gracefully; calling it again does nothing. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        LOG.info("stopping: finishing in-flight requests");
+        app.stop();
+        closeAll(resources);
+        LOG.info("stopped");
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("failed to close {}: {}", resources.get(i), e.toString());
+            }
+        }
+    }
+
+    /** Opening the request pool, shared with the command line's one-off commands. */
+    static final class Storage {
+
+        private Storage() {
+        }
+
+        /** Creates the data folder when embedded, opens a pool and migrates; the pool joins {@code resources}. */
+        static Database open(ServerConfig config, String name, @Nullable List<AutoCloseable> resources) throws IOException {
+            if (config.database().embedded()) {
+                Files.createDirectories(config.dataDir());
+                EmbeddedH2.loopbackOnly();
+            }
+            Database db = Database.open(config.database(), config.dataDir(), name, config.database().poolSize());
+            if (resources != null) {
+                resources.add(db);
+            }
+            db.migrate();
+            return db;
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.retrysafe.server.cli;
+
+import dev.retrysafe.server.accounts.Plan;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Parses the arguments of {@code ./run} into a {@link Command}. */
+public final class CommandLine {
+
+    /** The help text. */
+    public static final String USAGE = """
+            Usage: ./run [--config FILE] [COMMAND] [OPTIONS]
+                   java -jar retrysafe-server.jar [--config FILE] [COMMAND] [OPTIONS]
+
+            Commands:
+              serve                      Start the server (the default). Stops gracefully on SIGTERM/Ctrl-C.
+              create-account --name NAME [--plan PLAN]
+                                         Create an account and print its new API key (shown once).
+                                         PLAN is free (default), pro or enterprise. Works while a
+                                         server runs on the same data.
+              migrate                    Apply pending database migrations and exit.
+
+            Options:
+              --config FILE              YAML configuration; every setting and its default is documented
+                                         in retrysafe-defaults.yaml and docs/configuration.md.
+              -h, --help                 Show this help.
+
+            Environment (overrides the file):
+              PORT, RETRYSAFE_HOST, RETRYSAFE_DATA_DIR, RETRYSAFE_DATABASE_URL, RETRYSAFE_DATABASE_USER,
+              RETRYSAFE_DATABASE_PASSWORD, RETRYSAFE_REDIS_URL, RETRYSAFE_BANK_LATENCY_MS,
+              RETRYSAFE_BOOTSTRAP_API_KEYS
+
+            Exit codes: 0 success, 1 failure (e.g. database unreachable), 2 bad command line or configuration.
+            """;
+
+    private static final Set<String> COMMANDS = Set.of("serve", "create-account", "migrate");
+    private static final Set<String> CREATE_ACCOUNT_OPTIONS = Set.of("--name", "--plan");
+
+    private CommandLine() {
+    }
+
+    /** Parses {@code args}; never throws. */
+    public static Command parse(String[] args) {
+        String command = null;
+        Path config = null;
+        Map<String, String> options = new HashMap<>();
+        List<String> list = new ArrayList<>(List.of(args));
+        for (int i = 0; i < list.size(); i++) {
+            String arg = list.get(i);
+            if (arg.equals("-h") || arg.equals("--help") || arg.equals("help")) {
+                return new Command.Help();
+            }
+            if (arg.startsWith("-")) {
+                String name = arg;
+                String value = null;
+                int eq = arg.indexOf('=');
+                if (arg.startsWith("--") && eq > 0) {
+                    name = arg.substring(0, eq);
+                    value = arg.substring(eq + 1);
+                }
+                if (!name.equals("--config") && !CREATE_ACCOUNT_OPTIONS.contains(name)) {
+                    return new Command.Invalid("unknown option '" + name + "'");
+                }
+                if (value == null) {
+                    if (i + 1 >= list.size() || list.get(i + 1).startsWith("--")) {
+                        return new Command.Invalid("option " + name + " needs a value");
+                    }
+                    value = list.get(++i);
+                }
+                if (name.equals("--config")) {
+                    config = Path.of(value);
+                } else {
+                    options.put(name, value);
+                }
+            } else if (command == null) {
+                if (!COMMANDS.contains(arg)) {
+                    return new Command.Invalid("unknown command '" + arg + "' (commands: serve, create-account, migrate)");
+                }
+                command = arg;
+            } else {
+                return new Command.Invalid("unexpected argument '" + arg + "'");
+            }
+        }
+        if (command == null) {
+            command = "serve";
+        }
+        if (!command.equals("create-account") && !options.isEmpty()) {
+            return new Command.Invalid("option " + options.keySet().iterator().next() + " only applies to create-account");
+        }
+        return switch (command) {
+            case "migrate" -> new Command.Migrate(config);
+            case "create-account" -> createAccount(config, options);
+            default -> new Command.Serve(config);
+        };
+    }
+
+    private static Command createAccount(Path config, Map<String, String> options) {
+        String name = options.get("--name");
+        if (name == null || name.isBlank()) {
+            return new Command.Invalid("create-account needs --name NAME");
+        }
+        if (name.length() > 200) {
+            return new Command.Invalid("--name must be at most 200 characters, was " + name.length());
+        }
+        String plan = options.getOrDefault("--plan", "free");
+        if (!Plan.exists(plan)) {
+            return new Command.Invalid("--plan must be one of " + String.join(", ", Plan.ALL) + ", was '" + plan + "'");
+        }
+        return new Command.CreateAccount(config, name.strip(), plan);
+    }
+}

@@ -1,0 +1,293 @@
+package dev.retrysafe.server.config;
+
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Builds a {@link ServerConfig} in three layers: the documented defaults
+ * ({@code retrysafe-defaults.yaml}, so the sample file and the real defaults cannot drift), then
+ * an optional YAML file, then environment variables. Unknown keys and bad values throw a
+ * {@link ConfigException} naming the setting (and the variable, when one set it).
+ */
+public final class ConfigLoader {
+
+    /** The classpath resource holding every setting and its default. */
+    public static final String DEFAULTS_RESOURCE = "/retrysafe-defaults.yaml";
+
+    /** Environment variable to the setting it overrides. */
+    private static final Map<String, String> ENV_SETTINGS = Map.of(
+            "PORT", "port",
+            "RETRYSAFE_HOST", "host",
+            "RETRYSAFE_DATA_DIR", "data_dir",
+            "RETRYSAFE_DATABASE_URL", "database.url",
+            "RETRYSAFE_DATABASE_USER", "database.user",
+            "RETRYSAFE_DATABASE_PASSWORD", "database.password",
+            "RETRYSAFE_REDIS_URL", "redis.url",
+            "RETRYSAFE_BANK_LATENCY_MS", "bank.latency",
+            "RETRYSAFE_BOOTSTRAP_API_KEYS", "bootstrap_api_keys");
+
+    private static final ObjectMapper YAML = YAMLMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    private ConfigLoader() {
+    }
+
+    /**
+     * The configuration from {@code file} (or only the defaults when {@code null}) with the
+     * overrides in {@code env} (usually {@link System#getenv()}).
+     */
+    public static ServerConfig load(@Nullable Path file, Map<String, String> env) {
+        ObjectNode tree = defaults();
+        if (file != null) {
+            merge(tree, readFile(file), "");
+        }
+        Map<String, String> setBy = new HashMap<>();
+        applyEnv(tree, env, setBy);
+        try {
+            return build(new Settings(tree));
+        } catch (ConfigException e) {
+            String variable = setBy.get(e.setting());
+            throw variable == null ? e : new ConfigException(e.setting(), e.getMessage() + " (set by " + variable + ")");
+        }
+    }
+
+    private static ServerConfig build(Settings s) {
+        String url = s.text("database.url");
+        String user = s.text("database.user");
+        String password = s.text("database.password");
+        String jdbcUrl = null;
+        if (!url.isBlank()) {
+            DatabaseUrls.Parsed parsed = DatabaseUrls.parse("database.url", url.trim());
+            jdbcUrl = parsed.jdbcUrl();
+            // credentials written out in their own settings win over those inside the URL
+            user = user.isEmpty() && parsed.user() != null ? parsed.user() : user;
+            password = password.isEmpty() && parsed.password() != null ? parsed.password() : password;
+        }
+        String redis = s.text("redis.url");
+        return new ServerConfig(
+                s.nonBlank("host"),
+                s.integer("port"),
+                Path.of(s.nonBlank("data_dir")),
+                new DatabaseConfig(jdbcUrl, user, password, s.integer("database.pool_size")),
+                new RedisConfig(redis.isBlank() ? null : uri("redis.url", redis.trim())),
+                new BankConfig(s.duration("bank.latency"), s.decimal("bank.decline_rate"), s.decimal("bank.error_rate")),
+                new IdempotencyConfig(s.bool("idempotency.enabled"), s.duration("idempotency.lease"),
+                        s.duration("idempotency.retention"), s.duration("idempotency.purge_interval")),
+                s.integer("limits.max_body_bytes"),
+                s.duration("shutdown.timeout"),
+                s.list("bootstrap_api_keys"));
+    }
+
+    private static ObjectNode defaults() {
+        try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(DEFAULTS_RESOURCE + " is missing from the class path");
+            }
+            return (ObjectNode) YAML.readTree(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static JsonNode readFile(Path file) {
+        try {
+            JsonNode node = YAML.readTree(Files.readString(file));
+            if (node == null || node.isMissingNode() || node.isNull()) {
+                return YAML.createObjectNode(); // an empty file keeps every default
+            }
+            if (!node.isObject()) {
+                throw new ConfigException("--config", "configuration file " + file
+                        + " must hold a mapping of settings, found a " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+            }
+            return node;
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("--config", "configuration file " + file + " does not exist");
+        } catch (JsonProcessingException e) {
+            throw new ConfigException("--config", "configuration file " + file + " is not valid YAML: "
+                    + e.getOriginalMessage() + " (line " + e.getLocation().getLineNr() + ")");
+        } catch (IOException e) {
+            throw new ConfigException("--config", "configuration file " + file + " cannot be read: " + e);
+        }
+    }
+
+    private static void merge(ObjectNode target, JsonNode source, String prefix) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = source.properties().iterator(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String path = prefix + e.getKey();
+            JsonNode current = target.get(e.getKey());
+            if (current == null) {
+                throw new ConfigException(path, "unknown setting '" + path + "' (see retrysafe-defaults.yaml for every setting)");
+            }
+            if (current.isObject()) {
+                if (!e.getValue().isObject()) {
+                    throw new ConfigException(path, path + " must be a mapping of settings, was '" + e.getValue() + "'");
+                }
+                merge((ObjectNode) current, e.getValue(), path + ".");
+            } else if (e.getValue().isObject()) {
+                throw new ConfigException(path, path + " must be a single value, was a mapping");
+            } else {
+                target.set(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    private static void applyEnv(ObjectNode tree, Map<String, String> env, Map<String, String> setBy) {
+        for (Map.Entry<String, String> e : ENV_SETTINGS.entrySet()) {
+            String value = env.get(e.getKey());
+            if (value == null || value.isEmpty()) {
+                continue;
+            }
+            String setting = e.getValue();
+            if (setting.equals("bank.latency")) {
+                value = millis(e.getKey(), value) + "ms";
+            }
+            String[] path = setting.split("\\.");
+            ObjectNode parent = tree;
+            for (int i = 0; i < path.length - 1; i++) {
+                parent = (ObjectNode) parent.get(path[i]);
+            }
+            parent.set(path[path.length - 1], TextNode.valueOf(value));
+            setBy.put(setting, e.getKey());
+        }
+    }
+
+    private static long millis(String variable, String value) {
+        try {
+            long ms = Long.parseLong(value.trim());
+            if (ms >= 0) {
+                return ms;
+            }
+        } catch (NumberFormatException e) {
+            // reported below, with the variable's name
+        }
+        throw new ConfigException("bank.latency", variable + " must be a whole number of milliseconds >= 0, was '" + value + "'");
+    }
+
+    private static URI uri(String setting, String text) {
+        try {
+            return new URI(text);
+        } catch (URISyntaxException e) {
+            throw new ConfigException(setting, setting + " is not a valid URL (" + e.getReason() + ")");
+        }
+    }
+
+    /** Typed reads from the merged tree; every failure names the setting. */
+    private record Settings(ObjectNode tree) {
+
+        JsonNode node(String setting) {
+            JsonNode n = tree;
+            for (String part : setting.split("\\.")) {
+                n = n.path(part);
+            }
+            return n;
+        }
+
+        String text(String setting) {
+            JsonNode n = node(setting);
+            if (n.isNull()) {
+                return "";
+            }
+            if (!n.isValueNode()) {
+                throw new ConfigException(setting, setting + " must be a single value, was '" + n + "'");
+            }
+            return n.asText();
+        }
+
+        String nonBlank(String setting) {
+            String t = text(setting);
+            if (t.isBlank()) {
+                throw new ConfigException(setting, setting + " must not be empty");
+            }
+            return t.trim();
+        }
+
+        int integer(String setting) {
+            JsonNode n = node(setting);
+            if (n.isIntegralNumber() && n.canConvertToInt()) {
+                return n.intValue();
+            }
+            if (n.isTextual()) {
+                try {
+                    return Integer.parseInt(n.asText().trim());
+                } catch (NumberFormatException e) {
+                    // reported below
+                }
+            }
+            throw new ConfigException(setting, setting + " must be a whole number, was '" + n.asText() + "'");
+        }
+
+        double decimal(String setting) {
+            JsonNode n = node(setting);
+            if (n.isNumber()) {
+                return n.doubleValue();
+            }
+            if (n.isTextual()) {
+                try {
+                    return Double.parseDouble(n.asText().trim());
+                } catch (NumberFormatException e) {
+                    // reported below
+                }
+            }
+            throw new ConfigException(setting, setting + " must be a number, was '" + n.asText() + "'");
+        }
+
+        boolean bool(String setting) {
+            JsonNode n = node(setting);
+            if (n.isBoolean()) {
+                return n.booleanValue();
+            }
+            String t = n.asText().trim();
+            if (t.equals("true") || t.equals("false")) {
+                return Boolean.parseBoolean(t);
+            }
+            throw new ConfigException(setting, setting + " must be true or false, was '" + t + "'");
+        }
+
+        Duration duration(String setting) {
+            return Durations.parse(setting, text(setting));
+        }
+
+        List<String> list(String setting) {
+            JsonNode n = node(setting);
+            List<String> out = new ArrayList<>();
+            if (n.isArray()) {
+                for (JsonNode item : n) {
+                    if (!item.isValueNode() || item.isNull()) {
+                        throw new ConfigException(setting, setting + " must be a list of strings");
+                    }
+                    out.add(item.asText().trim());
+                }
+            } else if (n.isTextual()) {
+                for (String part : n.asText().split(",")) {
+                    if (!part.isBlank()) {
+                        out.add(part.trim());
+                    }
+                }
+            } else if (!n.isNull()) {
+                throw new ConfigException(setting, setting + " must be a list of strings");
+            }
+            return out;
+        }
+    }
+}

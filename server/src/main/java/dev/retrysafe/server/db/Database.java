@@ -1,0 +1,74 @@
+package dev.retrysafe.server.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.retrysafe.server.config.DatabaseConfig;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * A connection pool on the configured database, with its schema migrated. Closing it closes
+ * every connection. This class is threadsafe.
+ */
+public final class Database implements AutoCloseable {
+
+    private final HikariDataSource pool;
+
+    private Database(HikariDataSource pool) {
+        this.pool = pool;
+    }
+
+    /**
+     * A pool of {@code size} connections named {@code name} (it shows in thread names and logs).
+     * Nothing is connected yet; the first use connects.
+     */
+    public static Database open(DatabaseConfig config, Path dataDir, String name, int size) {
+        HikariConfig hc = new HikariConfig();
+        hc.setPoolName(name);
+        hc.setJdbcUrl(config.jdbcUrl(dataDir));
+        if (!config.user().isEmpty()) {
+            hc.setUsername(config.user());
+        }
+        if (!config.password().isEmpty()) {
+            hc.setPassword(config.password());
+        }
+        hc.setMaximumPoolSize(size);
+        hc.setMinimumIdle(Math.min(2, size));
+        hc.setConnectionTimeout(Duration.ofSeconds(5).toMillis());
+        // start even when the database is down, so that /health answers and /ready explains
+        hc.setInitializationFailTimeout(-1);
+        return new Database(new HikariDataSource(hc));
+    }
+
+    /** Applies every pending migration of {@code db/migration} (SQL files and Java classes). */
+    public void migrate() {
+        Flyway.configure()
+                .dataSource(pool)
+                .locations("classpath:db/migration")
+                .load()
+                .migrate();
+    }
+
+    /** The pooled data source. */
+    public DataSource dataSource() {
+        return pool;
+    }
+
+    /** Whether a connection can be had and answers within {@code timeout}. */
+    public boolean reachable(Duration timeout) {
+        try (Connection c = pool.getConnection()) {
+            return c.isValid((int) Math.max(1, timeout.toSeconds()));
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

@@ -1,0 +1,92 @@
+package dev.retrysafe.server.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Locale;
+
+/**
+ * Reads a request body that must be one JSON object: checks the content type (415), the size
+ * (413, also for bodies without a {@code Content-Length}) and the syntax (400), in that order.
+ */
+public final class JsonBody {
+
+    /** The outcome of reading a body. */
+    public sealed interface Result permits Parsed, Rejected {
+    }
+
+    /** The body, a JSON object. @param object the parsed body */
+    public record Parsed(ObjectNode object) implements Result {
+    }
+
+    /** The body cannot be used. @param problem what to answer */
+    public record Rejected(Problem problem) implements Result {
+    }
+
+    private JsonBody() {
+    }
+
+    /** Reads the body of {@code ctx}, accepting at most {@code maxBytes}. */
+    public static Result read(Context ctx, int maxBytes) throws IOException {
+        String contentType = ctx.req().getContentType();
+        if (!isJson(contentType)) {
+            return new Rejected(Problem.of(ProblemType.UNSUPPORTED_MEDIA_TYPE,
+                    "Expected Content-Type: application/json, got " + (contentType == null ? "none" : "'" + contentType + "'") + "."));
+        }
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > maxBytes) {
+            return new Rejected(tooLarge(maxBytes));
+        }
+        byte[] bytes;
+        try (InputStream in = ctx.req().getInputStream()) {
+            // one byte more than allowed tells a too-large chunked body from one that fits exactly
+            bytes = in.readNBytes(maxBytes + 1);
+        }
+        if (bytes.length > maxBytes) {
+            return new Rejected(tooLarge(maxBytes));
+        }
+        JsonNode node;
+        try {
+            node = Json.MAPPER.readTree(bytes);
+        } catch (JsonProcessingException e) {
+            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body is not valid JSON: "
+                    + e.getOriginalMessage() + " (line " + e.getLocation().getLineNr()
+                    + ", column " + e.getLocation().getColumnNr() + ")."));
+        }
+        if (node == null || node.isMissingNode()) {
+            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body is empty; expected a JSON object."));
+        }
+        if (!(node instanceof ObjectNode object)) {
+            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON,
+                    "The body must be a JSON object, got " + node.getNodeType().name().toLowerCase(Locale.ROOT) + "."));
+        }
+        return new Parsed(object);
+    }
+
+    /** The problem for a body over {@code maxBytes}. */
+    public static Problem tooLarge(int maxBytes) {
+        return Problem.of(ProblemType.REQUEST_TOO_LARGE, "The request body is larger than " + maxBytes + " bytes.");
+    }
+
+    /** Whether {@code contentType} is {@code application/json}, optionally with a UTF-8 charset. */
+    static boolean isJson(String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        String[] parts = contentType.split(";");
+        if (!parts[0].strip().equalsIgnoreCase("application/json")) {
+            return false;
+        }
+        for (int i = 1; i < parts.length; i++) {
+            String[] param = parts[i].split("=", 2);
+            if (param[0].strip().equalsIgnoreCase("charset")
+                    && (param.length < 2 || !param[1].strip().replace("\"", "").equalsIgnoreCase("utf-8"))) {
+                return false; // JSON is UTF-8 (RFC 8259); another charset would be misread
+            }
+        }
+        return true;
+    }
+}

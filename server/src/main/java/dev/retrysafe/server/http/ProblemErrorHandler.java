@@ -1,0 +1,42 @@
+package dev.retrysafe.server.http;
+
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Renders the errors Jetty answers by itself, before any filter or handler runs (a malformed
+ * request line, headers too large, a request that failed outside the application), as problem
+ * details instead of Jetty's HTML page.
+ */
+public final class ProblemErrorHandler extends ErrorHandler {
+
+    /** A handler for the server and the servlet context. */
+    public ProblemErrorHandler() {
+    }
+
+    @Override
+    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
+                                    Callback callback) {
+        ProblemType type = switch (code) {
+            case 404 -> ProblemType.NOT_FOUND;
+            case 405 -> ProblemType.METHOD_NOT_ALLOWED;
+            case 413 -> ProblemType.REQUEST_TOO_LARGE;
+            case 415 -> ProblemType.UNSUPPORTED_MEDIA_TYPE;
+            case 503 -> ProblemType.SERVICE_UNAVAILABLE;
+            default -> code >= 500 ? ProblemType.INTERNAL_ERROR : ProblemType.VALIDATION_FAILED;
+        };
+        Problem problem = Problem.of(type, message == null || message.isBlank() ? type.title() : message);
+        if (code >= 500) {
+            problem = problem.with("retryable", true);
+        }
+        // keep the status Jetty chose (e.g. 431), even where the problem type's default differs
+        java.util.Map<String, Object> body = problem.body();
+        body.put("status", code);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, Json.PROBLEM_CONTENT_TYPE);
+        response.write(true, ByteBuffer.wrap(Json.bytes(body)), callback);
+    }
+}

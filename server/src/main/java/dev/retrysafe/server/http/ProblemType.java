@@ -1,0 +1,106 @@
+package dev.retrysafe.server.http;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Every kind of error the server answers, each with a page at {@code /problems/<slug>}. The
+ * idempotency filter's types are listed too, so that their pages exist here.
+ */
+public enum ProblemType {
+    /** No route has this path. */
+    NOT_FOUND("not-found", 404, "Not found",
+            "There is nothing at this path, or the resource belongs to another account (which is never revealed)."),
+    /** The path exists, the method does not. */
+    METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed",
+            "The path exists but does not accept this method. The Allow header lists the methods it accepts."),
+    /** Authentication failed. */
+    UNAUTHORIZED("unauthorized", 401, "Authentication required",
+            "Send your API key as <code>Authorization: Bearer &lt;key&gt;</code>. The key was missing or is unknown."),
+    /** Body larger than the limit. */
+    REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large",
+            "The request body is larger than the server accepts (1 MiB by default). Send a smaller body."),
+    /** Body is not JSON. */
+    MALFORMED_JSON("malformed-json", 400, "Malformed JSON",
+            "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys)."),
+    /** Wrong content type. */
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type",
+            "Request bodies must be sent with <code>Content-Type: application/json</code>."),
+    /** Fields failed validation. */
+    VALIDATION_FAILED("validation-failed", 400, "Invalid request",
+            "One or more fields or parameters are invalid. The <code>errors</code> list names each one "
+                    + "(<code>field</code>) and what is wrong with it (<code>detail</code>). Retrying the same request will fail the same way."),
+    /** The refund would exceed what remains. */
+    REFUND_EXCEEDS_PAYMENT("refund-exceeds-payment", 422, "Refund exceeds what remains",
+            "The refund's amount is larger than what remains of the payment after earlier refunds."),
+    /** The payment cannot be refunded. */
+    PAYMENT_NOT_REFUNDABLE("payment-not-refundable", 422, "Payment cannot be refunded",
+            "Only succeeded payments can be refunded; this one failed, so nothing was charged."),
+    /** The simulated bank failed; nothing was charged. */
+    BANK_UNAVAILABLE("bank-unavailable", 503, "Bank unavailable",
+            "The bank could not process the charge. Nothing was recorded and nothing was charged: retry "
+                    + "with the same Idempotency-Key (the response carries <code>retryable: true</code>)."),
+    /** A dependency is down. */
+    SERVICE_UNAVAILABLE("service-unavailable", 503, "Service unavailable",
+            "A dependency of the server (its database, or Redis) cannot be reached right now. Retry later."),
+    /** A bug on our side. */
+    INTERNAL_ERROR("internal-error", 500, "Internal error",
+            "Something failed inside the server. Any effect of the request was rolled back, so it is safe to retry."),
+    /** Idempotency key missing where required. */
+    IDEMPOTENCY_KEY_MISSING("idempotency-key-missing", 400, "Idempotency-Key required",
+            "This endpoint requires an <code>Idempotency-Key</code> header: a unique value per operation "
+                    + "(a UUID is ideal), sent again unchanged on every retry of that operation."),
+    /** Idempotency key malformed. */
+    IDEMPOTENCY_KEY_INVALID("idempotency-key-invalid", 400, "Idempotency-Key invalid",
+            "An <code>Idempotency-Key</code> is 1 to 255 printable ASCII characters, sent bare or as a "
+                    + "Structured Field string (in double quotes)."),
+    /** The key's first request is still running. */
+    IDEMPOTENCY_KEY_IN_USE("idempotency-key-in-use", 409, "Idempotency-Key in use",
+            "A request with this key is still being processed. Retry after the delay in <code>Retry-After</code>; "
+                    + "you will then get the first request's answer."),
+    /** The key was used for another request. */
+    IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused",
+            "This key was already used for a different request (another method, path or body). Use a new key for a new operation.");
+
+    private final String slug;
+    private final int status;
+    private final String title;
+    private final String explanation;
+
+    ProblemType(String slug, int status, String title, String explanation) {
+        this.slug = slug;
+        this.status = status;
+        this.title = title;
+        this.explanation = explanation;
+    }
+
+    /** The last segment of the type URI. */
+    public String slug() {
+        return slug;
+    }
+
+    /** The HTTP status this problem is answered with. */
+    public int status() {
+        return status;
+    }
+
+    /** A short, fixed summary. */
+    public String title() {
+        return title;
+    }
+
+    /** What the problem means and what to do, as an HTML fragment for the problem's page. */
+    public String explanation() {
+        return explanation;
+    }
+
+    /** The {@code type} member: {@code /problems/<slug>}. */
+    public String uri() {
+        return "/problems/" + slug;
+    }
+
+    /** The type with {@code slug}, if any. */
+    public static Optional<ProblemType> bySlug(String slug) {
+        return Arrays.stream(values()).filter(t -> t.slug.equals(slug)).findFirst();
+    }
+}

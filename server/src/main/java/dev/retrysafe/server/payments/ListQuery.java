@@ -1,0 +1,53 @@
+package dev.retrysafe.server.payments;
+
+import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.http.FieldError;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code limit} and {@code starting_after} parameters of a list.
+ *
+ * @param limit 1..100
+ * @param startingAfter the id after which the page starts (older items), or {@code null}
+ */
+public record ListQuery(int limit, @Nullable String startingAfter) {
+
+    /** Items per page when {@code limit} is not given. */
+    public static final int DEFAULT_LIMIT = 20;
+    /** Largest {@code limit}. */
+    public static final int MAX_LIMIT = 100;
+
+    /** The outcome of reading the parameters. */
+    public sealed interface Parsed permits Valid, Invalid {
+    }
+
+    /** The parameters are valid. @param query the query */
+    public record Valid(ListQuery query) implements Parsed {
+    }
+
+    /** They are not. @param errors one entry per bad parameter */
+    public record Invalid(List<FieldError> errors) implements Parsed {
+    }
+
+    /** Validates the raw parameters; {@code idPrefix} is the prefix of the listed ids. */
+    public static Parsed parse(@Nullable String limit, @Nullable String startingAfter, String idPrefix) {
+        List<FieldError> errors = new ArrayList<>();
+        int n = DEFAULT_LIMIT;
+        if (limit != null) {
+            try {
+                n = Integer.parseInt(limit);
+            } catch (NumberFormatException e) {
+                n = -1;
+            }
+            if (n < 1 || n > MAX_LIMIT) {
+                errors.add(new FieldError("limit", "must be an integer between 1 and " + MAX_LIMIT));
+            }
+        }
+        if (startingAfter != null && !Ids.looksLike(idPrefix, startingAfter)) {
+            errors.add(new FieldError("starting_after", "must be an id (" + idPrefix + "...)"));
+        }
+        return errors.isEmpty() ? new Valid(new ListQuery(n, startingAfter)) : new Invalid(errors);
+    }
+}

@@ -1,0 +1,95 @@
+package dev.retrysafe.server.payments;
+
+import dev.retrysafe.server.accounts.Account;
+import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.http.JsonBody;
+import dev.retrysafe.server.http.Problem;
+import dev.retrysafe.server.http.ProblemType;
+import dev.retrysafe.server.http.Problems;
+import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.http.Responses;
+import dev.retrysafe.servlet.RequestTransaction;
+import io.javalin.http.Context;
+import java.util.Optional;
+
+/** The handlers of {@code /v1/payments}. This class is threadsafe. */
+public final class PaymentRoutes {
+
+    private final Transactions transactions;
+    private final Payments payments;
+    private final int maxBodyBytes;
+
+    /** Handlers creating payments with {@code payments}. */
+    public PaymentRoutes(Transactions transactions, Payments payments, int maxBodyBytes) {
+        this.transactions = transactions;
+        this.payments = payments;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /** {@code POST /v1/payments}. */
+    public void create(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        JsonBody.Result body = JsonBody.read(ctx, maxBodyBytes);
+        if (body instanceof JsonBody.Rejected r) {
+            Problems.respond(ctx, r.problem());
+            return;
+        }
+        PaymentRequest.Parsed parsed = PaymentRequest.parse(((JsonBody.Parsed) body).object());
+        if (parsed instanceof PaymentRequest.Invalid invalid) {
+            Problems.respond(ctx, Problem.invalid(invalid.errors()));
+            return;
+        }
+        PaymentRequest request = ((PaymentRequest.Valid) parsed).request();
+        String key = RequestTransaction.idempotencyKey(ctx.req());
+        Payments.Outcome outcome = transactions.inTransaction(ctx.req(), c -> {
+            try {
+                return payments.create(c, account, request, key);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.sql.SQLException("interrupted while charging the bank", e);
+            }
+        });
+        switch (outcome) {
+            case Payments.Created created -> {
+                ctx.header("Location", "/v1/payments/" + created.payment().id());
+                Responses.json(ctx, 201, created.payment().json());
+            }
+            case Payments.BankUnavailable u -> Problems.respond(ctx, Problem.of(ProblemType.BANK_UNAVAILABLE,
+                            "The bank could not process the charge. Nothing was charged; retry with the same Idempotency-Key.")
+                    .with("retryable", true).withHeader("Retry-After", "1"));
+            case Payments.DuplicateKey d -> Problems.respond(ctx, Problem.of(ProblemType.IDEMPOTENCY_KEY_IN_USE,
+                            "A payment with this Idempotency-Key already exists.")
+                    .withHeader("Retry-After", "1"));
+        }
+    }
+
+    /** {@code GET /v1/payments/{id}}. */
+    public void get(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        Optional<Payment> payment = Ids.looksLike("pay_", id)
+                ? transactions.inNewTransaction(c -> PaymentStore.find(c, account.id(), id))
+                : Optional.empty();
+        payment.ifPresentOrElse(p -> Responses.json(ctx, 200, p.json()),
+                () -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND, "No payment '" + safe(id) + "' in this account.")));
+    }
+
+    /** {@code GET /v1/payments?limit=&starting_after=}, newest first. */
+    public void list(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), "pay_");
+        if (parsed instanceof ListQuery.Invalid invalid) {
+            Problems.respond(ctx, Problem.invalid(invalid.errors()));
+            return;
+        }
+        ListQuery query = ((ListQuery.Valid) parsed).query();
+        Page<Payment> page = transactions.inNewTransaction(c -> PaymentStore.list(c, account.id(), query));
+        Responses.json(ctx, 200, page.json(Payment::json));
+    }
+
+    /** An id from the URL, cut short for a message. */
+    static String safe(String id) {
+        return id.length() > 64 ? id.substring(0, 64) + "..." : id;
+    }
+}

@@ -1,0 +1,79 @@
+package dev.retrysafe.server.payments;
+
+import dev.retrysafe.server.accounts.Account;
+import dev.retrysafe.server.bank.Bank;
+import dev.retrysafe.server.bank.ChargeKeys;
+import dev.retrysafe.server.bank.ChargeOutcome;
+import dev.retrysafe.server.db.Ids;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/** Creates payments: charge the bank, record the payment and its event. This class is threadsafe. */
+public final class Payments {
+
+    /** What creating a payment led to. */
+    public sealed interface Outcome permits Created, BankUnavailable, DuplicateKey {
+    }
+
+    /** Recorded (succeeded or failed). @param payment the payment */
+    public record Created(Payment payment) implements Outcome {
+    }
+
+    /** The bank could not process the charge; nothing happened. */
+    public record BankUnavailable() implements Outcome {
+    }
+
+    /** A payment with this idempotency key exists although the filter let the request through. */
+    public record DuplicateKey() implements Outcome {
+    }
+
+    private final Bank bank;
+    private final Ids ids;
+    private final Events events;
+    private final Clock clock;
+
+    /** Payments charging {@code bank}. */
+    public Payments(Bank bank, Ids ids, Clock clock) {
+        this.bank = bank;
+        this.ids = ids;
+        this.events = new Events(ids);
+        this.clock = clock;
+    }
+
+    /**
+     * Creates a payment in the transaction of {@code c}. The bank is asked with a charge key
+     * derived from the idempotency key, so a retry that reaches here again (after a crash or a
+     * 5xx) does not charge twice; without a key (filter off) every call is a new charge.
+     */
+    public Outcome create(Connection c, Account account, PaymentRequest request, @Nullable String idempotencyKey)
+            throws SQLException, InterruptedException {
+        String id = ids.next("pay_");
+        String chargeKey = ChargeKeys.derive(account.id(), idempotencyKey != null ? idempotencyKey : id);
+        ChargeOutcome charged = bank.charge(chargeKey, account.id(), request.amount(), request.currency());
+        if (charged == ChargeOutcome.UNAVAILABLE) {
+            return new BankUnavailable();
+        }
+        Instant now = Times.now(clock);
+        String status = charged == ChargeOutcome.APPROVED ? Payment.SUCCEEDED : Payment.FAILED;
+        Payment payment = new Payment(id, account.id(), request.amount(), 0, request.currency(), status,
+                request.description(), now);
+        try {
+            PaymentStore.insert(c, payment, idempotencyKey);
+        } catch (SQLException e) {
+            if (isUniqueViolation(e)) {
+                return new DuplicateKey();
+            }
+            throw e;
+        }
+        events.append(c, account.id(), status.equals(Payment.SUCCEEDED) ? Events.PAYMENT_SUCCEEDED : Events.PAYMENT_FAILED,
+                now, payment.json());
+        return new Created(payment);
+    }
+
+    static boolean isUniqueViolation(SQLException e) {
+        return "23505".equals(e.getSQLState());
+    }
+}

@@ -1,0 +1,83 @@
+package dev.retrysafe.server.payments;
+
+import dev.retrysafe.server.accounts.Account;
+import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.http.JsonBody;
+import dev.retrysafe.server.http.Problem;
+import dev.retrysafe.server.http.ProblemType;
+import dev.retrysafe.server.http.Problems;
+import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.http.Responses;
+import io.javalin.http.Context;
+import java.util.Optional;
+
+/** The handlers of {@code /v1/refunds}. This class is threadsafe. */
+public final class RefundRoutes {
+
+    private final Transactions transactions;
+    private final Refunds refunds;
+    private final int maxBodyBytes;
+
+    /** Handlers creating refunds with {@code refunds}. */
+    public RefundRoutes(Transactions transactions, Refunds refunds, int maxBodyBytes) {
+        this.transactions = transactions;
+        this.refunds = refunds;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /** {@code POST /v1/refunds}. */
+    public void create(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        JsonBody.Result body = JsonBody.read(ctx, maxBodyBytes);
+        if (body instanceof JsonBody.Rejected r) {
+            Problems.respond(ctx, r.problem());
+            return;
+        }
+        RefundRequest.Parsed parsed = RefundRequest.parse(((JsonBody.Parsed) body).object());
+        if (parsed instanceof RefundRequest.Invalid invalid) {
+            Problems.respond(ctx, Problem.invalid(invalid.errors()));
+            return;
+        }
+        RefundRequest request = ((RefundRequest.Valid) parsed).request();
+        Refunds.Outcome outcome = transactions.inTransaction(ctx.req(), c -> refunds.create(c, account, request));
+        switch (outcome) {
+            case Refunds.Created created -> {
+                ctx.header("Location", "/v1/refunds/" + created.refund().id());
+                Responses.json(ctx, 201, created.refund().json());
+            }
+            case Refunds.PaymentNotFound n -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND,
+                    "No payment '" + request.paymentId() + "' in this account."));
+            case Refunds.NotRefundable n -> Problems.respond(ctx, Problem.of(ProblemType.PAYMENT_NOT_REFUNDABLE,
+                    "Payment " + request.paymentId() + " has status '" + n.status() + "'; only succeeded payments can be refunded."));
+            case Refunds.ExceedsRemaining e -> Problems.respond(ctx, Problem.of(ProblemType.REFUND_EXCEEDS_PAYMENT,
+                            "Only " + e.remaining() + " of payment " + request.paymentId() + " remains to be refunded.")
+                    .with("remaining", e.remaining()));
+        }
+    }
+
+    /** {@code GET /v1/refunds/{id}}. */
+    public void get(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        Optional<Refund> refund = Ids.looksLike("re_", id)
+                ? transactions.inNewTransaction(c -> RefundStore.find(c, account.id(), id))
+                : Optional.empty();
+        refund.ifPresentOrElse(r -> Responses.json(ctx, 200, r.json()),
+                () -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND,
+                        "No refund '" + PaymentRoutes.safe(id) + "' in this account.")));
+    }
+
+    /** {@code GET /v1/refunds?limit=&starting_after=}, newest first. */
+    public void list(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), "re_");
+        if (parsed instanceof ListQuery.Invalid invalid) {
+            Problems.respond(ctx, Problem.invalid(invalid.errors()));
+            return;
+        }
+        ListQuery query = ((ListQuery.Valid) parsed).query();
+        Page<Refund> page = transactions.inNewTransaction(c -> RefundStore.list(c, account.id(), query));
+        Responses.json(ctx, 200, page.json(Refund::json));
+    }
+}

@@ -1,0 +1,225 @@
+package dev.retrysafe.server;
+
+import dev.retrysafe.server.accounts.ApiKeys;
+import dev.retrysafe.server.config.BankConfig;
+import dev.retrysafe.server.config.DatabaseConfig;
+import dev.retrysafe.server.config.IdempotencyConfig;
+import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.testkit.PostgresTestDatabase;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Retrysafe server running in this JVM on a random loopback port, for tests. Start it with
+ * {@link #h2()} (embedded H2 in a temporary folder, deleted on close) or
+ * {@link #postgres(PostgresTestDatabase)}, adjust it with the builder, and close it (which stops
+ * it gracefully and deletes the temporary folder). Two accounts exist from the start, with the
+ * keys {@link #apiKey()} and {@link #otherApiKey()}.
+ *
+ * <pre>{@code
+ * try (TestServer server = TestServer.h2().bankLatency(Duration.ofMillis(100)).start()) {
+ *     HttpRequest req = HttpRequest.newBuilder(server.uri("/v1/payments"))
+ *             .header("Authorization", "Bearer " + server.apiKey()) ...
+ * }
+ * }</pre>
+ */
+public final class TestServer implements AutoCloseable {
+
+    private final RetrysafeServer server;
+    private final ServerConfig config;
+    private final String apiKey;
+    private final String otherApiKey;
+    private final @Nullable Path tempDir;
+    private final ByteArrayOutputStream out;
+
+    private TestServer(RetrysafeServer server, ServerConfig config, String apiKey, String otherApiKey,
+                       @Nullable Path tempDir, ByteArrayOutputStream out) {
+        this.server = server;
+        this.config = config;
+        this.apiKey = apiKey;
+        this.otherApiKey = otherApiKey;
+        this.tempDir = tempDir;
+        this.out = out;
+    }
+
+    /** A builder for a server on the embedded H2 database in a new temporary folder. */
+    public static Builder h2() {
+        return new Builder(null, null);
+    }
+
+    /** A builder for a server on the embedded H2 database in {@code dataDir} (kept on close). */
+    public static Builder h2(Path dataDir) {
+        return new Builder(dataDir, null);
+    }
+
+    /** A builder for a server on {@code database}. */
+    public static Builder postgres(PostgresTestDatabase database) {
+        return new Builder(null, new DatabaseConfig(database.jdbcUrl(), database.user(), "", 10));
+    }
+
+    /** A builder for a server on the PostgreSQL (or H2) database at {@code jdbcUrl}. */
+    public static Builder database(String jdbcUrl, String user, String password) {
+        return new Builder(null, new DatabaseConfig(jdbcUrl, user, password, 10));
+    }
+
+    /** {@code http://127.0.0.1:<port>}. */
+    public URI baseUri() {
+        return server.baseUri();
+    }
+
+    /** The URI of {@code path} (such as {@code /v1/payments?limit=2}) on this server. */
+    public URI uri(String path) {
+        return baseUri().resolve(path);
+    }
+
+    /** The port. */
+    public int port() {
+        return server.port();
+    }
+
+    /** The API key of the first test account. */
+    public String apiKey() {
+        return apiKey;
+    }
+
+    /** The API key of a second account, for tenant isolation tests. */
+    public String otherApiKey() {
+        return otherApiKey;
+    }
+
+    /** The configuration it runs with. */
+    public ServerConfig config() {
+        return config;
+    }
+
+    /** What the server printed on its standard output (the demo key message, in embedded mode). */
+    public String output() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /** Stops the server gracefully and deletes its temporary folder. */
+    @Override
+    public void close() {
+        server.close();
+        if (tempDir != null) {
+            deleteTree(tempDir);
+        }
+    }
+
+    static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Sets up a {@link TestServer}. Not threadsafe. */
+    public static final class Builder {
+        private final @Nullable Path dataDir;
+        private final @Nullable DatabaseConfig database;
+        private Duration bankLatency = Duration.ZERO;
+        private double declineRate;
+        private double errorRate;
+        private boolean idempotency = true;
+        private Duration lease = Duration.ofSeconds(30);
+        private Clock clock = Clock.systemUTC();
+        private UnaryOperator<ServerConfig> customize = UnaryOperator.identity();
+
+        private Builder(@Nullable Path dataDir, @Nullable DatabaseConfig database) {
+            this.dataDir = dataDir;
+            this.database = database;
+        }
+
+        /** How long the simulated bank takes (default 0, unlike the server's 100 ms). */
+        public Builder bankLatency(Duration latency) {
+            this.bankLatency = latency;
+            return this;
+        }
+
+        /** Share of charges the bank declines (default 0). */
+        public Builder declineRate(double rate) {
+            this.declineRate = rate;
+            return this;
+        }
+
+        /** Share of charges the bank cannot process, answered 503 (default 0). */
+        public Builder errorRate(double rate) {
+            this.errorRate = rate;
+            return this;
+        }
+
+        /** Whether the idempotency filter runs (default true). */
+        public Builder idempotency(boolean enabled) {
+            this.idempotency = enabled;
+            return this;
+        }
+
+        /** The idempotency lease (default 30 s). */
+        public Builder lease(Duration lease) {
+            this.lease = lease;
+            return this;
+        }
+
+        /** The clock of the server (default the system clock), e.g. a {@code FakeClock}. */
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /** Any other change to the configuration, applied last. */
+        public Builder configure(UnaryOperator<ServerConfig> change) {
+            this.customize = change;
+            return this;
+        }
+
+        /** Starts the server; it is listening when this returns. */
+        public TestServer start() {
+            Path temp = null;
+            try {
+                Path dir = dataDir;
+                if (dir == null) {
+                    temp = Files.createTempDirectory("retrysafe-test-");
+                    dir = temp;
+                }
+                String key = ApiKeys.generate();
+                String other = ApiKeys.generate();
+                ServerConfig base = ServerConfig.defaults();
+                ServerConfig config = customize.apply(base
+                        .withHost("127.0.0.1")
+                        .withPort(0)
+                        .withDataDir(dir)
+                        .withDatabase(database != null ? database : base.database())
+                        .withBank(new BankConfig(bankLatency, declineRate, errorRate))
+                        .withIdempotency(new IdempotencyConfig(idempotency, lease,
+                                base.idempotency().retention(), base.idempotency().purgeInterval()))
+                        .withShutdownTimeout(Duration.ofSeconds(5))
+                        .withBootstrapApiKeys(List.of(key, other)));
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                RetrysafeServer server = RetrysafeServer.start(config, clock,
+                        new PrintStream(out, true, StandardCharsets.UTF_8));
+                return new TestServer(server, config, key, other, temp, out);
+            } catch (Exception e) {
+                if (temp != null) {
+                    deleteTree(temp);
+                }
+                throw new IllegalStateException("test server did not start: " + e, e);
+            }
+        }
+    }
+}

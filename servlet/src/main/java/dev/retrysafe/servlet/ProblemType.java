@@ -1,0 +1,60 @@
+package dev.retrysafe.servlet;
+
+/**
+ * The problems (RFC 9457) that {@link IdempotencyFilter} answers with. Each one's {@code type} is
+ * the filter's problem type base followed by {@link #slug()}, e.g.
+ * {@code /problems/idempotency-key-in-use}; a server should serve a readable page at each. This
+ * enum is immutable and threadsafe.
+ */
+public enum ProblemType {
+
+    /** A route that requires a key got none. */
+    IDEMPOTENCY_KEY_MISSING("idempotency-key-missing", 400, "Idempotency-Key required", false),
+    /** The key is not 1 to 255 printable ASCII characters, bare or as a quoted sf-string. */
+    IDEMPOTENCY_KEY_INVALID("idempotency-key-invalid", 400, "Idempotency-Key invalid", false),
+    /** Another request with the same key is still running; retry after {@code Retry-After}. */
+    IDEMPOTENCY_KEY_IN_USE("idempotency-key-in-use", 409, "Idempotency-Key in use", true),
+    /** The key was already used for a different request (another method, route or body). */
+    IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused", false),
+    /** The body is larger than the filter accepts. */
+    REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large", false),
+    /** The operation failed unexpectedly; its effects were rolled back and the key released. */
+    INTERNAL_ERROR("internal-error", 500, "Internal error", true);
+
+    private final String slug;
+    private final int status;
+    private final String title;
+    private final boolean retryable;
+
+    ProblemType(String slug, int status, String title, boolean retryable) {
+        this.slug = slug;
+        this.status = status;
+        this.title = title;
+        this.retryable = retryable;
+    }
+
+    /** The last path segment of the problem's {@code type} URI, e.g. {@code idempotency-key-in-use}. */
+    public String slug() {
+        return slug;
+    }
+
+    /** The HTTP status answered with this problem. */
+    public int status() {
+        return status;
+    }
+
+    /** The problem's short, human-readable {@code title}, the same for every occurrence. */
+    public String title() {
+        return title;
+    }
+
+    /** Whether retrying the same request unchanged may succeed (the {@code retryable} member). */
+    public boolean retryable() {
+        return retryable;
+    }
+
+    /** The problem's {@code type} URI under {@code base}, e.g. {@code /problems/} + slug. */
+    public String type(String base) {
+        return base + slug;
+    }
+}

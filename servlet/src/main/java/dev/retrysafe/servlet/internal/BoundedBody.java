@@ -1,0 +1,35 @@
+package dev.retrysafe.servlet.internal;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import org.jspecify.annotations.Nullable;
+
+/** Reads a request body without ever holding more than the bound plus one read buffer. */
+final class BoundedBody {
+
+    private static final int CHUNK = 8192;
+
+    private BoundedBody() {
+    }
+
+    /**
+     * The whole of {@code in}, or {@code null} as soon as it proves longer than {@code max}
+     * bytes (the rest is left unread).
+     *
+     * @param expectedLength the declared Content-Length, or -1; only sizes the first buffer
+     */
+    static byte @Nullable [] read(InputStream in, int max, long expectedLength) throws IOException {
+        int initial = (int) Math.min(max, expectedLength >= 0 ? expectedLength : CHUNK);
+        ByteArrayOutputStream body = new ByteArrayOutputStream(Math.max(initial, 32));
+        byte[] chunk = new byte[CHUNK];
+        int n;
+        while ((n = in.read(chunk, 0, (int) Math.min(CHUNK, (long) max + 1 - body.size()))) > 0) {
+            body.write(chunk, 0, n);
+            if (body.size() > max) {
+                return null;
+            }
+        }
+        return body.toByteArray();
+    }
+}

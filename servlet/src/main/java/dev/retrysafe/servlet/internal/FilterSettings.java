@@ -1,0 +1,79 @@
+package dev.retrysafe.servlet.internal;
+
+import dev.retrysafe.idempotency.IdempotencyStore;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The idempotency filter's settings, checked once and copied. Immutable and threadsafe (provided
+ * the data source, store and scope function are).
+ *
+ * @param storedHeaders lowercase names of the response headers stored with an answer
+ */
+public record FilterSettings(
+        DataSource dataSource,
+        IdempotencyStore store,
+        Clock clock,
+        Function<HttpServletRequest, @Nullable String> scope,
+        List<RouteTemplate> routes,
+        boolean honourEveryPost,
+        Duration lease,
+        int maxBodyBytes,
+        String problemTypeBase,
+        Set<String> storedHeaders) {
+
+    /** The headers stored unless configured otherwise. */
+    public static final List<String> DEFAULT_STORED_HEADERS = List.of("Content-Type", "Location");
+
+    /** Checks and copies every setting. */
+    public FilterSettings {
+        checkLease(lease);
+        checkMaxBodyBytes(maxBodyBytes);
+        checkProblemTypeBase(problemTypeBase);
+        routes = List.copyOf(routes);
+        storedHeaders = storedHeaders.stream()
+                .map(name -> checkHeaderName(name).toLowerCase(Locale.ROOT))
+                .collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** Rejects a lease that is not positive. */
+    public static Duration checkLease(Duration lease) {
+        if (lease.isNegative() || lease.isZero()) {
+            throw new IllegalArgumentException("lease must be positive: " + lease);
+        }
+        return lease;
+    }
+
+    /** Rejects a body bound that is not positive or leaves no room for the bound check. */
+    public static int checkMaxBodyBytes(int maxBodyBytes) {
+        if (maxBodyBytes < 1 || maxBodyBytes > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException("maxBodyBytes must be 1 to " + (Integer.MAX_VALUE - 16) + ": " + maxBodyBytes);
+        }
+        return maxBodyBytes;
+    }
+
+    /** Rejects an empty base or one with characters that would break the JSON or the URI. */
+    public static String checkProblemTypeBase(String base) {
+        if (base.isEmpty() || base.chars().anyMatch(c -> c <= 0x20 || c >= 0x7F)) {
+            throw new IllegalArgumentException("problemTypeBase must be a non-empty URI prefix without spaces: \""
+                    + base + "\"");
+        }
+        return base;
+    }
+
+    /** Rejects a header name that is not an HTTP token. */
+    public static String checkHeaderName(String name) {
+        if (name.isEmpty() || !name.chars().allMatch(RouteTemplate::isTokenChar)) {
+            throw new IllegalArgumentException("header name must be an HTTP token: \"" + name + "\"");
+        }
+        return name;
+    }
+}

@@ -1,0 +1,258 @@
+package dev.retrysafe.servlet.internal;
+
+import dev.retrysafe.idempotency.Claim;
+import dev.retrysafe.idempotency.ClaimLostException;
+import dev.retrysafe.idempotency.ClaimOutcome;
+import dev.retrysafe.idempotency.Fingerprint;
+import dev.retrysafe.idempotency.IdempotencyKey;
+import dev.retrysafe.idempotency.IdempotencyStoreException;
+import dev.retrysafe.idempotency.KeyParse;
+import dev.retrysafe.idempotency.Scope;
+import dev.retrysafe.servlet.IdempotencyFilter;
+import dev.retrysafe.servlet.ProblemType;
+import dev.retrysafe.servlet.RequestTransaction;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.RequestDispatcher;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The idempotency filter's logic, one request at a time: match, read, claim, then replay, refuse
+ * or run the operation in a transaction. Threadsafe (holds only immutable settings).
+ */
+public final class IdempotencyHandler {
+
+    private static final System.Logger LOG = System.getLogger("dev.retrysafe.servlet");
+
+    private final FilterSettings settings;
+
+    /** A handler with {@code settings}. */
+    public IdempotencyHandler(FilterSettings settings) {
+        this.settings = settings;
+    }
+
+    /** Handles one request as the filter documents. */
+    public void handle(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        String path = pathOf(request);
+        RouteMatch route = match(request.getMethod(), path);
+        String account = route == null ? null : settings.scope().apply(request);
+        if (route == null || account == null) {
+            chain.doFilter(request, response);
+            return;
+        }
+        List<String> keyHeaders = headerValues(request, IdempotencyFilter.KEY_HEADER);
+        if (keyHeaders.isEmpty()) {
+            if (route.keyRequired()) {
+                problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
+                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header")
+                        .writeTo(response);
+            } else {
+                chain.doFilter(request, response);
+            }
+            return;
+        }
+        KeyParse parsed = keyHeaders.size() > 1
+                ? new KeyParse.Invalid("send exactly one Idempotency-Key header, not " + keyHeaders.size())
+                : IdempotencyKey.parse(keyHeaders.get(0));
+        if (parsed instanceof KeyParse.Invalid invalid) {
+            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()).writeTo(response);
+            return;
+        }
+        IdempotencyKey key = ((KeyParse.Valid) parsed).key();
+        String scopedRoute = request.getMethod() + " " + route.template();
+        if (scopedRoute.length() > Scope.MAX_ROUTE_LENGTH) {
+            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
+                    + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)")
+                    .writeTo(response);
+            return;
+        }
+        byte[] body = readBody(request);
+        if (body == null) {
+            problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
+                    + " bytes").writeTo(response);
+            return;
+        }
+        Scope scope = new Scope(account, scopedRoute, key);
+        // the concrete path, not the template: the same key sent to /v1/payments/A/capture and then
+        // /v1/payments/B/capture is a different request (422), never a replay of A's answer
+        Fingerprint fingerprint = Fingerprint.of(request.getMethod(), path, body);
+        ClaimOutcome outcome;
+        try {
+            outcome = settings.store().claim(scope, fingerprint, settings.clock().instant(), settings.lease());
+        } catch (IdempotencyStoreException e) {
+            LOG.log(Level.ERROR, "idempotency claim failed for " + scopedRoute, e);
+            problem(ProblemType.INTERNAL_ERROR, "the idempotency store is unavailable; retry later").writeTo(response);
+            return;
+        }
+        Answer answer = switch (outcome) {
+            case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
+            case ClaimOutcome.InFlight inFlight -> problem(ProblemType.IDEMPOTENCY_KEY_IN_USE,
+                    "a request with this Idempotency-Key is still being processed; retry later");
+            case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
+                    "this Idempotency-Key was already used with a different request to " + scopedRoute);
+            case ClaimOutcome.Acquired acquired -> new Operation(settings, acquired.claim(), key)
+                    .run(request, new CachedBodyRequest(request, body), response, chain);
+        };
+        answer.writeTo(response);
+    }
+
+    private Answer.Problem problem(ProblemType type, String detail) {
+        return new Answer.Problem(type, settings.problemTypeBase(), detail);
+    }
+
+    /** Reads the body within the bound; {@code null} if it is too large. */
+    private byte @Nullable [] readBody(HttpServletRequest request) throws IOException {
+        long declared = request.getContentLengthLong();
+        if (declared > settings.maxBodyBytes()) {
+            return null; // refuse before reading a byte
+        }
+        return BoundedBody.read(request.getInputStream(), settings.maxBodyBytes(), declared);
+    }
+
+    private @Nullable RouteMatch match(String method, String path) {
+        for (RouteTemplate route : settings.routes()) {
+            if (route.matches(method, path)) {
+                return new RouteMatch(route.template(), route.keyRequired());
+            }
+        }
+        return settings.honourEveryPost() && method.equals("POST") ? new RouteMatch(path, false) : null;
+    }
+
+    private record RouteMatch(String template, boolean keyRequired) {
+    }
+
+    private static String pathOf(HttpServletRequest request) {
+        String uri = request.getRequestURI();
+        String context = request.getContextPath();
+        return context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length()) : uri;
+    }
+
+    private static List<String> headerValues(HttpServletRequest request, String name) {
+        Enumeration<String> values = request.getHeaders(name);
+        return values == null ? List.of() : Collections.list(values);
+    }
+
+    /**
+     * One operation run under an acquired claim, in a transaction bound to the request. Used once,
+     * by one thread.
+     */
+    private static final class Operation {
+        private final FilterSettings settings;
+        private final Claim claim;
+        private final IdempotencyKey key;
+
+        Operation(FilterSettings settings, Claim claim, IdempotencyKey key) {
+            this.settings = settings;
+            this.claim = claim;
+            this.key = key;
+        }
+
+        Answer run(HttpServletRequest original, HttpServletRequest replayable, HttpServletResponse response,
+                FilterChain chain) {
+            Connection connection;
+            try {
+                connection = settings.dataSource().getConnection();
+            } catch (SQLException e) {
+                return failed("cannot open a connection", e);
+            }
+            try {
+                connection.setAutoCommit(false);
+                original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, connection);
+                original.setAttribute(RequestTransaction.KEY_ATTRIBUTE, key.value());
+                return runInTransaction(original, replayable, new BufferedResponse(response), chain, connection);
+            } catch (SQLException e) {
+                rollback(connection);
+                return failed("cannot start the transaction", e);
+            } finally {
+                original.removeAttribute(RequestTransaction.CONNECTION_ATTRIBUTE);
+                original.removeAttribute(RequestTransaction.KEY_ATTRIBUTE);
+                close(connection);
+            }
+        }
+
+        private Answer runInTransaction(HttpServletRequest original, HttpServletRequest replayable,
+                BufferedResponse buffered, FilterChain chain, Connection connection) {
+            try {
+                chain.doFilter(replayable, buffered);
+            } catch (IOException | ServletException | RuntimeException e) {
+                rollback(connection);
+                original.setAttribute(RequestDispatcher.ERROR_EXCEPTION, e);
+                return failed("the operation threw", e);
+            } catch (Error e) {
+                rollback(connection);
+                release();
+                throw e;
+            }
+            if (original.isAsyncStarted()) {
+                rollback(connection);
+                return failed("the operation started asynchronous processing, which cannot run in the"
+                        + " request's transaction", null);
+            }
+            Answer.Buffered answer = new Answer.Buffered(buffered.getStatus(), buffered.headerPairs(),
+                    buffered.cookies(), buffered.bodyBytes());
+            if (answer.status() >= 500 || answer.status() < 100) {
+                // failed (or nonsensical): nothing may stick, and a retry must run again
+                rollback(connection);
+                release();
+                return answer;
+            }
+            try {
+                settings.store().complete(connection, claim,
+                        StoredAnswers.of(answer, settings.storedHeaders()), settings.clock().instant());
+                connection.commit();
+                return answer;
+            } catch (ClaimLostException e) {
+                rollback(connection);
+                LOG.log(Level.WARNING, "lease ran out and another request took over; rolled back", e);
+                return new Answer.Problem(ProblemType.IDEMPOTENCY_KEY_IN_USE, settings.problemTypeBase(),
+                        "a request with this Idempotency-Key is still being processed; retry later");
+            } catch (IdempotencyStoreException | SQLException e) {
+                rollback(connection);
+                return failed("storing the answer or committing failed", e);
+            }
+        }
+
+        /** Rolls nothing back itself: releases the claim and answers 500, so a retry runs again. */
+        private Answer failed(String what, @Nullable Throwable cause) {
+            LOG.log(Level.ERROR, what + " for " + claim.scope().route() + "; key released", cause);
+            release();
+            return new Answer.Problem(ProblemType.INTERNAL_ERROR, settings.problemTypeBase(),
+                    "the request failed and had no effect; retrying it with the same Idempotency-Key is safe");
+        }
+
+        private void release() {
+            try {
+                settings.store().release(claim);
+            } catch (RuntimeException e) {
+                // the lease will run out on its own, after which a retry takes the claim over
+                LOG.log(Level.WARNING, "could not release the claim; it expires with its lease", e);
+            }
+        }
+
+        private static void rollback(Connection connection) {
+            try {
+                connection.rollback();
+            } catch (SQLException e) {
+                LOG.log(Level.WARNING, "rollback failed; closing the connection discards the transaction", e);
+            }
+        }
+
+        private static void close(Connection connection) {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                LOG.log(Level.WARNING, "closing the request's connection failed", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package dev.retrysafe.servlet.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.retrysafe.servlet.ProblemType;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class ProblemJsonTest {
+
+    @Test
+    void rendersTypeTitleStatusDetailAndRetryable() {
+        byte[] json = ProblemJson.render(ProblemType.IDEMPOTENCY_KEY_IN_USE, "https://api.example/problems/", "busy");
+
+        assertThat(new String(json, UTF_8)).isEqualTo("{\"type\":\"https://api.example/problems/idempotency-key-in-use\","
+                + "\"title\":\"Idempotency-Key in use\",\"status\":409,\"detail\":\"busy\","
+                + "\"retryable\":true}");
+    }
+
+    @Test
+    void escapesEverythingJsonRequires() {
+        StringBuilder out = new StringBuilder();
+        ProblemJson.string(out, "q\" b\\ n\n r\r t\t c\u0001 ls\u2028 ok\u00e9 pair\uD83D\uDE00 lone\uD800 end\uDC00");
+
+        assertThat(out).hasToString("\"q\\\" b\\\\ n\\n r\\r t\\t c\\u0001 ls\\u2028 ok\u00e9 pair\uD83D\uDE00"
+                + " lone\\ud800 end\\udc00\"");
+    }
+
+    @Test
+    void everyProblemTypeHasAUniqueSlugAndAnErrorStatus() {
+        assertThat(Arrays.stream(ProblemType.values()).map(ProblemType::slug)).doesNotHaveDuplicates()
+                .containsExactlyInAnyOrder("idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use",
+                        "idempotency-key-reused", "request-too-large", "internal-error");
+        assertThat(ProblemType.values()).allSatisfy(type -> assertThat(type.status()).isBetween(400, 599));
+    }
+}
