@@ -65,12 +65,13 @@ public final class Main {
                     yield USAGE;
                 }
                 case Command.Migrate m -> {
-                    ServerConfig config = ConfigLoader.load(m.config(), env);
+                    ServerConfig config = EmbeddedH2.forOneOffCommand(ConfigLoader.load(m.config(), env));
                     RetrysafeServer.Storage.open(config, "retrysafe-migrate", null).close();
                     err.println("Database migrated: " + config.database().describe(config.dataDir()));
                     yield 0;
                 }
-                case Command.CreateAccount c -> createAccount(c, ConfigLoader.load(c.config(), env), out, err);
+                case Command.CreateAccount c ->
+                        createAccount(c, EmbeddedH2.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
                 case Command.Serve s -> throw new IllegalArgumentException("serve is run by main()");
             };
         } catch (ConfigException e) {

@@ -57,9 +57,21 @@ public final class RetrysafeServer implements AutoCloseable {
      * on {@code out}. Fails if the database cannot be migrated or the port bound.
      */
     public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out) throws SQLException, IOException {
+        return start(config, clock, out, Bank.Processing.SLEEP);
+    }
+
+    /**
+     * Like {@link #start(ServerConfig, Clock, PrintStream)}, with the simulated bank spending its
+     * processing time through {@code bankProcessing} (tests hold charges with it).
+     */
+    public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out,
+                                        Bank.Processing bankProcessing) throws SQLException, IOException {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             Database db = Storage.open(config, "retrysafe", resources);
+            if (config.database().embedded()) {
+                resources.add(EmbeddedH2.serve(config.dataDir()));
+            }
             // the bank has its own pool, as an external system would; sharing the request pool could
             // deadlock when every request holds a connection while waiting for the bank's
             Database bankDb = Database.open(config.database(), config.dataDir(), "retrysafe-bank",
@@ -76,7 +88,9 @@ public final class RetrysafeServer implements AutoCloseable {
 
             IdempotencyFilter idempotency = null;
             if (config.idempotency().enabled()) {
-                JdbcIdempotencyStore store = JdbcIdempotencyStore.create(ds);
+                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
+                        .retention(config.idempotency().retention())
+                        .build();
                 idempotency = IdempotencyFilter.builder()
                         .dataSource(ds)
                         .store(store)
@@ -94,7 +108,8 @@ public final class RetrysafeServer implements AutoCloseable {
                 LOG.warn("idempotency.enabled is false: retried POSTs are NOT safe (benchmark mode)");
             }
 
-            Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault());
+            Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault(),
+                    bankProcessing);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),

@@ -1,6 +1,7 @@
 package dev.retrysafe.server;
 
 import dev.retrysafe.server.accounts.ApiKeys;
+import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.server.config.BankConfig;
 import dev.retrysafe.server.config.DatabaseConfig;
 import dev.retrysafe.server.config.IdempotencyConfig;
@@ -140,6 +141,7 @@ public final class TestServer implements AutoCloseable {
         private Duration lease = Duration.ofSeconds(30);
         private Clock clock = Clock.systemUTC();
         private UnaryOperator<ServerConfig> customize = UnaryOperator.identity();
+        private Bank.Processing bankProcessing = Bank.Processing.SLEEP;
 
         private Builder(@Nullable Path dataDir, @Nullable DatabaseConfig database) {
             this.dataDir = dataDir;
@@ -182,6 +184,15 @@ public final class TestServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How the simulated bank spends a charge's processing time (default: sleep for the bank
+         * latency). A test can hold charges on a latch to reach "still at the bank" without timing.
+         */
+        public Builder bankProcessing(Bank.Processing processing) {
+            this.bankProcessing = processing;
+            return this;
+        }
+
         /** Any other change to the configuration, applied last. */
         public Builder configure(UnaryOperator<ServerConfig> change) {
             this.customize = change;
@@ -212,7 +223,7 @@ public final class TestServer implements AutoCloseable {
                         .withBootstrapApiKeys(List.of(key, other)));
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 RetrysafeServer server = RetrysafeServer.start(config, clock,
-                        new PrintStream(out, true, StandardCharsets.UTF_8));
+                        new PrintStream(out, true, StandardCharsets.UTF_8), bankProcessing);
                 return new TestServer(server, config, key, other, temp, out);
             } catch (Exception e) {
                 if (temp != null) {

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Optional;
@@ -26,17 +27,34 @@ public final class Bank {
             INSERT INTO bank_charges (charge_key, account_id, amount, currency, outcome, created_at)
             VALUES (?, ?, ?, ?, ?, ?)""";
 
+    /**
+     * How the bank spends its processing time for one charge. Production sleeps for the configured
+     * latency; tests may also hold a charge until they release it, to reach "the first request is
+     * still at the bank" deterministically.
+     */
+    @FunctionalInterface
+    public interface Processing {
+        /** Sleeps for the latency: the simulated processing time. */
+        Processing SLEEP = (chargeKey, latency) -> Thread.sleep(latency);
+
+        /** Spends the processing time of the charge {@code chargeKey}. */
+        void process(String chargeKey, Duration latency) throws InterruptedException;
+    }
+
     private final DataSource dataSource;
     private final BankConfig config;
     private final Clock clock;
     private final RandomGenerator random;
+    private final Processing processing;
 
     /** A bank keeping its records in {@code dataSource} and rolling failures with {@code random}. */
-    public Bank(DataSource dataSource, BankConfig config, Clock clock, RandomGenerator random) {
+    public Bank(DataSource dataSource, BankConfig config, Clock clock, RandomGenerator random,
+                Processing processing) {
         this.dataSource = dataSource;
         this.config = config;
         this.clock = clock;
         this.random = random;
+        this.processing = processing;
     }
 
     /**
@@ -54,7 +72,7 @@ public final class Bank {
                 return known.get();
             }
             // the simulated processing time; a real bank would be a network call here
-            Thread.sleep(config.latency());
+            processing.process(chargeKey, config.latency());
             if (random.nextDouble() < config.errorRate()) {
                 return ChargeOutcome.UNAVAILABLE;
             }

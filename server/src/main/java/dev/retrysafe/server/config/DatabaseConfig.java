@@ -32,10 +32,26 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
         if (url != null) {
             return url;
         }
-        // AUTO_SERVER lets a second process (create-account) open the file while the server runs;
-        // PostgreSQL mode and lower-case names let the same migrations run on both databases.
-        return "jdbc:h2:file:" + dataDir.toAbsolutePath().normalize().resolve("retrysafe")
-                + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;AUTO_SERVER=TRUE";
+        return "jdbc:h2:file:" + embeddedPath(dataDir) + EMBEDDED_SETTINGS;
+    }
+
+    /**
+     * The URL of the embedded database through the loopback TCP server that a running Retrysafe
+     * server opens on {@code port}, so that one-off commands (create-account) can use the file
+     * while the server holds it.
+     */
+    public String embeddedTcpUrl(Path dataDir, int port) {
+        return "jdbc:h2:tcp://127.0.0.1:" + port + "/" + embeddedPath(dataDir) + EMBEDDED_SETTINGS;
+    }
+
+    // PostgreSQL mode and lower-case names let the same migrations run on both databases.
+    // DB_CLOSE_ON_EXIT=FALSE: H2 must not close the database from its own shutdown hook while our
+    // graceful shutdown is still finishing in-flight requests; closing the pools closes it.
+    private static final String EMBEDDED_SETTINGS =
+            ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_ON_EXIT=FALSE";
+
+    private static Path embeddedPath(Path dataDir) {
+        return dataDir.toAbsolutePath().normalize().resolve("retrysafe");
     }
 
     /** The URL with any password removed, for logs. */
