@@ -29,7 +29,7 @@ find_jdk() {
   done
   if [ -n "$best" ]; then export JAVA_HOME="$best"; return 0; fi
   cat >&2 <<MSG
-Retrysafe needs a JDK 21 or newer and found none (looked at JAVA_HOME, java on PATH, /usr/lib/jvm).
+run: Retrysafe needs a JDK 21 or newer and found none (looked at JAVA_HOME, java on PATH, /usr/lib/jvm).
 Install one, for example:
   Debian/Ubuntu:  sudo apt-get install openjdk-21-jdk   (or Temurin 21/25 from https://adoptium.net)
   macOS:          brew install openjdk@21
