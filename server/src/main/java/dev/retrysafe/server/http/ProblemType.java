@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * Every kind of error the server answers, each with a page at {@code /problems/<slug>}. The
- * idempotency filter's types are listed too, so that their pages exist here.
+ * idempotency filter's types are listed too, taking slug, status and title from the filter, so
+ * that their pages exist here.
  */
 public enum ProblemType {
     /** No route has this path. */
@@ -18,7 +19,7 @@ public enum ProblemType {
     UNAUTHORIZED("unauthorized", 401, "Authentication required",
             "Send your API key as <code>Authorization: Bearer &lt;key&gt;</code>. The key was missing or is unknown."),
     /** Body larger than the limit. */
-    REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large",
+    REQUEST_TOO_LARGE(dev.retrysafe.servlet.ProblemType.REQUEST_TOO_LARGE,
             "The request body is larger than the server accepts (1 MiB by default). Send a smaller body."),
     /** Body is not JSON. */
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON",
@@ -44,28 +45,32 @@ public enum ProblemType {
     SERVICE_UNAVAILABLE("service-unavailable", 503, "Service unavailable",
             "A dependency of the server (its database, or Redis) cannot be reached right now. Retry later."),
     /** A bug on our side. */
-    INTERNAL_ERROR("internal-error", 500, "Internal error",
+    INTERNAL_ERROR(dev.retrysafe.servlet.ProblemType.INTERNAL_ERROR,
             "Something failed inside the server. Any effect of the request was rolled back, so it is safe to retry."),
     /** Idempotency key missing where required. */
-    IDEMPOTENCY_KEY_MISSING("idempotency-key-missing", 400, "Idempotency-Key required",
+    IDEMPOTENCY_KEY_MISSING(dev.retrysafe.servlet.ProblemType.IDEMPOTENCY_KEY_MISSING,
             "This endpoint requires an <code>Idempotency-Key</code> header: a unique value per operation "
                     + "(a UUID is ideal), sent again unchanged on every retry of that operation."),
     /** Idempotency key malformed. */
-    IDEMPOTENCY_KEY_INVALID("idempotency-key-invalid", 400, "Idempotency-Key invalid",
+    IDEMPOTENCY_KEY_INVALID(dev.retrysafe.servlet.ProblemType.IDEMPOTENCY_KEY_INVALID,
             "An <code>Idempotency-Key</code> is 1 to 255 printable ASCII characters, sent bare or as a "
                     + "Structured Field string (in double quotes)."),
     /** The key's first request is still running. */
-    IDEMPOTENCY_KEY_IN_USE("idempotency-key-in-use", 409, "Idempotency-Key in use",
+    IDEMPOTENCY_KEY_IN_USE(dev.retrysafe.servlet.ProblemType.IDEMPOTENCY_KEY_IN_USE,
             "A request with this key is still being processed. Retry after the delay in <code>Retry-After</code>; "
                     + "you will then get the first request's answer."),
     /** The key was used for another request. */
-    IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused",
+    IDEMPOTENCY_KEY_REUSED(dev.retrysafe.servlet.ProblemType.IDEMPOTENCY_KEY_REUSED,
             "This key was already used for a different request (another method, path or body). Use a new key for a new operation.");
 
     private final String slug;
     private final int status;
     private final String title;
     private final String explanation;
+
+    ProblemType(dev.retrysafe.servlet.ProblemType filterType, String explanation) {
+        this(filterType.slug(), filterType.status(), filterType.title(), explanation);
+    }
 
     ProblemType(String slug, int status, String title, String explanation) {
         this.slug = slug;
