@@ -12,6 +12,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every kind of bad input answers the right 4xx problem, never a 500. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -87,6 +88,29 @@ class BadInputTest {
     static Stream<String> malformed() {
         return Stream.of("", "{", "{\"amount\": 500,}", "[1,2]", "\"text\"", "{\"amount\": 1} {}",
                 "{\"amount\": 1, \"amount\": 2, \"currency\": \"eur\"}", "nul");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\"unterminated", "\"bad\\qescape\"", "\"\"",
+        "x-256-characters", "\"ok\" trailing"})
+    void invalidIdempotencyKeysAre400ProblemsAndChargeNothing(String key) {
+        String header = key.equals("x-256-characters") ? "k".repeat(256) : key;
+        Api.Answer a = api.post("/v1/payments", "{\"amount\": 4242, \"currency\": \"eur\"}", header);
+
+        assertThat(a.status()).as(a.raw().body()).isEqualTo(400);
+        assertThat(a.contentType()).startsWith("application/problem+json");
+        assertThat(a.body().get("type").asText()).isEqualTo("/problems/idempotency-key-invalid");
+        assertThat(api.get("/v1/payments?limit=100").body().get("data"))
+                .noneSatisfy(p -> assertThat(p.get("amount").asLong()).isEqualTo(4242));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/v1/payments", "/v1/refunds"})
+    void missingIdempotencyKeyIs400WhereRequired(String path) {
+        Api.Answer a = api.post(path, "{\"amount\": 7, \"currency\": \"eur\", \"payment_id\": \"pay_x\"}", null);
+
+        assertThat(a.status()).as(a.raw().body()).isEqualTo(400);
+        assertThat(a.body().get("type").asText()).isEqualTo("/problems/idempotency-key-missing");
     }
 
     @Test
