@@ -26,12 +26,13 @@ CREATE TABLE payments (
     description      VARCHAR(1000),
     idempotency_key  VARCHAR(255),
     created_at       TIMESTAMP WITH TIME ZONE NOT NULL,
-    -- second line of defence behind the idempotency filter: one payment per key and account
-    CONSTRAINT payments_idempotency_key UNIQUE (account_id, idempotency_key),
     CONSTRAINT payments_amount CHECK (amount > 0),
     CONSTRAINT payments_refunded CHECK (amount_refunded >= 0 AND amount_refunded <= amount)
 );
 CREATE INDEX payments_account_id ON payments (account_id, id);
+-- Not unique: a key is forgotten after its retention (24 h) and may then name a new payment.
+-- Exactly-once within the retention comes from the idempotency_keys claim (docs/concurrency.md).
+CREATE INDEX payments_idempotency_key ON payments (account_id, idempotency_key);
 
 CREATE TABLE refunds (
     id          VARCHAR(40) NOT NULL PRIMARY KEY,

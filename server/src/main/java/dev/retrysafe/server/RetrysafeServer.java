@@ -109,7 +109,7 @@ public final class RetrysafeServer implements AutoCloseable {
             }
 
             Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault(),
-                    bankProcessing);
+                    bankProcessing, config.idempotency().retention());
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),

@@ -22,7 +22,11 @@ import javax.sql.DataSource;
  */
 public final class Bank {
 
-    private static final String FIND = "SELECT outcome FROM bank_charges WHERE charge_key = ?";
+    private static final String FIND = "SELECT outcome FROM bank_charges WHERE charge_key = ? AND created_at >= ?";
+    // a key older than the retention is forgotten: its record is reused for the new charge
+    private static final String REUSE_EXPIRED = """
+            UPDATE bank_charges SET account_id = ?, amount = ?, currency = ?, outcome = ?, created_at = ?
+            WHERE charge_key = ? AND created_at < ?""";
     private static final String INSERT = """
             INSERT INTO bank_charges (charge_key, account_id, amount, currency, outcome, created_at)
             VALUES (?, ?, ?, ?, ?, ?)""";
@@ -46,15 +50,22 @@ public final class Bank {
     private final Clock clock;
     private final RandomGenerator random;
     private final Processing processing;
+    private final Duration keyRetention;
 
-    /** A bank keeping its records in {@code dataSource} and rolling failures with {@code random}. */
+    /**
+     * A bank keeping its records in {@code dataSource} and rolling failures with {@code random}.
+     * Like a real processor it remembers charge keys for {@code keyRetention} (the server passes
+     * its idempotency retention): a retry within it never charges twice, and a key reused after it
+     * is a new charge, just as the server treats the request as new.
+     */
     public Bank(DataSource dataSource, BankConfig config, Clock clock, RandomGenerator random,
-                Processing processing) {
+                Processing processing, Duration keyRetention) {
         this.dataSource = dataSource;
         this.config = config;
         this.clock = clock;
         this.random = random;
         this.processing = processing;
+        this.keyRetention = keyRetention;
     }
 
     /**
@@ -67,7 +78,8 @@ public final class Bank {
             throws SQLException, InterruptedException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            Optional<ChargeOutcome> known = find(c, chargeKey);
+            OffsetDateTime forgottenBefore = at(clock.instant().minus(keyRetention));
+            Optional<ChargeOutcome> known = find(c, chargeKey, forgottenBefore);
             if (known.isPresent()) {
                 return known.get();
             }
@@ -78,25 +90,50 @@ public final class Bank {
             }
             ChargeOutcome outcome = random.nextDouble() < config.declineRate()
                     ? ChargeOutcome.DECLINED : ChargeOutcome.APPROVED;
+            OffsetDateTime now = at(clock.instant());
             try (PreparedStatement ps = c.prepareStatement(INSERT)) {
                 ps.setString(1, chargeKey);
                 ps.setString(2, accountId);
                 ps.setLong(3, amount);
                 ps.setString(4, currency);
                 ps.setString(5, outcome.name());
-                ps.setObject(6, OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC));
+                ps.setObject(6, now);
                 ps.executeUpdate();
                 return outcome;
             } catch (SQLException e) {
+                if (reuseExpired(c, chargeKey, accountId, amount, currency, outcome, now, forgottenBefore)) {
+                    return outcome;
+                }
                 // a concurrent charge with the same key won the insert: its outcome is the answer
-                return find(c, chargeKey).orElseThrow(() -> e);
+                return find(c, chargeKey, forgottenBefore).orElseThrow(() -> e);
             }
         }
     }
 
-    private static Optional<ChargeOutcome> find(Connection c, String chargeKey) throws SQLException {
+    private static boolean reuseExpired(Connection c, String chargeKey, String accountId, long amount, String currency,
+                                        ChargeOutcome outcome, OffsetDateTime now, OffsetDateTime forgottenBefore)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(REUSE_EXPIRED)) {
+            ps.setString(1, accountId);
+            ps.setLong(2, amount);
+            ps.setString(3, currency);
+            ps.setString(4, outcome.name());
+            ps.setObject(5, now);
+            ps.setString(6, chargeKey);
+            ps.setObject(7, forgottenBefore);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private static OffsetDateTime at(java.time.Instant instant) {
+        return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    }
+
+    private static Optional<ChargeOutcome> find(Connection c, String chargeKey, OffsetDateTime forgottenBefore)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(FIND)) {
             ps.setString(1, chargeKey);
+            ps.setObject(2, forgottenBefore);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(ChargeOutcome.valueOf(rs.getString(1))) : Optional.empty();
             }

@@ -58,9 +58,6 @@ public final class PaymentRoutes {
             case Payments.BankUnavailable u -> Problems.respond(ctx, Problem.of(ProblemType.BANK_UNAVAILABLE,
                             "The bank could not process the charge. Nothing was charged; retry with the same Idempotency-Key.")
                     .with("retryable", true).withHeader("Retry-After", "1"));
-            case Payments.DuplicateKey d -> Problems.respond(ctx, Problem.of(ProblemType.IDEMPOTENCY_KEY_IN_USE,
-                            "A payment with this Idempotency-Key already exists.")
-                    .withHeader("Retry-After", "1"));
         }
     }
 

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 public final class Payments {
 
     /** What creating a payment led to. */
-    public sealed interface Outcome permits Created, BankUnavailable, DuplicateKey {
+    public sealed interface Outcome permits Created, BankUnavailable {
     }
 
     /** Recorded (succeeded or failed). @param payment the payment */
@@ -24,10 +24,6 @@ public final class Payments {
 
     /** The bank could not process the charge; nothing happened. */
     public record BankUnavailable() implements Outcome {
-    }
-
-    /** A payment with this idempotency key exists although the filter let the request through. */
-    public record DuplicateKey() implements Outcome {
     }
 
     private final Bank bank;
@@ -60,20 +56,9 @@ public final class Payments {
         String status = charged == ChargeOutcome.APPROVED ? Payment.SUCCEEDED : Payment.FAILED;
         Payment payment = new Payment(id, account.id(), request.amount(), 0, request.currency(), status,
                 request.description(), now);
-        try {
-            PaymentStore.insert(c, payment, idempotencyKey);
-        } catch (SQLException e) {
-            if (isUniqueViolation(e)) {
-                return new DuplicateKey();
-            }
-            throw e;
-        }
+        PaymentStore.insert(c, payment, idempotencyKey);
         events.append(c, account.id(), status.equals(Payment.SUCCEEDED) ? Events.PAYMENT_SUCCEEDED : Events.PAYMENT_FAILED,
                 now, payment.json());
         return new Created(payment);
-    }
-
-    static boolean isUniqueViolation(SQLException e) {
-        return "23505".equals(e.getSQLState());
     }
 }

@@ -1,0 +1,267 @@
+package dev.retrysafe.acceptance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.retrysafe.server.TestServer;
+import dev.retrysafe.server.bank.Bank;
+import dev.retrysafe.testkit.FakeClock;
+import dev.retrysafe.testkit.PostgresTestDatabase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Leases and retention of idempotency keys, driven by a {@link FakeClock} that the server reads
+ * for every lease and retention decision: time passes only when the test moves it.
+ */
+class LeaseTakeoverTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(5);
+    private static final Duration RETENTION = Duration.ofHours(24);
+    private static final Duration MILLI = Duration.ofMillis(1);
+    private static final Duration DEADLINE = Duration.ofSeconds(15);
+    private static final String PAYMENT = "{\"amount\": 500, \"currency\": \"eur\"}";
+    private static final String OTHER_PAYMENT = "{\"amount\": 700, \"currency\": \"eur\"}";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    enum Storage { H2, POSTGRESQL }
+
+    /**
+     * The first try of a payment is stuck at the bank past its 5 s lease (a GC pause, a slow bank).
+     * A retry takes the claim over and makes the payment; when the first try finally comes back,
+     * its completion finds the claim gone, so it rolls back and answers {@code 409}
+     * (docs/concurrency.md): one payment, and the retry's answer is the one replayed.
+     */
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Storage.class)
+    void aRetryTakesOverAnExpiredLeaseAndTheStaleFirstTryMakesNoSecondPayment(Storage storage) throws Exception {
+        FakeClock clock = new FakeClock();
+        CountDownLatch firstAtBank = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        AtomicBoolean holdRanOut = new AtomicBoolean();
+        Bank.Processing holdFirst = (chargeKey, latency) -> {
+            if (first.compareAndSet(true, false)) {
+                firstAtBank.countDown();
+                if (!releaseFirst.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+                    holdRanOut.set(true);
+                }
+            }
+            Bank.Processing.SLEEP.process(chargeKey, latency);
+        };
+        ExecutorService firstClient = Executors.newSingleThreadExecutor();
+        try (Deployment d = Deployment.start(storage, b -> b.clock(clock).lease(LEASE).bankProcessing(holdFirst));
+             HttpClient http = newClient()) {
+            Client client = new Client(http, d.server);
+            Future<HttpResponse<byte[]>> firstTry;
+            HttpResponse<byte[]> takeover;
+            try {
+                firstTry = firstClient.submit(() -> client.pay("k", PAYMENT));
+                assertThat(firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                        .as("the first try reached the bank").isTrue();
+
+                // just before the lease runs out the key is still held
+                clock.advance(LEASE.minus(MILLI));
+                assertInUse(client.pay("k", PAYMENT));
+
+                // past the lease: a retry takes the claim over and runs the payment
+                clock.advance(MILLI.multipliedBy(2));
+                takeover = client.pay("k", PAYMENT);
+                assertThat(takeover.statusCode()).as(text(takeover)).isEqualTo(201);
+                assertThat(replayed(takeover)).as("the takeover ran the payment itself").isFalse();
+            } finally {
+                releaseFirst.countDown();
+            }
+
+            // the first try comes back from the bank: its claim was taken over
+            HttpResponse<byte[]> stale = firstTry.get(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            assertInUse(stale);
+
+            String id = json(takeover).get("id").asText();
+            assertThat(d.paymentIdsByKey()).isEqualTo(Map.of("k", id));
+            assertThat(d.count("SELECT COUNT(*) FROM payments")).isEqualTo(1);
+            assertThat(d.count("SELECT COUNT(*) FROM events")).as("events of payments").isEqualTo(1);
+            assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(1);
+
+            HttpResponse<byte[]> later = client.pay("k", PAYMENT);
+            assertThat(later.statusCode()).as(text(later)).isEqualTo(201);
+            assertThat(replayed(later)).isTrue();
+            assertThat(later.body()).as("the replay is the takeover's answer").isEqualTo(takeover.body());
+            assertThat(later.headers().firstValue("Location")).isEqualTo(takeover.headers().firstValue("Location"));
+            assertThat(holdRanOut).isFalse();
+        } finally {
+            firstClient.shutdownNow();
+            assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * A key is kept 24 hours from its first use (docs/idempotency.md): until then another request
+     * under it is refused with {@code 422}; after that the key is forgotten, so the same key with
+     * another body is a new request that makes a new payment.
+     */
+    @ParameterizedTest(name = "on {0}")
+    @EnumSource(Storage.class)
+    void aKeyIsForgottenOnceItsRetentionHasPassed(Storage storage) throws Exception {
+        FakeClock clock = new FakeClock();
+        try (Deployment d = Deployment.start(storage, b -> b.clock(clock));
+             HttpClient http = newClient()) {
+            Client client = new Client(http, d.server);
+            HttpResponse<byte[]> original = client.pay("kept-24h", PAYMENT);
+            assertThat(original.statusCode()).as(text(original)).isEqualTo(201);
+
+            clock.advance(RETENTION.minus(MILLI));
+            HttpResponse<byte[]> replay = client.pay("kept-24h", PAYMENT);
+            assertThat(replay.statusCode()).isEqualTo(201);
+            assertThat(replayed(replay)).isTrue();
+            assertThat(replay.body()).isEqualTo(original.body());
+            HttpResponse<byte[]> refused = client.pay("kept-24h", OTHER_PAYMENT);
+            assertThat(refused.statusCode()).as(text(refused)).isEqualTo(422);
+            assertThat(json(refused).get("type").asText()).isEqualTo("/problems/idempotency-key-reused");
+
+            clock.advance(MILLI.multipliedBy(2));
+            HttpResponse<byte[]> renewed = client.pay("kept-24h", OTHER_PAYMENT);
+            assertThat(renewed.statusCode()).as("the same key after 24 h: a new request, %s", text(renewed))
+                    .isEqualTo(201);
+            assertThat(replayed(renewed)).isFalse();
+            JsonNode payment = json(renewed);
+            assertThat(payment.get("id").asText()).isNotEqualTo(json(original).get("id").asText());
+            assertThat(payment.get("amount").asLong()).isEqualTo(700);
+            assertThat(d.count("SELECT COUNT(*) FROM payments")).isEqualTo(2);
+            // the bank, like a real processor, forgets charge keys after the same retention: its one
+            // record for the key now describes the new charge of 700 instead of the old one of 500
+            assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(1);
+            assertThat(d.count("SELECT COUNT(*) FROM bank_charges WHERE amount = 700"))
+                    .as("a new charge at the bank").isEqualTo(1);
+
+            HttpResponse<byte[]> renewedReplay = client.pay("kept-24h", OTHER_PAYMENT);
+            assertThat(replayed(renewedReplay)).isTrue();
+            assertThat(renewedReplay.body()).isEqualTo(renewed.body());
+        }
+    }
+
+    private static void assertInUse(HttpResponse<byte[]> r) {
+        assertThat(r.statusCode()).as(text(r)).isEqualTo(409);
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(json(r).get("type").asText()).isEqualTo("/problems/idempotency-key-in-use");
+    }
+
+    private static boolean replayed(HttpResponse<byte[]> r) {
+        return r.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent();
+    }
+
+    private static JsonNode json(HttpResponse<byte[]> r) {
+        try {
+            return JSON.readTree(r.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException("not JSON: " + text(r), e);
+        }
+    }
+
+    private static String text(HttpResponse<byte[]> r) {
+        return r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8);
+    }
+
+    private static HttpClient newClient() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    /** Requests to one server with its first account's key. */
+    private record Client(HttpClient http, TestServer server) {
+
+        HttpResponse<byte[]> pay(String key, String json) throws IOException, InterruptedException {
+            HttpRequest request = HttpRequest.newBuilder(server.uri("/v1/payments"))
+                    .timeout(DEADLINE)
+                    .header("Authorization", "Bearer " + server.apiKey())
+                    .header("Content-Type", "application/json")
+                    .header("Idempotency-Key", key)
+                    .POST(HttpRequest.BodyPublishers.ofString(json))
+                    .build();
+            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        }
+    }
+
+    /** A started server on its own database, and direct access to that database. */
+    private static final class Deployment implements AutoCloseable {
+        final TestServer server;
+        private final PostgresTestDatabase database;
+
+        private Deployment(TestServer server, PostgresTestDatabase database) {
+            this.server = server;
+            this.database = database;
+        }
+
+        static Deployment start(Storage storage, UnaryOperator<TestServer.Builder> setup) {
+            if (storage == Storage.H2) {
+                return new Deployment(setup.apply(TestServer.h2()).start(), null);
+            }
+            PostgresTestDatabase db = PostgresTestDatabase.create();
+            try {
+                return new Deployment(setup.apply(TestServer.postgres(db)).start(), db);
+            } catch (RuntimeException e) {
+                db.close();
+                throw e;
+            }
+        }
+
+        Connection connect() throws SQLException {
+            if (database != null) {
+                return database.connect();
+            }
+            return DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()), "", "");
+        }
+
+        long count(String sql) throws SQLException {
+            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+
+        Map<String, String> paymentIdsByKey() throws SQLException {
+            Map<String, String> ids = new HashMap<>();
+            try (Connection c = connect(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT idempotency_key, id FROM payments")) {
+                while (rs.next()) {
+                    String previous = ids.put(rs.getString(1), rs.getString(2));
+                    assertThat(previous).as("a second payment for key %s", rs.getString(1)).isNull();
+                }
+            }
+            return ids;
+        }
+
+        @Override
+        public void close() {
+            try {
+                server.close();
+            } finally {
+                if (database != null) {
+                    database.close();
+                }
+            }
+        }
+    }
+}
