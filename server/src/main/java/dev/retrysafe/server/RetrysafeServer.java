@@ -74,8 +74,11 @@ public final class RetrysafeServer implements AutoCloseable {
             }
             // the bank has its own pool, as an external system would; sharing the request pool could
             // deadlock when every request holds a connection while waiting for the bank's
+            // The bank's records and the idempotency claims need no flush of their own: the
+            // payment's (synchronous) commit flushes them too, and without a committed payment
+            // losing them in a database crash only means a retry claims and charges afresh.
             Database bankDb = Database.open(config.database(), config.dataDir(), "retrysafe-bank",
-                    config.database().poolSize());
+                    config.database().poolSize(), Database.Durability.MAY_LOSE_UNFLUSHED);
             resources.add(bankDb);
             DataSource ds = db.dataSource();
             Ids ids = new Ids(clock);
@@ -88,7 +91,12 @@ public final class RetrysafeServer implements AutoCloseable {
 
             IdempotencyFilter idempotency = null;
             if (config.idempotency().enabled()) {
-                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
+                Database claimsDb = Database.open(config.database(), config.dataDir(), "retrysafe-claims",
+                        config.database().poolSize(), Database.Durability.MAY_LOSE_UNFLUSHED);
+                resources.add(claimsDb);
+                // claims, releases and purges run on their own autocommit pool; completion runs in
+                // the request's transaction (the filter's data source), which commits synchronously
+                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(claimsDb.dataSource())
                         .retention(config.idempotency().retention())
                         .build();
                 idempotency = IdempotencyFilter.builder()

@@ -39,7 +39,11 @@ public final class Bank {
     @FunctionalInterface
     public interface Processing {
         /** Sleeps for the latency: the simulated processing time. */
-        Processing SLEEP = (chargeKey, latency) -> Thread.sleep(latency);
+        Processing SLEEP = (chargeKey, latency) -> {
+            if (latency.isPositive()) {
+                Thread.sleep(latency); // not for zero: on a virtual thread that still yields
+            }
+        };
 
         /** Spends the processing time of the charge {@code chargeKey}. */
         void process(String chargeKey, Duration latency) throws InterruptedException;
@@ -76,21 +80,21 @@ public final class Bank {
      */
     public ChargeOutcome charge(String chargeKey, String accountId, long amount, String currency)
             throws SQLException, InterruptedException {
+        OffsetDateTime forgottenBefore = at(clock.instant().minus(keyRetention));
+        // the simulated processing time (a real bank would be a network call here), spent without
+        // holding one of the bank's connections, so that slow charges do not exhaust its pool
+        processing.process(chargeKey, config.latency());
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            OffsetDateTime forgottenBefore = at(clock.instant().minus(keyRetention));
-            Optional<ChargeOutcome> known = find(c, chargeKey, forgottenBefore);
-            if (known.isPresent()) {
-                return known.get();
-            }
-            // the simulated processing time; a real bank would be a network call here
-            processing.process(chargeKey, config.latency());
             if (random.nextDouble() < config.errorRate()) {
-                return ChargeOutcome.UNAVAILABLE;
+                // only a new charge can fail: one recorded by an earlier try stands
+                return find(c, chargeKey, forgottenBefore).orElse(ChargeOutcome.UNAVAILABLE);
             }
             ChargeOutcome outcome = random.nextDouble() < config.declineRate()
                     ? ChargeOutcome.DECLINED : ChargeOutcome.APPROVED;
             OffsetDateTime now = at(clock.instant());
+            // insert first: a new charge (the common case) is one statement; a key charged before
+            // makes the insert fail, and the recorded outcome wins over the one just rolled
             try (PreparedStatement ps = c.prepareStatement(INSERT)) {
                 ps.setString(1, chargeKey);
                 ps.setString(2, accountId);

@@ -27,7 +27,27 @@ public final class Database implements AutoCloseable {
      * Nothing is connected yet; the first use connects.
      */
     public static Database open(DatabaseConfig config, Path dataDir, String name, int size) {
+        return open(config, dataDir, name, size, Durability.SYNCHRONOUS);
+    }
+
+    /** How a pool's commits reach the disk. */
+    public enum Durability {
+        /** A commit returns once it is on disk (the database's default). */
+        SYNCHRONOUS,
+        /**
+         * A commit may return before it is flushed (PostgreSQL {@code synchronous_commit = off};
+         * no effect on H2). Only for writes whose loss in a database crash is harmless: a later
+         * synchronous commit flushes every earlier one, because the write-ahead log is sequential.
+         */
+        MAY_LOSE_UNFLUSHED
+    }
+
+    /** Like {@link #open(DatabaseConfig, Path, String, int)}, with the given commit durability. */
+    public static Database open(DatabaseConfig config, Path dataDir, String name, int size, Durability durability) {
         HikariConfig hc = new HikariConfig();
+        if (durability == Durability.MAY_LOSE_UNFLUSHED && config.jdbcUrl(dataDir).startsWith("jdbc:postgresql:")) {
+            hc.setConnectionInitSql("SET synchronous_commit = off");
+        }
         hc.setPoolName(name);
         hc.setJdbcUrl(config.jdbcUrl(dataDir));
         if (!config.user().isEmpty()) {
