@@ -37,16 +37,16 @@ public final class JsonBody {
                     "Expected Content-Type: application/json, got " + (contentType == null ? "none" : "'" + contentType + "'") + "."));
         }
         long declared = ctx.req().getContentLengthLong();
-        if (declared > maxBytes) {
-            return new Rejected(tooLarge(maxBytes));
-        }
         byte[] bytes;
         try (InputStream in = ctx.req().getInputStream()) {
             // one byte more than allowed tells a too-large chunked body from one that fits exactly
-            bytes = in.readNBytes(maxBytes + 1);
-        }
-        if (bytes.length > maxBytes) {
-            return new Rejected(tooLarge(maxBytes));
+            bytes = declared > maxBytes ? new byte[0] : in.readNBytes(maxBytes + 1);
+            if (declared > maxBytes || bytes.length > maxBytes) {
+                // drained within a bound: a client still sending would otherwise see a connection
+                // reset instead of the 413
+                drain(in, 4L * maxBytes);
+                return new Rejected(tooLarge(maxBytes));
+            }
         }
         JsonNode node;
         try {
@@ -64,6 +64,15 @@ public final class JsonBody {
                     "The body must be a JSON object, got " + node.getNodeType().name().toLowerCase(Locale.ROOT) + "."));
         }
         return new Parsed(object);
+    }
+
+    private static void drain(InputStream in, long limit) throws IOException {
+        byte[] chunk = new byte[8192];
+        long left = limit;
+        int n;
+        while (left > 0 && (n = in.read(chunk, 0, (int) Math.min(chunk.length, left))) > 0) {
+            left -= n;
+        }
     }
 
     /** The problem for a body over {@code maxBytes}. */

@@ -32,4 +32,19 @@ final class BoundedBody {
         }
         return body.toByteArray();
     }
+
+    /**
+     * Reads and drops up to {@code limit} more bytes of {@code in}. A server that refuses a body
+     * and closes the connection while the client is still sending makes the client's TCP stack
+     * see a reset, which can destroy the refusal before the client reads it; draining a bounded
+     * amount first lets an ordinary oversized request get its 413.
+     */
+    static void discard(InputStream in, long limit) throws IOException {
+        byte[] chunk = new byte[CHUNK];
+        long left = limit;
+        int n;
+        while (left > 0 && (n = in.read(chunk, 0, (int) Math.min(CHUNK, left))) > 0) {
+            left -= n;
+        }
+    }
 }

@@ -113,10 +113,17 @@ public final class IdempotencyHandler {
     /** Reads the body within the bound; {@code null} if it is too large. */
     private byte @Nullable [] readBody(HttpServletRequest request) throws IOException {
         long declared = request.getContentLengthLong();
+        // a refused body is still drained, within a bound, so that the client reads the 413
+        long drainLimit = 4L * settings.maxBodyBytes();
         if (declared > settings.maxBodyBytes()) {
-            return null; // refuse before reading a byte
+            BoundedBody.discard(request.getInputStream(), drainLimit); // refused before buffering a byte
+            return null;
         }
-        return BoundedBody.read(request.getInputStream(), settings.maxBodyBytes(), declared);
+        byte[] body = BoundedBody.read(request.getInputStream(), settings.maxBodyBytes(), declared);
+        if (body == null) {
+            BoundedBody.discard(request.getInputStream(), drainLimit);
+        }
+        return body;
     }
 
     private @Nullable RouteMatch match(String method, String path) {
