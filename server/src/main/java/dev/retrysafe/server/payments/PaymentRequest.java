@@ -20,20 +20,8 @@ public record PaymentRequest(long amount, String currency, @Nullable String desc
     /** Longest description. */
     public static final int MAX_DESCRIPTION = 1000;
 
-    /** The outcome of reading a body. */
-    public sealed interface Parsed permits Valid, Invalid {
-    }
-
-    /** The body is valid. @param request the request */
-    public record Valid(PaymentRequest request) implements Parsed {
-    }
-
-    /** The body is not. @param errors one entry per bad field */
-    public record Invalid(List<FieldError> errors) implements Parsed {
-    }
-
     /** Validates {@code body}. */
-    public static Parsed parse(ObjectNode body) {
+    public static Validated<PaymentRequest> parse(ObjectNode body) {
         Fields f = new Fields(body, Set.of("amount", "currency", "description"));
         Long amount = f.integer("amount", true, 1, MAX_AMOUNT);
         String currency = f.string("currency", true, 3);
@@ -43,8 +31,8 @@ public record PaymentRequest(long amount, String currency, @Nullable String desc
         String description = f.string("description", false, MAX_DESCRIPTION);
         List<FieldError> errors = f.errors();
         if (!errors.isEmpty() || amount == null || currency == null) {
-            return new Invalid(errors);
+            return new Validated.Invalid<>(errors);
         }
-        return new Valid(new PaymentRequest(amount, currency, description));
+        return new Validated.Valid<>(new PaymentRequest(amount, currency, description));
     }
 }

@@ -3,7 +3,6 @@ package dev.retrysafe.server.payments;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
-import dev.retrysafe.server.http.JsonBody;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
@@ -30,17 +29,11 @@ public final class PaymentRoutes {
     /** {@code POST /v1/payments}. */
     public void create(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
-        JsonBody.Result body = JsonBody.read(ctx, maxBodyBytes);
-        if (body instanceof JsonBody.Rejected r) {
-            Problems.respond(ctx, r.problem());
+        Optional<PaymentRequest> read = RequestBodies.read(ctx, maxBodyBytes, PaymentRequest::parse);
+        if (read.isEmpty()) {
             return;
         }
-        PaymentRequest.Parsed parsed = PaymentRequest.parse(((JsonBody.Parsed) body).object());
-        if (parsed instanceof PaymentRequest.Invalid invalid) {
-            Problems.respond(ctx, Problem.invalid(invalid.errors()));
-            return;
-        }
-        PaymentRequest request = ((PaymentRequest.Valid) parsed).request();
+        PaymentRequest request = read.get();
         String key = RequestTransaction.idempotencyKey(ctx.req());
         Payments.Outcome outcome = transactions.inTransaction(ctx.req(), c -> {
             try {

@@ -15,20 +15,8 @@ import org.jspecify.annotations.Nullable;
  */
 public record RefundRequest(String paymentId, @Nullable Long amount) {
 
-    /** The outcome of reading a body. */
-    public sealed interface Parsed permits Valid, Invalid {
-    }
-
-    /** The body is valid. @param request the request */
-    public record Valid(RefundRequest request) implements Parsed {
-    }
-
-    /** The body is not. @param errors one entry per bad field */
-    public record Invalid(List<FieldError> errors) implements Parsed {
-    }
-
     /** Validates {@code body}. */
-    public static Parsed parse(ObjectNode body) {
+    public static Validated<RefundRequest> parse(ObjectNode body) {
         Fields f = new Fields(body, Set.of("payment_id", "amount"));
         String paymentId = f.string("payment_id", true, 64);
         if (paymentId != null && !Ids.looksLike("pay_", paymentId)) {
@@ -37,8 +25,8 @@ public record RefundRequest(String paymentId, @Nullable Long amount) {
         Long amount = f.integer("amount", false, 1, PaymentRequest.MAX_AMOUNT);
         List<FieldError> errors = f.errors();
         if (!errors.isEmpty() || paymentId == null) {
-            return new Invalid(errors);
+            return new Validated.Invalid<>(errors);
         }
-        return new Valid(new RefundRequest(paymentId, amount));
+        return new Validated.Valid<>(new RefundRequest(paymentId, amount));
     }
 }

@@ -3,7 +3,6 @@ package dev.retrysafe.server.payments;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
-import dev.retrysafe.server.http.JsonBody;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
@@ -29,17 +28,11 @@ public final class RefundRoutes {
     /** {@code POST /v1/refunds}. */
     public void create(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
-        JsonBody.Result body = JsonBody.read(ctx, maxBodyBytes);
-        if (body instanceof JsonBody.Rejected r) {
-            Problems.respond(ctx, r.problem());
+        Optional<RefundRequest> read = RequestBodies.read(ctx, maxBodyBytes, RefundRequest::parse);
+        if (read.isEmpty()) {
             return;
         }
-        RefundRequest.Parsed parsed = RefundRequest.parse(((JsonBody.Parsed) body).object());
-        if (parsed instanceof RefundRequest.Invalid invalid) {
-            Problems.respond(ctx, Problem.invalid(invalid.errors()));
-            return;
-        }
-        RefundRequest request = ((RefundRequest.Valid) parsed).request();
+        RefundRequest request = read.get();
         Refunds.Outcome outcome = transactions.inTransaction(ctx.req(), c -> refunds.create(c, account, request));
         switch (outcome) {
             case Refunds.Created created -> {
