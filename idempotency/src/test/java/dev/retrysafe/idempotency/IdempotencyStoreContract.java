@@ -1,6 +1,7 @@
 package dev.retrysafe.idempotency;
 
 import dev.retrysafe.testkit.CountingDataSource;
+import dev.retrysafe.testkit.ThrowawayDatabase;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -40,15 +41,15 @@ abstract class IdempotencyStoreContract {
     private JdbcIdempotencyStore store;
     private FakeClock clock;
 
-    /** A data source over a new, empty database of this test class's own. */
-    protected abstract CountingDataSource openDatabase() throws Exception;
+    /** A new, empty database of this test class's own. */
+    protected abstract ThrowawayDatabase openDatabase();
 
-    /** Drops the database made by {@link #openDatabase()}. */
-    protected abstract void closeDatabase() throws Exception;
+    private ThrowawayDatabase database;
 
     @BeforeAll
     void createSchema() throws Exception {
-        dataSource = openDatabase();
+        database = openDatabase();
+        dataSource = database.dataSource();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             // the whole script in one execute, as a Flyway Java migration would run it
             s.execute(JdbcIdempotencyStore.schemaSql());
@@ -58,7 +59,9 @@ abstract class IdempotencyStoreContract {
 
     @AfterAll
     void dropDatabase() throws Exception {
-        closeDatabase();
+        if (database != null) {
+            database.close();
+        }
     }
 
     @BeforeEach

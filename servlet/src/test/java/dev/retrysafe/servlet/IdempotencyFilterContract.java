@@ -1,6 +1,7 @@
 package dev.retrysafe.servlet;
 
 import dev.retrysafe.testkit.CountingDataSource;
+import dev.retrysafe.testkit.ThrowawayDatabase;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -53,15 +54,15 @@ abstract class IdempotencyFilterContract {
     private TestServer server;
     private HttpClient http;
 
-    /** A data source over a new, empty database of this test class's own. */
-    protected abstract CountingDataSource openDatabase() throws Exception;
+    /** A new, empty database of this test class's own. */
+    protected abstract ThrowawayDatabase openDatabase();
 
-    /** Drops the database made by {@link #openDatabase()}. */
-    protected abstract void closeDatabase() throws Exception;
+    private ThrowawayDatabase database;
 
     @BeforeAll
     void createSchema() throws Exception {
-        dataSource = openDatabase();
+        database = openDatabase();
+        dataSource = database.dataSource();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             s.execute(JdbcIdempotencyStore.schemaSql());
             s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
@@ -71,7 +72,9 @@ abstract class IdempotencyFilterContract {
 
     @AfterAll
     void dropDatabase() throws Exception {
-        closeDatabase();
+        if (database != null) {
+            database.close();
+        }
     }
 
     @BeforeEach
