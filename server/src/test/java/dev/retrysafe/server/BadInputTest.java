@@ -87,7 +87,11 @@ class BadInputTest {
 
     static Stream<String> malformed() {
         return Stream.of("", "{", "{\"amount\": 500,}", "[1,2]", "\"text\"", "{\"amount\": 1} {}",
-                "{\"amount\": 1, \"amount\": 2, \"currency\": \"eur\"}", "nul");
+                "{\"amount\": 1, \"amount\": 2, \"currency\": \"eur\"}", "nul",
+                // limits Jackson reports without a location (once a 500)
+                "{\"amount\": " + "9".repeat(1200) + ", \"currency\": \"eur\"}",
+                "{\"amount\": 1, \"currency\": \"eur\", \"x\": " + "[".repeat(1500) + "]".repeat(1500) + "}",
+                "{\"a\":".repeat(1500) + "1" + "}".repeat(1500));
     }
 
     @ParameterizedTest
@@ -113,6 +117,16 @@ class BadInputTest {
         assertThat(a.body().get("type").asText()).isEqualTo("/problems/idempotency-key-missing");
     }
 
+    /** Regression: the filter matched routes exactly, so a trailing slash skipped the required key. */
+    @ParameterizedTest
+    @ValueSource(strings = {"/v1/payments/", "/v1/refunds/"})
+    void aTrailingSlashStillRequiresAnIdempotencyKey(String path) {
+        Api.Answer a = api.post(path, "{\"amount\": 7, \"currency\": \"eur\", \"payment_id\": \"pay_x\"}", null);
+
+        assertThat(a.status()).as(a.raw().body()).isEqualTo(400);
+        assertThat(a.body().get("type").asText()).isEqualTo("/problems/idempotency-key-missing");
+    }
+
     @Test
     void wrongContentTypeIs415() {
         Api.Answer form = api.send("POST", "/v1/payments", "application/x-www-form-urlencoded",
@@ -120,8 +134,9 @@ class BadInputTest {
         Api.Answer none = api.send("POST", "/v1/payments", null, "{}".getBytes(StandardCharsets.UTF_8));
         Api.Answer latin1 = api.send("POST", "/v1/payments", "application/json; charset=iso-8859-1",
                 "{}".getBytes(StandardCharsets.UTF_8));
+        Api.Answer onlySeparators = api.send("POST", "/v1/payments", ";;;", "{}".getBytes(StandardCharsets.UTF_8));
 
-        for (Api.Answer a : new Api.Answer[] {form, none, latin1}) {
+        for (Api.Answer a : new Api.Answer[] {form, none, latin1, onlySeparators}) {
             assertThat(a.status()).isEqualTo(415);
             assertThat(a.body().get("type").asText()).isEqualTo("/problems/unsupported-media-type");
         }

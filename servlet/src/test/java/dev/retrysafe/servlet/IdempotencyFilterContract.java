@@ -110,6 +110,21 @@ abstract class IdempotencyFilterContract {
 
     // --- replay -----------------------------------------------------------------------------------
 
+    /** Regression: a trailing slash skipped the required key and scoped the key apart. */
+    @Test
+    void aTrailingSlashNamesTheSameRouteAndKey() throws Exception {
+        HttpResponse<byte[]> keyless = post("/v1/payments/", null, PAYMENT);
+        HttpResponse<byte[]> first = post("/v1/payments", "slash-1", PAYMENT);
+        HttpResponse<byte[]> trailing = post("/v1/payments/", "slash-1", PAYMENT);
+
+        assertProblem(keyless, 400, "idempotency-key-missing", false);
+        assertThat(first.statusCode()).isEqualTo(201);
+        // (Jetty itself refuses "//" in a path with 400, so only the trailing slash reaches us)
+        assertThat(trailing.statusCode()).isEqualTo(201);
+        assertThat(trailing.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(trailing.body()).isEqualTo(first.body());
+    }
+
     @Test
     void replaysTheStoredAnswerByteForByteWithTheReplayHeader() throws Exception {
         HttpResponse<byte[]> first = post("/v1/payments", "key-1", PAYMENT);

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.http;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -52,9 +53,11 @@ public final class JsonBody {
         try {
             node = Json.MAPPER.readTree(bytes);
         } catch (JsonProcessingException e) {
+            // limits (number length, nesting depth) are reported without a location
+            JsonLocation at = e.getLocation();
             return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body is not valid JSON: "
-                    + e.getOriginalMessage() + " (line " + e.getLocation().getLineNr()
-                    + ", column " + e.getLocation().getColumnNr() + ")."));
+                    + e.getOriginalMessage()
+                    + (at == null ? "." : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ").")));
         }
         if (node == null || node.isMissingNode()) {
             return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body is empty; expected a JSON object."));
@@ -86,7 +89,7 @@ public final class JsonBody {
             return false;
         }
         String[] parts = contentType.split(";");
-        if (!parts[0].strip().equalsIgnoreCase("application/json")) {
+        if (parts.length == 0 || !parts[0].strip().equalsIgnoreCase("application/json")) {
             return false;
         }
         for (int i = 1; i < parts.length; i++) {

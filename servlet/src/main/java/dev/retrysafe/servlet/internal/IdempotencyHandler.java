@@ -138,10 +138,25 @@ public final class IdempotencyHandler {
     private record RouteMatch(String template, boolean keyRequired) {
     }
 
-    private static String pathOf(HttpServletRequest request) {
-        String uri = request.getRequestURI();
-        String context = request.getContextPath();
-        return context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length()) : uri;
+    /**
+     * The decoded path within the context, in the one spelling routes are matched on: frameworks
+     * (Javalin among them) route {@code /v1/payments/} and {@code //v1/payments} to the same
+     * handler as {@code /v1/payments}, so the filter must see them as that route too, or a
+     * trailing slash would skip a required key and scope the key apart.
+     */
+    static String pathOf(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return normalise(path);
+    }
+
+    static String normalise(String path) {
+        String collapsed = path.replaceAll("/{2,}", "/");
+        while (collapsed.length() > 1 && collapsed.endsWith("/")) {
+            collapsed = collapsed.substring(0, collapsed.length() - 1);
+        }
+        return collapsed.isEmpty() ? "/" : collapsed;
     }
 
     private static List<String> headerValues(HttpServletRequest request, String name) {
