@@ -1,24 +1,14 @@
 package dev.retrysafe.acceptance;
 
+import static dev.retrysafe.acceptance.Answers.assertSameAnswer;
+import static dev.retrysafe.acceptance.Answers.json;
+import static dev.retrysafe.acceptance.Answers.replayed;
+import static dev.retrysafe.acceptance.Answers.text;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.bank.Bank;
-import dev.retrysafe.testkit.PostgresTestDatabase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,14 +18,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,9 +37,6 @@ class ConcurrencyTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Duration RUN_DEADLINE = Duration.ofSeconds(120);
     private static final String PAYMENT = "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"load\"}";
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    enum Storage { H2, POSTGRESQL }
 
     /**
      * 200 tries of one payment from 32 threads. The first try is held at the bank until 64 others
@@ -80,8 +63,8 @@ class ConcurrencyTest {
 
         try (Deployment d = Deployment.start(storage,
                 b -> b.bankLatency(Duration.ofMillis(20)).bankProcessing(holdFirst));
-             HttpClient http = newClient()) {
-            Client client = new Client(http, d.server);
+             HttpClient http = PaymentsClient.newHttpClient()) {
+            PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             AtomicInteger next = new AtomicInteger();
             AtomicReferenceArray<HttpResponse<byte[]>> answers = new AtomicReferenceArray<>(requests);
             List<Callable<Void>> workers = new ArrayList<>();
@@ -103,7 +86,7 @@ class ConcurrencyTest {
                     return null;
                 });
             }
-            runTogether(workers);
+            ParallelTasks.runTogether(workers, THREADS, DEADLINE, RUN_DEADLINE);
 
             List<HttpResponse<byte[]>> all = IntStream.range(0, requests).mapToObj(answers::get).toList();
             assertThat(all).doesNotContainNull();
@@ -141,8 +124,8 @@ class ConcurrencyTest {
         int keys = 1_000;
         int copies = 3;
         try (Deployment d = Deployment.start(storage, b -> b.bankLatency(Duration.ofMillis(5)));
-             HttpClient http = newClient()) {
-            Client client = new Client(http, d.server);
+             HttpClient http = PaymentsClient.newHttpClient()) {
+            PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             Map<String, List<HttpResponse<byte[]>>> answers = new ConcurrentHashMap<>();
             AtomicInteger inUseAnswers = new AtomicInteger();
             List<Callable<Void>> tasks = new ArrayList<>();
@@ -157,7 +140,7 @@ class ConcurrencyTest {
                     });
                 }
             }
-            runTogether(tasks);
+            ParallelTasks.runTogether(tasks, THREADS, DEADLINE, RUN_DEADLINE);
 
             assertThat(answers).hasSize(keys);
             Map<String, String> answeredIds = new HashMap<>();
@@ -179,168 +162,6 @@ class ConcurrencyTest {
             assertThat(d.paymentIdsByKey()).isEqualTo(answeredIds);
             assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(keys);
             System.out.printf("%s: %d answers were 409 and retried%n", storage, inUseAnswers.get());
-        }
-    }
-
-    /**
-     * Runs every task on {@link #THREADS} threads, all released by one start gate, and waits for
-     * all of them within {@link #RUN_DEADLINE}; fails if any task fails or the deadline passes.
-     */
-    private static void runTogether(List<Callable<Void>> tasks) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        try {
-            CountDownLatch gate = new CountDownLatch(1);
-            List<Future<Void>> futures = new ArrayList<>();
-            for (Callable<Void> task : tasks) {
-                futures.add(pool.submit(() -> {
-                    if (!gate.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
-                        throw new AssertionError("the start gate never opened");
-                    }
-                    return task.call();
-                }));
-            }
-            gate.countDown();
-            long end = System.nanoTime() + RUN_DEADLINE.toNanos();
-            for (Future<Void> f : futures) {
-                f.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-            assertThat(pool.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).as("workers stopped").isTrue();
-        }
-    }
-
-    private static boolean replayed(HttpResponse<byte[]> r) {
-        return r.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent();
-    }
-
-    /** Status, body bytes, Content-Type and Location all equal. */
-    private static void assertSameAnswer(HttpResponse<byte[]> actual, HttpResponse<byte[]> expected) {
-        assertThat(actual.statusCode()).as(text(actual)).isEqualTo(expected.statusCode());
-        assertThat(actual.body()).as("body bytes of %s", text(actual)).isEqualTo(expected.body());
-        assertThat(actual.headers().firstValue("Content-Type")).isEqualTo(expected.headers().firstValue("Content-Type"));
-        assertThat(actual.headers().firstValue("Location")).isEqualTo(expected.headers().firstValue("Location"));
-    }
-
-    private static JsonNode json(HttpResponse<byte[]> r) {
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException("not JSON: " + text(r), e);
-        }
-    }
-
-    private static String text(HttpResponse<byte[]> r) {
-        return r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8);
-    }
-
-    private static HttpClient newClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-    }
-
-    /** Requests to one server with its first account's key. */
-    private record Client(HttpClient http, TestServer server) {
-
-        HttpResponse<byte[]> pay(String key, String json) throws IOException, InterruptedException {
-            HttpRequest request = HttpRequest.newBuilder(server.uri("/v1/payments"))
-                    .timeout(DEADLINE)
-                    .header("Authorization", "Bearer " + server.apiKey())
-                    .header("Content-Type", "application/json")
-                    .header("Idempotency-Key", key)
-                    .POST(HttpRequest.BodyPublishers.ofString(json))
-                    .build();
-            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        }
-
-        /**
-         * What a well-behaved client does: retries while the key is in use, honouring
-         * {@code Retry-After} loosely (a short poll instead of a whole second), within a deadline.
-         */
-        HttpResponse<byte[]> payUntilAnswered(String key, String json, AtomicInteger inUseAnswers) {
-            return await("an answer for " + key).atMost(DEADLINE)
-                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25)).pollInSameThread()
-                    .until(() -> pay(key, json), r -> {
-                        if (r.statusCode() != 409) {
-                            return true;
-                        }
-                        assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
-                        inUseAnswers.incrementAndGet();
-                        return false;
-                    });
-        }
-    }
-
-    /** A started server on its own database, and direct access to that database. */
-    private static final class Deployment implements AutoCloseable {
-        final TestServer server;
-        private final PostgresTestDatabase database;
-
-        private Deployment(TestServer server, PostgresTestDatabase database) {
-            this.server = server;
-            this.database = database;
-        }
-
-        static Deployment start(Storage storage, UnaryOperator<TestServer.Builder> setup) {
-            if (storage == Storage.H2) {
-                return new Deployment(setup.apply(TestServer.h2()).start(), null);
-            }
-            PostgresTestDatabase db = PostgresTestDatabase.create();
-            try {
-                return new Deployment(setup.apply(TestServer.postgres(db)).start(), db);
-            } catch (RuntimeException e) {
-                db.close();
-                throw e;
-            }
-        }
-
-        Connection connect() throws SQLException {
-            if (database != null) {
-                return database.connect();
-            }
-            return DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()), "", "");
-        }
-
-        long count(String sql) throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-
-        /** Idempotency key to the number of payments made with it. */
-        Map<String, Long> paymentsPerKey() throws SQLException {
-            Map<String, Long> counts = new HashMap<>();
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT idempotency_key, COUNT(*) FROM payments GROUP BY idempotency_key")) {
-                while (rs.next()) {
-                    counts.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-            return counts;
-        }
-
-        /** Idempotency key to payment id (meaningful once {@link #paymentsPerKey()} is all ones). */
-        Map<String, String> paymentIdsByKey() throws SQLException {
-            Map<String, String> ids = new HashMap<>();
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT idempotency_key, id FROM payments")) {
-                while (rs.next()) {
-                    ids.put(rs.getString(1), rs.getString(2));
-                }
-            }
-            return ids;
-        }
-
-        @Override
-        public void close() {
-            try {
-                server.close();
-            } finally {
-                if (database != null) {
-                    database.close();
-                }
-            }
         }
     }
 }

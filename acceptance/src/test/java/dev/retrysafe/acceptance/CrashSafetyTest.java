@@ -1,5 +1,6 @@
 package dev.retrysafe.acceptance;
 
+import static dev.retrysafe.acceptance.Queries.count;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -361,13 +362,7 @@ class CrashSafetyTest {
 
     private static HttpRequest paymentRequest(URI base, String apiKey, String key, long amount) {
         String body = "{\"amount\": " + amount + ", \"currency\": \"eur\", \"description\": \"crash safety " + key + "\"}";
-        return HttpRequest.newBuilder(base.resolve("/v1/payments"))
-                .timeout(REQUEST_TIMEOUT)
-                .header("Authorization", "Bearer " + apiKey)
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
+        return PaymentsClient.paymentRequest(base, apiKey, key, body, REQUEST_TIMEOUT);
     }
 
     /** One try of one key: the server generation when it was sent, and what came back. */
@@ -573,13 +568,6 @@ class CrashSafetyTest {
         @Override
         public String toString() {
             return "H2 file";
-        }
-    }
-
-    private static long count(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
         }
     }
 

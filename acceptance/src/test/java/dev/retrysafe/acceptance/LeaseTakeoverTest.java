@@ -1,26 +1,16 @@
 package dev.retrysafe.acceptance;
 
+import static dev.retrysafe.acceptance.Answers.json;
+import static dev.retrysafe.acceptance.Answers.replayed;
+import static dev.retrysafe.acceptance.Answers.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.testkit.FakeClock;
-import dev.retrysafe.testkit.PostgresTestDatabase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -28,7 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -44,9 +33,6 @@ class LeaseTakeoverTest {
     private static final Duration DEADLINE = Duration.ofSeconds(15);
     private static final String PAYMENT = "{\"amount\": 500, \"currency\": \"eur\"}";
     private static final String OTHER_PAYMENT = "{\"amount\": 700, \"currency\": \"eur\"}";
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    enum Storage { H2, POSTGRESQL }
 
     /**
      * The first try of a payment is stuck at the bank past its 5 s lease (a GC pause, a slow bank).
@@ -73,8 +59,8 @@ class LeaseTakeoverTest {
         };
         ExecutorService firstClient = Executors.newSingleThreadExecutor();
         try (Deployment d = Deployment.start(storage, b -> b.clock(clock).lease(LEASE).bankProcessing(holdFirst));
-             HttpClient http = newClient()) {
-            Client client = new Client(http, d.server);
+             HttpClient http = PaymentsClient.newHttpClient()) {
+            PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             Future<HttpResponse<byte[]>> firstTry;
             HttpResponse<byte[]> takeover;
             try {
@@ -127,8 +113,8 @@ class LeaseTakeoverTest {
     void aKeyIsForgottenOnceItsRetentionHasPassed(Storage storage) throws Exception {
         FakeClock clock = new FakeClock();
         try (Deployment d = Deployment.start(storage, b -> b.clock(clock));
-             HttpClient http = newClient()) {
-            Client client = new Client(http, d.server);
+             HttpClient http = PaymentsClient.newHttpClient()) {
+            PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             HttpResponse<byte[]> original = client.pay("kept-24h", PAYMENT);
             assertThat(original.statusCode()).as(text(original)).isEqualTo(201);
 
@@ -166,102 +152,5 @@ class LeaseTakeoverTest {
         assertThat(r.statusCode()).as(text(r)).isEqualTo(409);
         assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
         assertThat(json(r).get("type").asText()).isEqualTo("/problems/idempotency-key-in-use");
-    }
-
-    private static boolean replayed(HttpResponse<byte[]> r) {
-        return r.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent();
-    }
-
-    private static JsonNode json(HttpResponse<byte[]> r) {
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException("not JSON: " + text(r), e);
-        }
-    }
-
-    private static String text(HttpResponse<byte[]> r) {
-        return r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8);
-    }
-
-    private static HttpClient newClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-    }
-
-    /** Requests to one server with its first account's key. */
-    private record Client(HttpClient http, TestServer server) {
-
-        HttpResponse<byte[]> pay(String key, String json) throws IOException, InterruptedException {
-            HttpRequest request = HttpRequest.newBuilder(server.uri("/v1/payments"))
-                    .timeout(DEADLINE)
-                    .header("Authorization", "Bearer " + server.apiKey())
-                    .header("Content-Type", "application/json")
-                    .header("Idempotency-Key", key)
-                    .POST(HttpRequest.BodyPublishers.ofString(json))
-                    .build();
-            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        }
-    }
-
-    /** A started server on its own database, and direct access to that database. */
-    private static final class Deployment implements AutoCloseable {
-        final TestServer server;
-        private final PostgresTestDatabase database;
-
-        private Deployment(TestServer server, PostgresTestDatabase database) {
-            this.server = server;
-            this.database = database;
-        }
-
-        static Deployment start(Storage storage, UnaryOperator<TestServer.Builder> setup) {
-            if (storage == Storage.H2) {
-                return new Deployment(setup.apply(TestServer.h2()).start(), null);
-            }
-            PostgresTestDatabase db = PostgresTestDatabase.create();
-            try {
-                return new Deployment(setup.apply(TestServer.postgres(db)).start(), db);
-            } catch (RuntimeException e) {
-                db.close();
-                throw e;
-            }
-        }
-
-        Connection connect() throws SQLException {
-            if (database != null) {
-                return database.connect();
-            }
-            return DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()), "", "");
-        }
-
-        long count(String sql) throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-
-        Map<String, String> paymentIdsByKey() throws SQLException {
-            Map<String, String> ids = new HashMap<>();
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT idempotency_key, id FROM payments")) {
-                while (rs.next()) {
-                    String previous = ids.put(rs.getString(1), rs.getString(2));
-                    assertThat(previous).as("a second payment for key %s", rs.getString(1)).isNull();
-                }
-            }
-            return ids;
-        }
-
-        @Override
-        public void close() {
-            try {
-                server.close();
-            } finally {
-                if (database != null) {
-                    database.close();
-                }
-            }
-        }
     }
 }

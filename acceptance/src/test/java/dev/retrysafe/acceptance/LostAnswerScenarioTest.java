@@ -1,29 +1,20 @@
 package dev.retrysafe.acceptance;
 
+import static dev.retrysafe.acceptance.Answers.assertSameAnswer;
+import static dev.retrysafe.acceptance.Answers.json;
+import static dev.retrysafe.acceptance.Answers.replayed;
+import static dev.retrysafe.acceptance.Answers.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.bank.Bank;
-import dev.retrysafe.testkit.PostgresTestDatabase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -33,7 +24,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -56,9 +46,6 @@ class LostAnswerScenarioTest {
     /** The same request re-serialised by a retrying client: other member order and spacing. */
     private static final String PAYMENT_RESERIALISED = "{ \"currency\":\"eur\",\"description\":\"order 1\", \"amount\":500 }";
     private static final String OTHER_AMOUNT = "{\"amount\": 700, \"currency\": \"eur\", \"description\": \"order 1\"}";
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    enum Storage { H2, POSTGRESQL }
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Storage.class)
@@ -80,8 +67,8 @@ class LostAnswerScenarioTest {
 
         try (Deployment d = Deployment.start(storage,
                 b -> b.bankLatency(BANK_LATENCY).bankProcessing(holdFirstCharge));
-             HttpClient http = newClient()) {
-            Client client = new Client(http, d.server);
+             HttpClient http = PaymentsClient.newHttpClient()) {
+            PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             try {
                 // warm the connection and the server so the 50 ms timeout is spent at the bank
                 assertThat(client.get("/v1/payments").statusCode()).isEqualTo(200);
@@ -179,14 +166,6 @@ class LostAnswerScenarioTest {
         assertThat(problem.get("detail").asText()).isNotBlank();
     }
 
-    /** Status, body bytes, Content-Type and Location all equal. */
-    private static void assertSameAnswer(HttpResponse<byte[]> actual, HttpResponse<byte[]> expected) {
-        assertThat(actual.statusCode()).as(text(actual)).isEqualTo(expected.statusCode());
-        assertThat(actual.body()).as("body bytes").isEqualTo(expected.body());
-        assertThat(actual.headers().firstValue("Content-Type")).isEqualTo(expected.headers().firstValue("Content-Type"));
-        assertThat(actual.headers().firstValue("Location")).isEqualTo(expected.headers().firstValue("Location"));
-    }
-
     /** Runs {@code task} on {@code n} threads released together; fails if any fails or hangs. */
     private static <T> List<T> inParallel(int n, Callable<T> task) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(n);
@@ -216,117 +195,7 @@ class LostAnswerScenarioTest {
         }
     }
 
-    private static boolean replayed(HttpResponse<byte[]> r) {
-        return r.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent();
-    }
-
     private static List<String> statuses(List<HttpResponse<byte[]>> answers) {
         return answers.stream().map(r -> r.statusCode() + (replayed(r) ? " replayed" : "")).toList();
-    }
-
-    private static JsonNode json(HttpResponse<byte[]> r) {
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException("not JSON: " + text(r), e);
-        }
-    }
-
-    private static String text(HttpResponse<byte[]> r) {
-        return r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8);
-    }
-
-    private static HttpClient newClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-    }
-
-    /** Requests to one server with its first account's key. */
-    private record Client(HttpClient http, TestServer server) {
-
-        HttpResponse<byte[]> pay(String key, String json) throws IOException, InterruptedException {
-            return pay(key, json, DEADLINE);
-        }
-
-        HttpResponse<byte[]> pay(String key, String json, Duration timeout) throws IOException, InterruptedException {
-            HttpRequest.Builder b = HttpRequest.newBuilder(server.uri("/v1/payments"))
-                    .timeout(timeout)
-                    .header("Authorization", "Bearer " + server.apiKey())
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(json));
-            if (key != null) {
-                b.header("Idempotency-Key", key);
-            }
-            return http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-        }
-
-        HttpResponse<byte[]> get(String path) throws IOException, InterruptedException {
-            HttpRequest request = HttpRequest.newBuilder(server.uri(path)).timeout(DEADLINE)
-                    .header("Authorization", "Bearer " + server.apiKey()).GET().build();
-            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        }
-    }
-
-    /** A started server on its own database, and direct access to that database. */
-    private static final class Deployment implements AutoCloseable {
-        final TestServer server;
-        private final PostgresTestDatabase database;
-
-        private Deployment(TestServer server, PostgresTestDatabase database) {
-            this.server = server;
-            this.database = database;
-        }
-
-        static Deployment start(Storage storage, UnaryOperator<TestServer.Builder> setup) {
-            if (storage == Storage.H2) {
-                return new Deployment(setup.apply(TestServer.h2()).start(), null);
-            }
-            PostgresTestDatabase db = PostgresTestDatabase.create();
-            try {
-                return new Deployment(setup.apply(TestServer.postgres(db)).start(), db);
-            } catch (RuntimeException e) {
-                db.close();
-                throw e;
-            }
-        }
-
-        /** A connection to the server's database (H2 runs with AUTO_SERVER, so a second one works). */
-        Connection connect() throws SQLException {
-            if (database != null) {
-                return database.connect();
-            }
-            return DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()), "", "");
-        }
-
-        long count(String sql) throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
-
-        /** Idempotency key to payment id; fails if a key has more than one payment. */
-        Map<String, String> paymentIdsByKey() throws SQLException {
-            Map<String, String> ids = new HashMap<>();
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT idempotency_key, id FROM payments")) {
-                while (rs.next()) {
-                    String previous = ids.put(rs.getString(1), rs.getString(2));
-                    assertThat(previous).as("a second payment for key %s", rs.getString(1)).isNull();
-                }
-            }
-            return ids;
-        }
-
-        @Override
-        public void close() {
-            try {
-                server.close();
-            } finally {
-                if (database != null) {
-                    database.close();
-                }
-            }
-        }
     }
 }

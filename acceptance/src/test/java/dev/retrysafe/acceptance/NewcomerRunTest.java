@@ -41,6 +41,7 @@ class NewcomerRunTest {
     private static final String BUILD_LINE = "run: building the server";
     private static final Duration READY_DEADLINE = Duration.ofSeconds(90);
     private static final Duration COMMAND_DEADLINE = Duration.ofSeconds(60);
+    private static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(10);
     /** A line of a Java stack trace, a chained cause, or the JVM's report of an uncaught exception. */
     private static final Pattern STACK_TRACE =
             Pattern.compile("(?m)^\\s+at [\\w$.<>/]+\\(.*\\)\\s*$|^Caused by: |Exception in thread ");
@@ -75,11 +76,11 @@ class NewcomerRunTest {
             assertThat(server.stdout()).as("the first start prints the demo key").contains(demoKey);
 
             URI base = ServerProcess.base(port);
-            try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(5)).build()) {
+            try (HttpClient http = PaymentsClient.newHttpClient()) {
                 String key = UUID.randomUUID().toString();
                 String body = "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"first coffee\"}";
-                HttpResponse<String> created = http.send(payment(base, demoKey, key, body), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> created = http.send(PaymentsClient.paymentRequest(base, demoKey, key, body, PAYMENT_TIMEOUT),
+                        HttpResponse.BodyHandlers.ofString());
                 assertThat(created.statusCode()).as("POST /v1/payments: %s", created.body()).isEqualTo(201);
                 JsonNode payment = JSON.readTree(created.body());
                 String id = payment.path("id").asText();
@@ -89,7 +90,8 @@ class NewcomerRunTest {
                 assertThat(created.headers().firstValue("Location")).contains("/v1/payments/" + id);
 
                 // the retry a newcomer's client makes after a timeout: the same answer, not a second payment
-                HttpResponse<String> retried = http.send(payment(base, demoKey, key, body), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> retried = http.send(PaymentsClient.paymentRequest(base, demoKey, key, body, PAYMENT_TIMEOUT),
+                        HttpResponse.BodyHandlers.ofString());
                 assertThat(retried.statusCode()).as("retry: %s", retried.body()).isEqualTo(201);
                 assertThat(retried.headers().firstValue("Idempotent-Replayed")).contains("true");
                 assertThat(JSON.readTree(retried.body()).path("id").asText()).isEqualTo(id);
@@ -170,15 +172,5 @@ class NewcomerRunTest {
         assertThat(root.resolve("run")).as("the repository's ./run").isExecutable();
         assertThat(root.resolve("acceptance")).as("the acceptance module under the repository root").isDirectory();
         return root;
-    }
-
-    private static HttpRequest payment(URI base, String apiKey, String idempotencyKey, String body) {
-        return HttpRequest.newBuilder(base.resolve("/v1/payments"))
-                .timeout(Duration.ofSeconds(10))
-                .header("Authorization", "Bearer " + apiKey)
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", idempotencyKey)
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
     }
 }

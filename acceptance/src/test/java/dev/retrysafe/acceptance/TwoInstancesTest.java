@@ -1,22 +1,15 @@
 package dev.retrysafe.acceptance;
 
+import static dev.retrysafe.acceptance.Answers.json;
+import static dev.retrysafe.acceptance.Answers.replayed;
+import static dev.retrysafe.acceptance.Answers.text;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.testkit.PostgresTestDatabase;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,11 +18,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,7 +33,6 @@ class TwoInstancesTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Duration RUN_DEADLINE = Duration.ofSeconds(90);
     private static final String PAYMENT = "{\"amount\": 1250, \"currency\": \"usd\", \"description\": \"split\"}";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One answer and the instance (0 or 1) that gave it. */
     private record Answer(int instance, HttpResponse<byte[]> response) {
@@ -59,10 +46,10 @@ class TwoInstancesTest {
              // the key of the first account is then valid on both (second.apiKey() is not used)
              TestServer second = TestServer.postgres(db).bankLatency(BANK_LATENCY)
                      .configure(c -> c.withBootstrapApiKeys(first.config().bootstrapApiKeys())).start();
-             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                     .connectTimeout(Duration.ofSeconds(5)).build()) {
+             HttpClient http = PaymentsClient.newHttpClient()) {
             String apiKey = first.apiKey();
-            List<Client> instances = List.of(new Client(http, first, apiKey), new Client(http, second, apiKey));
+            List<PaymentsClient> instances = List.of(new PaymentsClient(http, first, apiKey, DEADLINE),
+                    new PaymentsClient(http, second, apiKey, DEADLINE));
 
             // one account, seen by both instances
             HttpResponse<byte[]> made = instances.get(0).pay("warm-up", PAYMENT);
@@ -91,7 +78,7 @@ class TwoInstancesTest {
                     });
                 }
             }
-            runTogether(tasks);
+            ParallelTasks.runTogether(tasks, THREADS, DEADLINE, RUN_DEADLINE);
 
             assertThat(answers).hasSize(KEYS);
             Map<String, String> answeredIds = new HashMap<>();
@@ -117,114 +104,12 @@ class TwoInstancesTest {
 
             answeredIds.put("warm-up", json(made).get("id").asText());
             try (Connection c = db.connect()) {
-                Map<String, Long> perKey = paymentsPerKey(c);
+                Map<String, Long> perKey = Queries.paymentsPerKey(c);
                 assertThat(perKey).hasSize(KEYS + 1);
                 assertThat(perKey.values()).as("payments per key").containsOnly(1L);
-                assertThat(paymentIdsByKey(c)).isEqualTo(answeredIds);
-                assertThat(count(c, "SELECT COUNT(*) FROM bank_charges")).isEqualTo(KEYS + 1);
+                assertThat(Queries.paymentIdsByKey(c)).isEqualTo(answeredIds);
+                assertThat(Queries.count(c, "SELECT COUNT(*) FROM bank_charges")).isEqualTo(KEYS + 1);
             }
-        }
-    }
-
-    private static void runTogether(List<Callable<Void>> tasks) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-        try {
-            CountDownLatch gate = new CountDownLatch(1);
-            List<Future<Void>> futures = new ArrayList<>();
-            for (Callable<Void> task : tasks) {
-                futures.add(pool.submit(() -> {
-                    if (!gate.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
-                        throw new AssertionError("the start gate never opened");
-                    }
-                    return task.call();
-                }));
-            }
-            gate.countDown();
-            long end = System.nanoTime() + RUN_DEADLINE.toNanos();
-            for (Future<Void> f : futures) {
-                f.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-        } finally {
-            pool.shutdownNow();
-            assertThat(pool.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).as("workers stopped").isTrue();
-        }
-    }
-
-    private static Map<String, Long> paymentsPerKey(Connection c) throws SQLException {
-        Map<String, Long> counts = new HashMap<>();
-        try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT idempotency_key, COUNT(*) FROM payments GROUP BY idempotency_key")) {
-            while (rs.next()) {
-                counts.put(rs.getString(1), rs.getLong(2));
-            }
-        }
-        return counts;
-    }
-
-    private static Map<String, String> paymentIdsByKey(Connection c) throws SQLException {
-        Map<String, String> ids = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT idempotency_key, id FROM payments")) {
-            while (rs.next()) {
-                ids.put(rs.getString(1), rs.getString(2));
-            }
-        }
-        return ids;
-    }
-
-    private static long count(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static boolean replayed(HttpResponse<byte[]> r) {
-        return r.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent();
-    }
-
-    private static JsonNode json(HttpResponse<byte[]> r) {
-        try {
-            return JSON.readTree(r.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException("not JSON: " + text(r), e);
-        }
-    }
-
-    private static String text(HttpResponse<byte[]> r) {
-        return r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8);
-    }
-
-    /** Requests to one instance with one API key. */
-    private record Client(HttpClient http, TestServer server, String apiKey) {
-
-        HttpResponse<byte[]> pay(String key, String json) throws IOException, InterruptedException {
-            HttpRequest request = HttpRequest.newBuilder(server.uri("/v1/payments"))
-                    .timeout(DEADLINE)
-                    .header("Authorization", "Bearer " + apiKey)
-                    .header("Content-Type", "application/json")
-                    .header("Idempotency-Key", key)
-                    .POST(HttpRequest.BodyPublishers.ofString(json))
-                    .build();
-            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        }
-
-        HttpResponse<byte[]> get(String path) throws IOException, InterruptedException {
-            HttpRequest request = HttpRequest.newBuilder(server.uri(path)).timeout(DEADLINE)
-                    .header("Authorization", "Bearer " + apiKey).GET().build();
-            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        }
-
-        /** Retries while the key is in use ({@code Retry-After} honoured loosely), within a deadline. */
-        HttpResponse<byte[]> payUntilAnswered(String key, String json) {
-            return await("an answer for " + key + " from " + server.baseUri()).atMost(DEADLINE)
-                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25)).pollInSameThread()
-                    .until(() -> pay(key, json), r -> {
-                        if (r.statusCode() != 409) {
-                            return true;
-                        }
-                        assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
-                        return false;
-                    });
         }
     }
 }

@@ -55,7 +55,11 @@ public final class JdbcStore implements IdempotencyStore {
         try (Connection c = autocommitConnection()) {
             for (int round = 0; round < MAX_ROUNDS; round++) {
                 Claim candidate = new Claim(scope, fingerprint, newToken(), leaseExpiresAt);
-                if (insert(c, candidate, nowMillis)) {
+                Boolean inserted = insert(c, candidate, nowMillis);
+                if (inserted == null) {
+                    continue; // a lock wait gave up under contention: read the key afresh
+                }
+                if (inserted) {
                     return new ClaimOutcome.Acquired(candidate, false);
                 }
                 StoredRow row = read(c, scope);
@@ -143,7 +147,8 @@ public final class JdbcStore implements IdempotencyStore {
         }
     }
 
-    private boolean insert(Connection c, Claim claim, long nowMillis) throws SQLException {
+    /** True if inserted, false if the key exists, null if a transient lock conflict says "try again". */
+    private @Nullable Boolean insert(Connection c, Claim claim, long nowMillis) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(StoreSql.INSERT_CLAIM)) {
             s.setString(1, claim.scope().account());
             s.setString(2, claim.scope().route());
@@ -155,8 +160,11 @@ public final class JdbcStore implements IdempotencyStore {
             s.executeUpdate();
             return true;
         } catch (SQLException e) {
-            if (isUniqueViolation(e)) {
+            if (hasState(e, StoreSql.UNIQUE_VIOLATION)) {
                 return false;
+            }
+            if (isTransientConflict(e)) {
+                return null;
             }
             throw e;
         }
@@ -217,9 +225,23 @@ public final class JdbcStore implements IdempotencyStore {
         }
     }
 
-    private static boolean isUniqueViolation(SQLException e) {
+    /**
+     * Lock waits that give up (H2's lock timeout, its "concurrent update", a deadlock or
+     * serialization failure): two inserts of one new key can meet these instead of a clean
+     * unique violation when the machine is loaded. They change nothing, so another round is safe.
+     */
+    private static boolean isTransientConflict(SQLException e) {
+        for (String state : StoreSql.TRANSIENT_CONFLICTS) {
+            if (hasState(e, state)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasState(SQLException e, String sqlState) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && StoreSql.UNIQUE_VIOLATION.equals(sql.getSQLState())) {
+            if (t instanceof SQLException sql && sqlState.equals(sql.getSQLState())) {
                 return true;
             }
         }

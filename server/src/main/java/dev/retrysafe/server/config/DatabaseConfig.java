@@ -49,8 +49,10 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
     // graceful shutdown is still finishing in-flight requests; closing the pools closes it.
     // WRITE_DELAY=0: H2 has no redo log and by default writes commits to the file up to 500 ms
     // later, so a kill -9 lost payments already answered 201 (found by CrashSafetyTest).
+    // LOCK_TIMEOUT=10000: a row lock wait (two requests claiming one new key) may take longer
+    // than H2's default under load; giving up turns into a 500 for the client.
     private static final String EMBEDDED_SETTINGS = ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE"
-            + ";DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
+            + ";DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0;LOCK_TIMEOUT=10000";
 
     private static Path embeddedPath(Path dataDir) {
         return dataDir.toAbsolutePath().normalize().resolve("retrysafe");
