@@ -9,10 +9,12 @@ import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import io.javalin.Javalin;
+import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import java.util.EnumSet;
+import java.util.function.BiConsumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.jspecify.annotations.Nullable;
@@ -60,16 +62,22 @@ final class HttpApp {
                 }
             });
 
-            c.routes.get("/health", h.probes()::health);
-            c.routes.get("/ready", h.probes()::ready);
-            c.routes.get("/problems", ProblemPages::index);
-            c.routes.get("/problems/{slug}", ProblemPages::page);
+            // every GET also answers HEAD (same status and headers, no body); without this Javalin
+            // answered HEAD with an empty 200 for any path, misleading probes and caches
+            BiConsumer<String, Handler> read = (path, handler) -> {
+                c.routes.get(path, handler);
+                c.routes.head(path, handler);
+            };
+            read.accept("/health", h.probes()::health);
+            read.accept("/ready", h.probes()::ready);
+            read.accept("/problems", ProblemPages::index);
+            read.accept("/problems/{slug}", ProblemPages::page);
             c.routes.post("/v1/payments", h.payments()::create);
-            c.routes.get("/v1/payments", h.payments()::list);
-            c.routes.get("/v1/payments/{id}", h.payments()::get);
+            read.accept("/v1/payments", h.payments()::list);
+            read.accept("/v1/payments/{id}", h.payments()::get);
             c.routes.post("/v1/refunds", h.refunds()::create);
-            c.routes.get("/v1/refunds", h.refunds()::list);
-            c.routes.get("/v1/refunds/{id}", h.refunds()::get);
+            read.accept("/v1/refunds", h.refunds()::list);
+            read.accept("/v1/refunds/{id}", h.refunds()::get);
 
             c.routes.exception(HttpResponseException.class, errors::httpResponse);
             c.routes.exception(Exception.class, errors::unexpected);

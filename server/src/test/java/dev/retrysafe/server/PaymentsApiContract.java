@@ -183,6 +183,36 @@ abstract class PaymentsApiContract {
         assertThat(visible).doesNotContain(payment);
     }
 
+    /** Regression: PostgreSQL refuses NUL in text, which surfaced as a 500. */
+    @Test
+    void textThatCannotBeStoredIsAValidationProblemOnEveryDatabase() {
+        for (String description : new String[] {"nul\\u0000here", "bell\\u0007", "lone \\ud800 surrogate"}) {
+            Api.Answer a = api.post("/v1/payments",
+                    "{\"amount\": 5, \"currency\": \"eur\", \"description\": \"" + description + "\"}");
+            assertThat(a.status()).as(description + ": " + a.raw().body()).isEqualTo(400);
+            assertThat(a.body().get("errors").findValuesAsText("field")).containsExactly("description");
+        }
+        Api.Answer fine = api.post("/v1/payments",
+                "{\"amount\": 5, \"currency\": \"eur\", \"description\": \"line\\nbreak \\ud83d\\ude00\"}");
+        assertThat(fine.status()).as(fine.raw().body()).isEqualTo(201);
+        assertThat(fine.body().get("description").asText()).isEqualTo("line\nbreak \ud83d\ude00");
+    }
+
+    /** Regression: HEAD answered 200 with an empty text/plain body for every path. */
+    @Test
+    void headAnswersLikeGetWithoutABody() throws Exception {
+        String id = pay(api, 300).get("id").asText();
+        java.util.function.Function<String, java.net.http.HttpResponse<String>> head = path -> api.send(
+                api.request(path).method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody()).build()).raw();
+
+        assertThat(head.apply("/v1/payments/" + id).statusCode()).isEqualTo(200);
+        assertThat(head.apply("/v1/payments/" + id).body()).isEmpty();
+        assertThat(head.apply("/v1/payments/pay_01m8vbckb8wnw05ky22g9310j6").statusCode()).isEqualTo(404);
+        assertThat(head.apply("/v1/payments?limit=abc").statusCode()).isEqualTo(400);
+        assertThat(head.apply("/v1/refunds").statusCode()).isEqualTo(200);
+        assertThat(head.apply("/ready").statusCode()).isEqualTo(200);
+    }
+
     @Test
     void unknownIdsAreNotFoundProblems() {
         Api.Answer unknown = api.get("/v1/payments/pay_01m8vbckb8wnw05ky22g9310j6");

@@ -66,6 +66,11 @@ final class Fields {
             errors.add(new FieldError(name, "must be at most " + maxLength + " characters long"));
             return null;
         }
+        if (!storable(n.textValue())) {
+            errors.add(new FieldError(name, "must not contain control characters (other than tab and"
+                    + " line breaks) or unpaired surrogates"));
+            return null;
+        }
         return n.textValue();
     }
 
@@ -75,5 +80,24 @@ final class Fields {
 
     List<FieldError> errors() {
         return List.copyOf(errors);
+    }
+
+    /**
+     * Whether {@code text} can be stored and echoed as it came: PostgreSQL refuses NUL in text (a
+     * 500 if it got that far), and unpaired surrogates cannot be encoded as UTF-8 on the way out.
+     */
+    private static boolean storable(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char ch = text.charAt(i);
+            if (Character.isISOControl(ch) && ch != '\t' && ch != '\n' && ch != '\r') {
+                return false;
+            }
+            if (Character.isHighSurrogate(ch) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(ch)) {
+                return false;
+            }
+        }
+        return true;
     }
 }
