@@ -14,8 +14,9 @@ public sealed interface ClaimOutcome {
      * release} it.
      *
      * @param claim the claim now held
-     * @param takenOver {@code true} when an earlier holder's lease had run out and this claim
-     *     replaced it (that holder died or was too slow; its work never committed)
+     * @param takenOver {@code true} when an earlier holder of the same request had let its lease
+     *     run out and this claim replaced it (that holder died or was too slow; its work never
+     *     committed). Only the same request (fingerprint) takes a lease over.
      */
     record Acquired(Claim claim, boolean takenOver) implements ClaimOutcome {
     }
@@ -36,7 +37,11 @@ public sealed interface ClaimOutcome {
     record InFlight(Duration leaseRemaining) implements ClaimOutcome {
     }
 
-    /** The key was used for a different request (another fingerprint), finished or still running. */
+    /**
+     * The key was used for a different request (another fingerprint): finished, still running,
+     * or abandoned by a holder that died (whose effects outside the database, such as a charge,
+     * may stand under this key).
+     */
     record Mismatch() implements ClaimOutcome {
     }
 }

@@ -155,18 +155,20 @@ abstract class IdempotencyStoreContract {
     }
 
     @Test
-    void expiredLeaseIsTakenOverEvenByAnotherRequest() {
+    void expiredLeaseIsTakenOverOnlyByARetryOfTheSameRequest() {
         Claim dead = acquired(claim(scope("k"), fp("a")));
         clock.advance(LEASE.plusMillis(1));
 
-        ClaimOutcome takeover = claim(scope("k"), fp("b"));
+        assertThat(claim(scope("k"), fp("b"))).as("another request under the dead holder's key")
+                .isEqualTo(new ClaimOutcome.Mismatch());
+        ClaimOutcome takeover = claim(scope("k"), fp("a"));
 
         assertThat(takeover).isInstanceOfSatisfying(ClaimOutcome.Acquired.class, acquired -> {
             assertThat(acquired.takenOver()).isTrue();
             assertThat(acquired.claim().token()).isNotEqualTo(dead.token());
             assertThat(acquired.claim().leaseExpiresAt()).isEqualTo(clock.instant().plus(LEASE));
         });
-        assertThat(claim(scope("k"), fp("b"))).as("the new holder has a fresh lease").isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(claim(scope("k"), fp("a"))).as("the new holder has a fresh lease").isInstanceOf(ClaimOutcome.InFlight.class);
     }
 
     @Test

@@ -78,6 +78,11 @@ public final class JdbcStore implements IdempotencyStore {
                             : new ClaimOutcome.Mismatch();
                 }
                 if (row.leaseExpiresAt() < nowMillis) {
+                    if (!row.fingerprint().equals(fingerprint.hex())) {
+                        // the dead holder may have had effects outside our database (a charge at
+                        // the bank) under this key: only a retry of the same request may go on
+                        return new ClaimOutcome.Mismatch();
+                    }
                     if (replace(c, StoreSql.TAKE_OVER_EXPIRED_LEASE, candidate, nowMillis, row, nowMillis)) {
                         return new ClaimOutcome.Acquired(candidate, true);
                     }

@@ -22,7 +22,8 @@ import javax.sql.DataSource;
  */
 public final class Bank {
 
-    private static final String FIND = "SELECT outcome FROM bank_charges WHERE charge_key = ? AND created_at >= ?";
+    private static final String FIND =
+            "SELECT outcome, amount, currency FROM bank_charges WHERE charge_key = ? AND created_at >= ?";
     // a key older than the retention is forgotten: its record is reused for the new charge
     private static final String REUSE_EXPIRED = """
             UPDATE bank_charges SET account_id = ?, amount = ?, currency = ?, outcome = ?, created_at = ?
@@ -88,7 +89,7 @@ public final class Bank {
             c.setAutoCommit(true);
             if (random.nextDouble() < config.errorRate()) {
                 // only a new charge can fail: one recorded by an earlier try stands
-                return find(c, chargeKey, forgottenBefore).orElse(ChargeOutcome.UNAVAILABLE);
+                return find(c, chargeKey, forgottenBefore, amount, currency).orElse(ChargeOutcome.UNAVAILABLE);
             }
             ChargeOutcome outcome = random.nextDouble() < config.declineRate()
                     ? ChargeOutcome.DECLINED : ChargeOutcome.APPROVED;
@@ -109,7 +110,7 @@ public final class Bank {
                     return outcome;
                 }
                 // a concurrent charge with the same key won the insert: its outcome is the answer
-                return find(c, chargeKey, forgottenBefore).orElseThrow(() -> e);
+                return find(c, chargeKey, forgottenBefore, amount, currency).orElseThrow(() -> e);
             }
         }
     }
@@ -133,13 +134,22 @@ public final class Bank {
         return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
-    private static Optional<ChargeOutcome> find(Connection c, String chargeKey, OffsetDateTime forgottenBefore)
-            throws SQLException {
+    /**
+     * The recorded outcome of {@code chargeKey}, or {@link ChargeOutcome#KEY_REUSED} when it was
+     * recorded for another amount or currency: like a real processor, the bank never lets one key
+     * stand for two different charges (which would record a payment it never took).
+     */
+    private static Optional<ChargeOutcome> find(Connection c, String chargeKey, OffsetDateTime forgottenBefore,
+                                                long amount, String currency) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(FIND)) {
             ps.setString(1, chargeKey);
             ps.setObject(2, forgottenBefore);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(ChargeOutcome.valueOf(rs.getString(1))) : Optional.empty();
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                boolean same = rs.getLong(2) == amount && rs.getString(3).equals(currency);
+                return Optional.of(same ? ChargeOutcome.valueOf(rs.getString(1)) : ChargeOutcome.KEY_REUSED);
             }
         }
     }

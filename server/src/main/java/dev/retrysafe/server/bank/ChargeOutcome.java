@@ -7,5 +7,7 @@ public enum ChargeOutcome {
     /** The bank refused; nothing was taken. Recorded, so a retry is declined again. */
     DECLINED,
     /** The bank could not process the charge; nothing was taken or recorded, so a retry may succeed. */
-    UNAVAILABLE
+    UNAVAILABLE,
+    /** The charge key was used before for another amount or currency; nothing was taken now. */
+    KEY_REUSED
 }

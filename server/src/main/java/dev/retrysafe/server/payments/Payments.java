@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
 public final class Payments {
 
     /** What creating a payment led to. */
-    public sealed interface Outcome permits Created, BankUnavailable {
+    public sealed interface Outcome permits Created, BankUnavailable, ChargeKeyReused {
     }
 
     /** Recorded (succeeded or failed). @param payment the payment */
@@ -24,6 +24,13 @@ public final class Payments {
 
     /** The bank could not process the charge; nothing happened. */
     public record BankUnavailable() implements Outcome {
+    }
+
+    /**
+     * The bank knows this idempotency key for another amount or currency (a key reused after a
+     * failed first try with a different body); nothing was charged or recorded.
+     */
+    public record ChargeKeyReused() implements Outcome {
     }
 
     private final Bank bank;
@@ -51,6 +58,9 @@ public final class Payments {
         ChargeOutcome charged = bank.charge(chargeKey, account.id(), request.amount(), request.currency());
         if (charged == ChargeOutcome.UNAVAILABLE) {
             return new BankUnavailable();
+        }
+        if (charged == ChargeOutcome.KEY_REUSED) {
+            return new ChargeKeyReused();
         }
         Instant now = Times.now(clock);
         String status = charged == ChargeOutcome.APPROVED ? Payment.SUCCEEDED : Payment.FAILED;
