@@ -110,6 +110,8 @@ public final class RetrysafeServer implements AutoCloseable {
                         .lease(config.idempotency().lease())
                         .maxBodyBytes(config.maxBodyBytes())
                         .problemTypeBase("/problems/")
+                        // Allow: a replayed 405 must still say which methods the path takes
+                        .storedHeaders("Content-Type", "Location", "Allow")
                         .build();
                 resources.add(schedulePurge(store, config, clock));
             } else {

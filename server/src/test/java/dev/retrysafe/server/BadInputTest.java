@@ -171,6 +171,18 @@ class BadInputTest {
         assertThat(a.header("Allow")).contains("GET").contains("POST");
     }
 
+    /** Regression: a 405 answered under an Idempotency-Key was replayed without its Allow header. */
+    @Test
+    void a405StoredUnderAKeyIsReplayedWithItsAllowHeader() {
+        Api.Answer first = api.post("/v1/payments/pay_01m8vbckb8wnw05ky22g9310j6", "{}", "allow-1");
+        Api.Answer replay = api.post("/v1/payments/pay_01m8vbckb8wnw05ky22g9310j6", "{}", "allow-1");
+
+        assertThat(first.status()).isEqualTo(405);
+        assertThat(replay.status()).isEqualTo(405);
+        assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(replay.header("Allow")).isNotNull().isEqualTo(first.header("Allow"));
+    }
+
     @Test
     void missingOrUnknownKeyIs401WithChallenge() {
         Api anonymous = new Api(server.baseUri(), null);

@@ -152,7 +152,7 @@ public final class IdempotencyHandler {
     }
 
     static String normalise(String path) {
-        String collapsed = path.replaceAll("/{2,}", "/");
+        String collapsed = path.contains("//") ? path.replaceAll("/{2,}", "/") : path; // rare: skip the regex
         while (collapsed.length() > 1 && collapsed.endsWith("/")) {
             collapsed = collapsed.substring(0, collapsed.length() - 1);
         }
