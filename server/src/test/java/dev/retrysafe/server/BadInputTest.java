@@ -239,6 +239,20 @@ class BadInputTest {
             s.getOutputStream().write("GET /\u0001bad HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
             assertThat(response).startsWith("HTTP/1.1 400");
+            assertThat(response).contains("\"type\":\"/problems/bad-request\"");
         }
+    }
+
+    /** Regression: Jetty's own 414 and 431 carried the validation-failed type. */
+    @Test
+    void oversizedTargetsAndHeadersAreProblemsOfTheirOwnType() {
+        Api.Answer longUri = api.get("/v1/payments?starting_after=" + "p".repeat(20_000));
+        assertThat(longUri.status()).isEqualTo(414);
+        assertThat(longUri.body().get("type").asText()).isEqualTo("/problems/uri-too-long");
+        assertThat(longUri.body().get("status").asInt()).isEqualTo(414);
+
+        Api.Answer bigHeader = api.send(api.request("/v1/payments").header("X-Padding", "h".repeat(20_000)).GET().build());
+        assertThat(bigHeader.status()).isEqualTo(431);
+        assertThat(bigHeader.body().get("type").asText()).isEqualTo("/problems/headers-too-large");
     }
 }

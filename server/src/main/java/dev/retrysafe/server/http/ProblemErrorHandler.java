@@ -26,8 +26,11 @@ public final class ProblemErrorHandler extends ErrorHandler {
             case 405 -> ProblemType.METHOD_NOT_ALLOWED;
             case 413 -> ProblemType.REQUEST_TOO_LARGE;
             case 415 -> ProblemType.UNSUPPORTED_MEDIA_TYPE;
+            case 414 -> ProblemType.URI_TOO_LONG;
+            case 431 -> ProblemType.HEADERS_TOO_LARGE;
             case 503 -> ProblemType.SERVICE_UNAVAILABLE;
-            default -> code >= 500 ? ProblemType.INTERNAL_ERROR : ProblemType.VALIDATION_FAILED;
+            // a field-level validation type would mislead here: nothing reached the application
+            default -> code >= 500 ? ProblemType.INTERNAL_ERROR : ProblemType.BAD_REQUEST;
         };
         Problem problem = Problem.of(type, message == null || message.isBlank() ? type.title() : message);
         if (code >= 500) {

@@ -21,6 +21,17 @@ public enum ProblemType {
     /** Body larger than the limit. */
     REQUEST_TOO_LARGE(dev.retrysafe.servlet.ProblemType.REQUEST_TOO_LARGE,
             "The request body is larger than the server accepts (1 MiB by default). Send a smaller body."),
+    /** Jetty could not read the request as HTTP. */
+    BAD_REQUEST("bad-request", 400, "Bad request",
+            "The request could not be read as HTTP (a malformed request line, header or encoding). "
+                    + "Retrying the same bytes fails the same way: fix the client."),
+    /** The request target is too long. */
+    URI_TOO_LONG("uri-too-long", 414, "URI too long",
+            "The request target is longer than the server reads (8 KiB with the headers). Ids and "
+                    + "cursors are short; look for a runaway query string."),
+    /** The headers are too large. */
+    HEADERS_TOO_LARGE("headers-too-large", 431, "Request headers too large",
+            "The request's headers are larger than the server reads (8 KiB in all). Send fewer or shorter headers."),
     /** Body is not JSON. */
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON",
             "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys)."),
