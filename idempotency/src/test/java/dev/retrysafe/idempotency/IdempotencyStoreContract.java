@@ -318,29 +318,10 @@ abstract class IdempotencyStoreContract {
     @Test
     void thirtyTwoThreadsClaimingOneKeyGetExactlyOneAcquired() throws Exception {
         int threads = 32;
-        CountDownLatch startGate = new CountDownLatch(1);
-        List<Future<ClaimOutcome>> results = new ArrayList<>();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            for (int i = 0; i < threads; i++) {
-                results.add(pool.submit(() -> {
-                    if (!startGate.await(10, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("start gate never opened");
-                    }
-                    return claim(scope("contended"), fp("a"));
-                }));
-            }
-            startGate.countDown();
-            List<ClaimOutcome> outcomes = new ArrayList<>();
-            for (Future<ClaimOutcome> result : results) {
-                outcomes.add(result.get(30, TimeUnit.SECONDS)); // a worker's exception fails the test here
-            }
-            assertThat(outcomes).filteredOn(ClaimOutcome.Acquired.class::isInstance).hasSize(1);
-            assertThat(outcomes).filteredOn(ClaimOutcome.InFlight.class::isInstance).hasSize(threads - 1);
-        } finally {
-            pool.shutdownNow();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-        }
+        List<ClaimOutcome> outcomes = claimAllAtOnce("contended", threads);
+
+        assertThat(outcomes).filteredOn(ClaimOutcome.Acquired.class::isInstance).hasSize(1);
+        assertThat(outcomes).filteredOn(ClaimOutcome.InFlight.class::isInstance).hasSize(threads - 1);
     }
 
     @Test
@@ -348,6 +329,15 @@ abstract class IdempotencyStoreContract {
         acquired(claim(scope("expired"), fp("a")));
         clock.advance(LEASE.plusSeconds(1));
         int threads = 32;
+        List<ClaimOutcome> outcomes = claimAllAtOnce("expired", threads);
+
+        assertThat(outcomes).filteredOn(ClaimOutcome.Acquired.class::isInstance).hasSize(1)
+                .allSatisfy(o -> assertThat(((ClaimOutcome.Acquired) o).takenOver()).isTrue());
+        assertThat(outcomes).filteredOn(ClaimOutcome.InFlight.class::isInstance).hasSize(threads - 1);
+    }
+
+    /** {@code threads} claims of one key with the same request, released together by a start gate. */
+    private List<ClaimOutcome> claimAllAtOnce(String key, int threads) throws Exception {
         CountDownLatch startGate = new CountDownLatch(1);
         List<Future<ClaimOutcome>> results = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -357,17 +347,15 @@ abstract class IdempotencyStoreContract {
                     if (!startGate.await(10, TimeUnit.SECONDS)) {
                         throw new IllegalStateException("start gate never opened");
                     }
-                    return claim(scope("expired"), fp("a"));
+                    return claim(scope(key), fp("a"));
                 }));
             }
             startGate.countDown();
             List<ClaimOutcome> outcomes = new ArrayList<>();
             for (Future<ClaimOutcome> result : results) {
-                outcomes.add(result.get(30, TimeUnit.SECONDS));
+                outcomes.add(result.get(30, TimeUnit.SECONDS)); // a worker's exception fails the test here
             }
-            assertThat(outcomes).filteredOn(ClaimOutcome.Acquired.class::isInstance).hasSize(1)
-                    .allSatisfy(o -> assertThat(((ClaimOutcome.Acquired) o).takenOver()).isTrue());
-            assertThat(outcomes).filteredOn(ClaimOutcome.InFlight.class::isInstance).hasSize(threads - 1);
+            return outcomes;
         } finally {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();

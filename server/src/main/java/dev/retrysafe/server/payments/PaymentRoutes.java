@@ -1,7 +1,6 @@
 package dev.retrysafe.server.payments;
 
 import dev.retrysafe.server.accounts.Account;
-import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
@@ -59,30 +58,11 @@ public final class PaymentRoutes {
 
     /** {@code GET /v1/payments/{id}}. */
     public void get(Context ctx) throws Exception {
-        Account account = RequestAccount.require(ctx.req());
-        String id = ctx.pathParam("id");
-        Optional<Payment> payment = Ids.looksLike("pay_", id)
-                ? transactions.inNewTransaction(c -> PaymentStore.find(c, account.id(), id))
-                : Optional.empty();
-        payment.ifPresentOrElse(p -> Responses.json(ctx, 200, p.json()),
-                () -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND, "No payment '" + safe(id) + "' in this account.")));
+        ResourceReads.one(ctx, transactions, "pay_", "payment", PaymentStore::find, Payment::json);
     }
 
     /** {@code GET /v1/payments?limit=&starting_after=}, newest first. */
     public void list(Context ctx) throws Exception {
-        Account account = RequestAccount.require(ctx.req());
-        ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), "pay_");
-        if (parsed instanceof ListQuery.Invalid invalid) {
-            Problems.respond(ctx, Problem.invalid(invalid.errors()));
-            return;
-        }
-        ListQuery query = ((ListQuery.Valid) parsed).query();
-        Page<Payment> page = transactions.inNewTransaction(c -> PaymentStore.list(c, account.id(), query));
-        Responses.json(ctx, 200, page.json(Payment::json));
-    }
-
-    /** An id from the URL, cut short for a message. */
-    static String safe(String id) {
-        return id.length() > 64 ? id.substring(0, 64) + "..." : id;
+        ResourceReads.page(ctx, transactions, "pay_", PaymentStore::list, Payment::json);
     }
 }

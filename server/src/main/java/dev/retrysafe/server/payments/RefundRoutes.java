@@ -1,7 +1,6 @@
 package dev.retrysafe.server.payments;
 
 import dev.retrysafe.server.accounts.Account;
-import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
@@ -51,26 +50,11 @@ public final class RefundRoutes {
 
     /** {@code GET /v1/refunds/{id}}. */
     public void get(Context ctx) throws Exception {
-        Account account = RequestAccount.require(ctx.req());
-        String id = ctx.pathParam("id");
-        Optional<Refund> refund = Ids.looksLike("re_", id)
-                ? transactions.inNewTransaction(c -> RefundStore.find(c, account.id(), id))
-                : Optional.empty();
-        refund.ifPresentOrElse(r -> Responses.json(ctx, 200, r.json()),
-                () -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND,
-                        "No refund '" + PaymentRoutes.safe(id) + "' in this account.")));
+        ResourceReads.one(ctx, transactions, "re_", "refund", RefundStore::find, Refund::json);
     }
 
     /** {@code GET /v1/refunds?limit=&starting_after=}, newest first. */
     public void list(Context ctx) throws Exception {
-        Account account = RequestAccount.require(ctx.req());
-        ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), "re_");
-        if (parsed instanceof ListQuery.Invalid invalid) {
-            Problems.respond(ctx, Problem.invalid(invalid.errors()));
-            return;
-        }
-        ListQuery query = ((ListQuery.Valid) parsed).query();
-        Page<Refund> page = transactions.inNewTransaction(c -> RefundStore.list(c, account.id(), query));
-        Responses.json(ctx, 200, page.json(Refund::json));
+        ResourceReads.page(ctx, transactions, "re_", RefundStore::list, Refund::json);
     }
 }
