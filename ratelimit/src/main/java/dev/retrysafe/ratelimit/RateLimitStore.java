@@ -1,0 +1,38 @@
+package dev.retrysafe.ratelimit;
+
+import java.util.List;
+
+/**
+ * Where counters live (SPI): {@code InMemoryRateLimitStore} here, Redis in
+ * {@code retrysafe-ratelimit-redis}. Every store gives the same decisions for the same sequence
+ * of charges at the same times (the arithmetic is specified in {@code docs/rate-limits.md});
+ * the contract tests check it. Implementations are threadsafe.
+ */
+public interface RateLimitStore extends AutoCloseable {
+
+    /**
+     * Checks every charge and, only if all of them fit, spends all of them, atomically with
+     * respect to every other decision on the same keys (across processes for shared stores).
+     *
+     * @param partition the request's partition ({@link RequestFacts#partition()}); every key of
+     *                  one request lives in it
+     * @param charges   one per applicable policy, at most one per policy; may be empty
+     * @return {@link Decision.Allowed} with every state after charging, {@link Decision.Rejected}
+     *         naming the first policy (in the given order) that refused, or
+     *         {@link Decision.Unavailable} when the store is unreachable and a fail-closed policy
+     *         applies; never throws for an unreachable store
+     */
+    Decision decide(String partition, List<Charge> charges);
+
+    /**
+     * The states {@link #decide} would report if it charged nothing: for {@code GET
+     * /v1/rate_limit} and for answers that do not spend budget (idempotent replays). Returns
+     * {@link Decision.Allowed} (or {@link Decision.Unavailable} when unreachable and fail-closed)
+     * with {@code retryAfterMicros} per state as if each charge's cost were requested.
+     */
+    Decision peek(String partition, List<Charge> charges);
+
+    /** Releases connections and background threads; decisions after closing are undefined. */
+    @Override
+    void close();
+}
