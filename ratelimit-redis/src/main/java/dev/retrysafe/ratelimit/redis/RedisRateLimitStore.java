@@ -1,0 +1,217 @@
+package dev.retrysafe.ratelimit.redis;
+
+import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.redis.internal.MonotonicClock;
+import dev.retrysafe.ratelimit.redis.internal.RedisConnector;
+import dev.retrysafe.ratelimit.redis.internal.RedisDecisions;
+import dev.retrysafe.ratelimit.redis.internal.StoreSettings;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Rate-limit counters in Redis, shared by every instance that uses the same Redis and key
+ * prefix. Each decision is one Lua script that checks every charge of the request and spends
+ * them all or none, timed by Redis's clock (so instances with skewed clocks agree), with the
+ * arithmetic of {@code docs/rate-limits.md}. All keys of a request share the partition as hash
+ * tag, so the store also suits Redis Cluster's key layout; keys expire once their state is back
+ * to "unused".
+ *
+ * <p>When Redis does not answer within the command timeout, or refuses, the decision follows
+ * each policy's {@link dev.retrysafe.ratelimit.FailMode}: fail-open policies let the request
+ * through uncounted (their states are unknown), a fail-closed one makes it
+ * {@link Decision.Unavailable}. After a run of failures a circuit breaker keeps calls away from
+ * Redis for a cool-down, so an outage adds no latency; then one probe call decides whether Redis
+ * is back. Recovery needs nothing from the caller.
+ *
+ * <p>This class is threadsafe; one instance serves a whole application over one multiplexed
+ * connection.
+ */
+public final class RedisRateLimitStore implements RateLimitStore {
+
+    private final RedisDecisions decisions;
+
+    private RedisRateLimitStore(RedisDecisions decisions) {
+        this.decisions = decisions;
+    }
+
+    /** A builder; {@link Builder#redisUri} or {@link Builder#redisClient} must be set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public Decision decide(String partition, List<Charge> charges) {
+        return decisions.decide(partition, List.copyOf(charges), true);
+    }
+
+    @Override
+    public Decision peek(String partition, List<Charge> charges) {
+        return decisions.decide(partition, List.copyOf(charges), false);
+    }
+
+    /**
+     * Whether the circuit breaker is keeping calls away from Redis right now (for health checks
+     * and metrics).
+     */
+    public boolean breakerOpen() {
+        return decisions.breakerOpen();
+    }
+
+    /** Closes the connection, and the Redis client if the builder created it. */
+    @Override
+    public void close() {
+        decisions.close();
+    }
+
+    /** Builds a {@link RedisRateLimitStore}. Not threadsafe. */
+    public static final class Builder {
+
+        private @Nullable String redisUri;
+        private @Nullable RedisClient client;
+        private String keyPrefix = "retrysafe:rl:";
+        private Duration commandTimeout = Duration.ofMillis(100);
+        private Duration connectTimeout = Duration.ofSeconds(1);
+        private int failuresToOpen = 5;
+        private Duration openFor = Duration.ofSeconds(2);
+        private @Nullable Clock breakerClock;
+        private Duration minimumKeyTtl = Duration.ZERO;
+        private @Nullable Clock timeSource;
+
+        private Builder() {}
+
+        /**
+         * The Redis to use, as a Lettuce URI ({@code redis://host:port/db},
+         * {@code rediss://...}); the store creates its own client and shuts it down on close.
+         */
+        public Builder redisUri(String uri) {
+            RedisURI.create(uri); // fails here, with Lettuce's message, on a malformed URI
+            this.redisUri = uri;
+            this.client = null;
+            return this;
+        }
+
+        /**
+         * A client the caller owns (and shuts down), and the URI to connect to. The store opens
+         * one connection of its own and closes it on close. The client's options apply: give it
+         * {@code DisconnectedBehavior.REJECT_COMMANDS} and {@code TimeoutOptions}, or calls made
+         * while disconnected wait for the command timeout instead of failing at once.
+         */
+        public Builder redisClient(RedisClient client, String uri) {
+            RedisURI.create(uri);
+            this.client = Objects.requireNonNull(client, "client");
+            this.redisUri = uri;
+            return this;
+        }
+
+        /** Put before every key (default {@code retrysafe:rl:}); no braces. */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        /**
+         * How long a decision waits for Redis (default 100 ms) before the policies' fail modes
+         * decide; also how long it waits for a connection still being made.
+         */
+        public Builder commandTimeout(Duration commandTimeout) {
+            this.commandTimeout = StoreSettings.requirePositive("commandTimeout", commandTimeout);
+            return this;
+        }
+
+        /**
+         * How long one attempt to connect may take (default 1 s). {@link #build()} waits this
+         * long at most for the first connection; later attempts run in the background.
+         */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = StoreSettings.requirePositive("connectTimeout", connectTimeout);
+            return this;
+        }
+
+        /**
+         * The circuit breaker: after {@code failuresToOpen} consecutive failed calls (default 5)
+         * no call goes to Redis for {@code openFor} (default 2 s); then one probe call does.
+         */
+        public Builder circuitBreaker(int failuresToOpen, Duration openFor) {
+            if (failuresToOpen < 1) {
+                throw new IllegalArgumentException("failuresToOpen must be at least 1: " + failuresToOpen);
+            }
+            this.failuresToOpen = failuresToOpen;
+            this.openFor = StoreSettings.requirePositive("openFor", openFor);
+            return this;
+        }
+
+        /**
+         * The clock that times the breaker's cool-down; by default a monotonic clock (a
+         * wall-clock step must not end or stretch it). Tests pass a fake one to end it at will.
+         */
+        public Builder breakerClock(Clock clock) {
+            this.breakerClock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The least time a written key lives (default none): keys otherwise expire exactly when
+         * their state would read as unused. For use with {@link #timeSource}, whose time does
+         * not pass with Redis's own.
+         */
+        public Builder minimumKeyTtl(Duration minimumKeyTtl) {
+            if (minimumKeyTtl.isNegative()) {
+                throw new IllegalArgumentException("minimumKeyTtl must not be negative: " + minimumKeyTtl);
+            }
+            this.minimumKeyTtl = minimumKeyTtl;
+            return this;
+        }
+
+        /**
+         * Decide at this clock's time instead of Redis's ({@code TIME}): for tests and
+         * simulations only. Instances whose clocks differ would disagree about budgets, which
+         * Redis's single clock rules out in production.
+         */
+        public Builder timeSource(Clock timeSource) {
+            this.timeSource = Objects.requireNonNull(timeSource, "timeSource");
+            return this;
+        }
+
+        /**
+         * Builds the store and connects, waiting at most the connect timeout; a Redis that is down
+         * now is not an error (decisions follow the fail modes until it is up).
+         */
+        public RedisRateLimitStore build() {
+            if (redisUri == null) {
+                throw new IllegalStateException("a Redis store needs redisUri(...) or redisClient(...)");
+            }
+            StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, connectTimeout, failuresToOpen,
+                    openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource);
+            RedisURI uri = RedisURI.create(redisUri);
+            uri.setTimeout(commandTimeout);
+            boolean ownsClient = client == null;
+            RedisClient redis = ownsClient ? RedisClient.create() : client;
+            if (ownsClient) {
+                redis.setOptions(clientOptions(settings));
+            }
+            return new RedisRateLimitStore(
+                    new RedisDecisions(settings, new RedisConnector(redis, uri, ownsClient, commandTimeout, connectTimeout)));
+        }
+
+        private static ClientOptions clientOptions(StoreSettings settings) {
+            return ClientOptions.builder()
+                    .autoReconnect(true)
+                    // a disconnected connection fails calls at once instead of queueing them
+                    // for a Redis that may be gone for minutes
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
+                    .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build())
+                    .build();
+        }
+    }
+}

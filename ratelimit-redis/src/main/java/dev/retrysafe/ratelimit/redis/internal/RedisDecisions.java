@@ -1,0 +1,126 @@
+package dev.retrysafe.ratelimit.redis.internal;
+
+import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.Decision;
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisLoadingException;
+import io.lettuce.core.RedisReadOnlyException;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * One decision: through the circuit breaker, one script call, and the policies' fail modes when
+ * Redis cannot answer. Threadsafe.
+ */
+public final class RedisDecisions implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RedisDecisions.class.getName());
+
+    /** The Retry-After of a decision that failed while the breaker stayed closed. */
+    private static final Duration RETRY_SOON = Duration.ofSeconds(1);
+
+    /** Error codes of a server that cannot serve now (failover, cluster reconfiguring). */
+    private static final List<String> UNAVAILABLE_ERRORS =
+            List.of("MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS");
+
+    private final StoreSettings settings;
+    private final KeyLayout layout;
+    private final RedisConnector connector;
+    private final CircuitBreaker breaker;
+
+    /** Decisions with {@code settings} over {@code connector}, which this closes. */
+    public RedisDecisions(StoreSettings settings, RedisConnector connector) {
+        this.settings = settings;
+        this.layout = new KeyLayout(settings.keyPrefix());
+        this.connector = connector;
+        this.breaker = new CircuitBreaker(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
+    }
+
+    /** Charges ({@code charge}) or peeks at {@code charges}; never throws for an unreachable Redis. */
+    public Decision decide(String partition, List<Charge> charges, boolean charge) {
+        if (charges.isEmpty()) {
+            return new Decision.Allowed(List.of());
+        }
+        requireOnePerPolicy(charges);
+        if (!breaker.tryAcquire()) {
+            return unreachable(charges);
+        }
+        ScriptCall call = ScriptCall.of(layout, partition, charges, charge, explicitNow(),
+                settings.minimumKeyTtl());
+        List<Object> reply;
+        try {
+            reply = DecideScript.run(connector.commands(), call);
+        } catch (RedisCommandExecutionException e) {
+            if (meansUnavailable(e)) {
+                breaker.onFailure();
+            } else {
+                // Redis answered, with an error: not an outage, but no decision either (a key of
+                // another type under our prefix, say). Say so loudly; the fail mode decides.
+                breaker.onSuccess();
+                LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode", e);
+            }
+            return unreachable(charges);
+        } catch (RedisException e) {
+            breaker.onFailure();
+            return unreachable(charges);
+        }
+        breaker.onSuccess();
+        return ScriptReply.decision(charges, reply, charge);
+    }
+
+    /**
+     * The store's contract allows one charge per policy; two under one policy name would share a
+     * key, and the script, which evaluates every charge before writing, would lose one of them.
+     */
+    private static void requireOnePerPolicy(List<Charge> charges) {
+        for (int i = 1; i < charges.size(); i++) {
+            String name = charges.get(i).policy().name();
+            for (int j = 0; j < i; j++) {
+                if (charges.get(j).policy().name().equals(name)) {
+                    throw new IllegalArgumentException("at most one charge per policy: " + name);
+                }
+            }
+        }
+    }
+
+    /** Whether the breaker keeps calls away from Redis now. */
+    public boolean breakerOpen() {
+        return breaker.isOpen();
+    }
+
+    private Decision unreachable(List<Charge> charges) {
+        Duration retryAfter = breaker.isOpen() ? breaker.remainingOpen() : RETRY_SOON;
+        Clock wall = settings.timeSource() != null ? settings.timeSource() : Clock.systemUTC();
+        return Unreachable.decision(charges, micros(wall.instant()), retryAfter);
+    }
+
+    private OptionalLong explicitNow() {
+        Clock timeSource = settings.timeSource();
+        return timeSource == null ? OptionalLong.empty() : OptionalLong.of(micros(timeSource.instant()));
+    }
+
+    /** Errors with which Redis says it cannot serve now, rather than that the call was wrong. */
+    private static boolean meansUnavailable(RedisCommandExecutionException e) {
+        if (e instanceof RedisBusyException || e instanceof RedisLoadingException
+                || e instanceof RedisReadOnlyException) {
+            return true;
+        }
+        String message = e.getMessage();
+        return message != null && UNAVAILABLE_ERRORS.stream().anyMatch(message::startsWith);
+    }
+
+    static long micros(Instant instant) {
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
+    }
+
+    @Override
+    public void close() {
+        connector.close();
+    }
+}

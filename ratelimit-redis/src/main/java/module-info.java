@@ -1,0 +1,8 @@
+/** Rate-limit counters shared by every instance, in Redis: one atomic Lua script per decision. */
+module dev.retrysafe.ratelimit.redis {
+    requires static transitive org.jspecify;
+    requires transitive dev.retrysafe.ratelimit;
+    requires transitive lettuce.core;
+
+    exports dev.retrysafe.ratelimit.redis;
+}

@@ -1,0 +1,162 @@
+package dev.retrysafe.ratelimit.redis;
+
+import static dev.retrysafe.ratelimit.redis.Charges.charge;
+import static dev.retrysafe.ratelimit.redis.Charges.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.retrysafe.ratelimit.Algorithm;
+import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.PolicyState;
+import dev.retrysafe.ratelimit.redis.internal.DecideScript;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** What every decision of decide.lua shares: all or nothing, peeks, expiry, key layout. */
+class DecideScriptTest extends ScriptTestBase {
+
+    // windows of seconds at least: keys expire by Redis's clock while the test sets the time
+    private final Policy perTenSeconds = policy("per-ten-seconds", Algorithm.GCRA, 10, Duration.ofSeconds(10));
+    private final Policy perMinute = policy("per-minute", Algorithm.FIXED_WINDOW, 2, Duration.ofMinutes(1));
+    private final Policy perHour = policy("per-hour", Algorithm.SLIDING_WINDOW, 1, Duration.ofHours(1));
+
+    @Test
+    void aRefusedChargeChargesNoneOfTheOthers() {
+        assertThat(decide(charge(perTenSeconds), charge(perMinute))).isInstanceOf(Decision.Allowed.class);
+        assertThat(decide(charge(perTenSeconds), charge(perMinute))).isInstanceOf(Decision.Allowed.class);
+
+        Decision refused = decide(charge(perTenSeconds), charge(perMinute));
+
+        assertThat(refused).isInstanceOf(Decision.Rejected.class);
+        assertThat(((Decision.Rejected) refused).refusedBy().policy()).isEqualTo(perMinute);
+        // the per-ten-seconds policy allowed it, and reports its state uncharged: 8 of 10 left
+        assertThat(refused.states().getFirst().remaining()).isEqualTo(8);
+        assertThat(peek(charge(perTenSeconds)).states().getFirst().remaining()).isEqualTo(8);
+    }
+
+    @Test
+    void namesTheFirstRefusingPolicyAndWaitsForTheLongest() {
+        decide(charge(perMinute, 2), charge(perHour));
+
+        Decision refused = decide(charge(perHour), charge(perMinute));
+
+        Decision.Rejected rejected = (Decision.Rejected) refused;
+        assertThat(rejected.refusedBy().policy()).isEqualTo(perHour);
+        assertThat(rejected.states()).extracting(PolicyState::policy).containsExactly(perHour, perMinute);
+        // per-hour: the next window's start plus W - floor((1 - 1) * W / 1) = 2 hours; per-minute: 1 minute
+        assertThat(rejected.retryAfterSeconds()).isEqualTo(7_200);
+    }
+
+    @Test
+    void aPeekChargesNothingAndIsAlwaysAllowed() {
+        decide(charge(perMinute, 2));
+
+        Decision peeked = peek(charge(perTenSeconds), charge(perMinute));
+
+        assertThat(peeked).isInstanceOf(Decision.Allowed.class);
+        assertFigures(peeked.states().get(0), 10, 0, 0);
+        assertFigures(peeked.states().get(1), 0, 60_000_000, 60_000_000);
+        // the GCRA key was never written
+        assertThat(redis.keys()).hasSize(1);
+        assertThat(peek(charge(perTenSeconds)).states().getFirst().remaining()).isEqualTo(10);
+    }
+
+    @Test
+    void everyWrittenKeyExpires() {
+        for (Algorithm algorithm : Algorithm.values()) {
+            decide(charge(policy(algorithm.configName(), algorithm, 3, Duration.ofMinutes(1))));
+        }
+        List<String> keys = redis.keys();
+        assertThat(keys).hasSize(4);
+        for (String key : keys) {
+            // GCRA and token bucket: 20 s until whole again; fixed: 60 s; sliding: 120 s
+            assertThat(pttl(key)).as(key).isBetween(19_000L, 120_000L);
+        }
+    }
+
+    @Test
+    void aMinimumKeyTtlKeepsKeysLonger() {
+        try (RedisRateLimitStore lasting = redis.store().timeSource(clock).minimumKeyTtl(Duration.ofHours(1)).build()) {
+            lasting.decide(PARTITION, List.of(charge(perTenSeconds)));
+        }
+        assertThat(pttl(baseKey("per-ten-seconds", "gcra"))).isBetween(3_500_000L, 3_600_000L);
+    }
+
+    @Test
+    void allKeysOfARequestShareOneClusterSlot() {
+        String partition = "a:{evil}}{";
+        List<Charge> charges = List.of(charge(perTenSeconds), charge(perMinute), charge(perHour),
+                new Charge(policy("tb", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(10)), "other key {x}", 1));
+
+        store.decide(partition, charges);
+
+        List<String> keys = redis.keys();
+        assertThat(keys).hasSize(4);
+        Set<Integer> slots = keys.stream().map(SlotHash::getSlot).collect(Collectors.toSet());
+        assertThat(slots).hasSize(1);
+        // the tag is the escaped partition, not a piece of it
+        assertThat(slots).containsExactly(SlotHash.getSlot("a:%7Bevil%7D%7D%7B"));
+    }
+
+    @Test
+    void partitionsDoNotShareCounters() {
+        store.decide("a:1", List.of(charge(perMinute, 2)));
+        assertThat(store.decide("a:2", List.of(charge(perMinute)))).isInstanceOf(Decision.Allowed.class);
+        assertThat(store.decide("a:1", List.of(charge(perMinute)))).isInstanceOf(Decision.Rejected.class);
+    }
+
+    @Test
+    void usesRedisTimeWhenNoTimeIsGiven() {
+        try (RedisRateLimitStore live = redis.store().build()) {
+            long before = System.currentTimeMillis() * 1000;
+            Decision first = live.decide(PARTITION, List.of(charge(perMinute)));
+            Decision second = live.decide(PARTITION, List.of(charge(perMinute)));
+            long after = System.currentTimeMillis() * 1000;
+
+            // Redis 7 replicates effects, so a write after TIME is allowed
+            assertThat(first.states().getFirst().remaining()).isEqualTo(1);
+            assertThat(second.states().getFirst().remaining()).isZero();
+            // same host: Redis's clock and ours agree within a second
+            assertThat(first.states().getFirst().nowMicros()).isBetween(before - 1_000_000, after + 1_000_000);
+            assertThat(live.decide(PARTITION, List.of(charge(perMinute)))).isInstanceOf(Decision.Rejected.class);
+        }
+    }
+
+    @Test
+    void twoChargesOfOnePolicyAreABrokenContract() {
+        Policy sameName = policy("per-ten-seconds", Algorithm.GCRA, 99, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> store.decide(PARTITION, List.of(charge(perTenSeconds), new Charge(sameName, "other", 1))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("at most one charge per policy: per-ten-seconds");
+        assertThat(redis.keys()).isEmpty();
+    }
+
+    @Test
+    void noChargesAllowWithoutAskingRedis() {
+        assertThat(decide()).isEqualTo(new Decision.Allowed(List.of()));
+        assertThat(peek()).isEqualTo(new Decision.Allowed(List.of()));
+    }
+
+    @Test
+    void theDigestIsTheOneRedisComputes() {
+        assertThat(redis.redis().scriptLoad(DecideScript.source())).isEqualTo(DecideScript.sha1());
+    }
+
+    @Test
+    void anUnknownAlgorithmIsAnErrorNotADecision() {
+        String[] keys = {redis.prefix() + "x"};
+        assertThatThrownBy(() -> redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
+                "1", "1000", "0", "leaky_bucket", "1000000", "5", "5", "1"))
+                .isInstanceOf(RedisCommandExecutionException.class)
+                .hasMessageContaining("unknown rate-limit algorithm: leaky_bucket");
+        assertThat(redis.keys()).isEmpty();
+    }
+}

@@ -1,0 +1,187 @@
+package dev.retrysafe.ratelimit.redis;
+
+import static dev.retrysafe.ratelimit.redis.Charges.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.retrysafe.ratelimit.Algorithm;
+import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.FailMode;
+import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.PolicyState;
+import dev.retrysafe.testkit.FakeClock;
+import dev.retrysafe.testkit.RedisServerProcess;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A private Redis that is killed, frozen and restarted under a live store. Timing bounds are
+ * generous (a second for what takes milliseconds): they catch a decision that waits on a dead
+ * Redis, not a slow machine.
+ */
+class RedisOutageTest {
+
+    private static final Duration PROMPT = Duration.ofSeconds(1);
+    private static final Duration COOL_DOWN = Duration.ofSeconds(10);
+    private static final String PARTITION = "a:acct_1";
+
+    private final Policy open = policy("open", Algorithm.GCRA, 2, Duration.ofHours(1), FailMode.OPEN);
+    private final Policy closed = policy("closed", Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1), FailMode.CLOSED);
+    private final FakeClock breakerClock = new FakeClock();
+
+    private RedisServerProcess server;
+    private RedisRateLimitStore store;
+
+    @BeforeEach
+    void startRedis() {
+        server = RedisServerProcess.start();
+    }
+
+    @AfterEach
+    void stopEverything() {
+        try {
+            if (store != null) {
+                store.close();
+            }
+        } finally {
+            server.close();
+        }
+    }
+
+    private RedisRateLimitStore newStore() {
+        return RedisRateLimitStore.builder()
+                .redisUri(server.uri())
+                .keyPrefix("rs-test:")
+                .commandTimeout(Duration.ofMillis(100))
+                .circuitBreaker(3, COOL_DOWN)
+                .breakerClock(breakerClock)
+                .build();
+    }
+
+    @Test
+    void aKilledRedisFailsOpenPromptlyThenClosedPoliciesAreUnavailableAndARestartIsPickedUp() {
+        store = newStore();
+        assertThat(decide(open).states().getFirst().known()).isTrue();
+
+        server.kill();
+
+        // closed breaker: each call fails fast (the connection is gone), three of them open it
+        for (int i = 0; i < 3; i++) {
+            Decision decision = timed(() -> decide(open), PROMPT);
+            assertThat(decision).isInstanceOf(Decision.Allowed.class);
+            assertThat(decision.states()).extracting(PolicyState::known).containsExactly(false);
+        }
+        assertThat(store.breakerOpen()).isTrue();
+
+        // open breaker: no call at all
+        for (int i = 0; i < 100; i++) {
+            assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known()).isFalse();
+        }
+        Decision unavailable = timed(() -> decide(open, closed), PROMPT);
+        assertThat(unavailable).isInstanceOfSatisfying(Decision.Unavailable.class, u -> {
+            assertThat(u.failedClosed()).isEqualTo(closed);
+            assertThat(u.retryAfterSeconds()).isEqualTo(COOL_DOWN.toSeconds());
+            assertThat(u.states()).extracting(PolicyState::known).containsExactly(false, false);
+        });
+        breakerClock.advance(Duration.ofMillis(9_500));
+        assertThat(((Decision.Unavailable) decide(closed)).retryAfterSeconds()).isEqualTo(1);
+
+        // back (and empty): nothing reaches it while the breaker is open
+        server.restart();
+        assertThat(decide(open).states().getFirst().known()).isFalse();
+        assertThat(evalshaCalls()).isZero();
+
+        // each time the cool-down is over one probe goes; Lettuce reconnects on its own
+        awaitEnforced();
+        assertThat(decide(closed)).isInstanceOf(Decision.Allowed.class);
+        assertThat(decide(closed)).isInstanceOf(Decision.Allowed.class);
+        assertThat(decide(closed)).isInstanceOf(Decision.Rejected.class);
+    }
+
+    @Test
+    void aFrozenRedisCostsEachDecisionAtMostTheCommandTimeout() {
+        store = newStore();
+        assertThat(decide(open).states().getFirst().known()).isTrue();
+
+        server.freeze();
+        try {
+            for (int i = 0; i < 3; i++) {
+                long started = System.nanoTime();
+                Decision decision = timed(() -> decide(open, closed), PROMPT);
+                long millis = (System.nanoTime() - started) / 1_000_000;
+                assertThat(decision).isInstanceOf(Decision.Unavailable.class);
+                // it did wait for Redis: a timeout, not a refusal
+                assertThat(millis).isGreaterThanOrEqualTo(90);
+            }
+            assertThat(store.breakerOpen()).isTrue();
+            assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known()).isFalse();
+        } finally {
+            server.thaw();
+        }
+        awaitEnforced();
+    }
+
+    @Test
+    void aStoreBuiltWhileRedisIsDownFailsOpenAndConnectsLater() {
+        server.kill();
+        store = newStore();
+
+        assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known()).isFalse();
+        assertThat(timed(() -> decide(closed), PROMPT)).isInstanceOf(Decision.Unavailable.class);
+
+        server.restart();
+        awaitEnforced();
+        assertThat(decide(open)).isInstanceOf(Decision.Allowed.class);
+        assertThat(decide(open)).isInstanceOf(Decision.Rejected.class);
+    }
+
+    @Test
+    void aFlushedScriptIsLoadedAgain() {
+        store = newStore();
+        assertThat(decide(open).states().getFirst().known()).isTrue();
+
+        try (TestRedis admin = TestRedis.connect(server.uri())) {
+            admin.redis().scriptFlush();
+            Decision decision = decide(open);
+            assertThat(decision).isInstanceOf(Decision.Allowed.class);
+            assertThat(decision.states().getFirst().known()).isTrue();
+            assertThat(decision.states().getFirst().remaining()).isZero();
+            assertThat(admin.redis().scriptExists(
+                    dev.retrysafe.ratelimit.redis.internal.DecideScript.sha1())).containsExactly(true);
+        }
+        assertThat(store.breakerOpen()).isFalse();
+    }
+
+    /** Until a decision is known again, moving the breaker's clock past each cool-down. */
+    private void awaitEnforced() {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            breakerClock.advance(COOL_DOWN);
+            return decide(open).states().getFirst().known();
+        });
+        assertThat(store.breakerOpen()).isFalse();
+    }
+
+    private long evalshaCalls() {
+        try (TestRedis admin = TestRedis.connect(server.uri())) {
+            String stats = admin.redis().info("commandstats");
+            return stats.lines().filter(line -> line.startsWith("cmdstat_evalsha:")).count();
+        }
+    }
+
+    private Decision decide(Policy... policies) {
+        List<Charge> charges = java.util.Arrays.stream(policies).map(p -> new Charge(p, "key-1", 1)).toList();
+        return store.decide(PARTITION, charges);
+    }
+
+    private static Decision timed(Supplier<Decision> decision, Duration bound) {
+        long started = System.nanoTime();
+        Decision result = decision.get();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(bound);
+        return result;
+    }
+}
