@@ -1,7 +1,7 @@
 package dev.retrysafe.servlet;
 
 /**
- * The problems (RFC 9457) that {@link IdempotencyFilter} answers with. Each one's {@code type} is
+ * The problems (RFC 9457) that {@link IdempotencyFilter} and {@link RateLimitFilter} answer with. Each one's {@code type} is
  * the filter's problem type base followed by {@link #slug()}, e.g.
  * {@code /problems/idempotency-key-in-use}; a server should serve a readable page at each. This
  * enum is immutable and threadsafe.
@@ -18,6 +18,10 @@ public enum ProblemType {
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused", false),
     /** The body is larger than the filter accepts. */
     REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large", false),
+    /** A rate-limit policy refused the request; nothing was spent; retry after {@code Retry-After}. */
+    RATE_LIMITED("rate-limited", 429, "Too many requests", true),
+    /** The rate-limit counters cannot be reached and a fail-closed policy applies. */
+    RATE_LIMIT_UNAVAILABLE("rate-limit-unavailable", 503, "Rate limits unavailable", true),
     /** The operation failed unexpectedly; its effects were rolled back and the key released. */
     INTERNAL_ERROR("internal-error", 500, "Internal error", true);
 

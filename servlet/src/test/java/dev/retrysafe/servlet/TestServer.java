@@ -11,13 +11,17 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
-/** An embedded Jetty 12 (ee10) on a random loopback port with one filter before one servlet. */
+/** An embedded Jetty 12 (ee10) on a random loopback port with filters, in order, before one servlet. */
 final class TestServer implements AutoCloseable {
 
     private final Server server;
     private final ServerConnector connector;
 
     TestServer(Filter filter, HttpServlet servlet) throws Exception {
+        this(servlet, filter);
+    }
+
+    TestServer(HttpServlet servlet, Filter... filters) throws Exception {
         server = new Server();
         connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -25,7 +29,9 @@ final class TestServer implements AutoCloseable {
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
-        context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
+        for (Filter filter : filters) {
+            context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
+        }
         context.addServlet(new ServletHolder(servlet), "/*");
         server.setHandler(context);
         server.start();

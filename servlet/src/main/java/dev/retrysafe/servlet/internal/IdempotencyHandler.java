@@ -10,6 +10,7 @@ import dev.retrysafe.idempotency.KeyParse;
 import dev.retrysafe.idempotency.Scope;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
+import dev.retrysafe.servlet.RequestAdmission;
 import dev.retrysafe.servlet.RequestTransaction;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.RequestDispatcher;
@@ -23,6 +24,7 @@ import java.sql.SQLException;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,17 +49,16 @@ public final class IdempotencyHandler {
         RouteMatch route = match(request.getMethod(), path);
         String account = route == null ? null : settings.scope().apply(request);
         if (route == null || account == null) {
-            chain.doFilter(request, response);
+            passOn(request, response, chain);
             return;
         }
         List<String> keyHeaders = headerValues(request, IdempotencyFilter.KEY_HEADER);
         if (keyHeaders.isEmpty()) {
             if (route.keyRequired()) {
-                problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
-                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header")
-                        .writeTo(response);
+                refuse(request, response, problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
+                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header"));
             } else {
-                chain.doFilter(request, response);
+                passOn(request, response, chain);
             }
             return;
         }
@@ -65,21 +66,20 @@ public final class IdempotencyHandler {
                 ? new KeyParse.Invalid("send exactly one Idempotency-Key header, not " + keyHeaders.size())
                 : IdempotencyKey.parse(keyHeaders.get(0));
         if (parsed instanceof KeyParse.Invalid invalid) {
-            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()).writeTo(response);
+            refuse(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()));
             return;
         }
         IdempotencyKey key = ((KeyParse.Valid) parsed).key();
         String scopedRoute = request.getMethod() + " " + route.template();
         if (scopedRoute.length() > Scope.MAX_ROUTE_LENGTH) {
-            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
-                    + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)")
-                    .writeTo(response);
+            refuse(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
+                    + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
         byte[] body = readBody(request);
         if (body == null) {
-            problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
-                    + " bytes").writeTo(response);
+            refuse(request, response, problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
+                    + " bytes"));
             return;
         }
         Scope scope = new Scope(account, scopedRoute, key);
@@ -91,18 +91,75 @@ public final class IdempotencyHandler {
             outcome = settings.store().claim(scope, fingerprint, settings.clock().instant(), settings.lease());
         } catch (IdempotencyStoreException e) {
             LOG.log(Level.ERROR, "idempotency claim failed for " + scopedRoute, e);
-            problem(ProblemType.INTERNAL_ERROR, "the idempotency store is unavailable; retry later").writeTo(response);
+            refuse(request, response, problem(ProblemType.INTERNAL_ERROR, "the idempotency store is unavailable; retry later"));
             return;
         }
-        Answer answer = switch (outcome) {
+        @Nullable Answer answer = switch (outcome) {
             case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
             case ClaimOutcome.InFlight inFlight -> problem(ProblemType.IDEMPOTENCY_KEY_IN_USE,
                     "a request with this Idempotency-Key is still being processed; retry later");
             case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
                     "this Idempotency-Key was already used with a different request to " + scopedRoute);
-            case ClaimOutcome.Acquired acquired -> new Operation(settings, acquired.claim(), key)
-                    .run(request, new CachedBodyRequest(request, body), response, chain);
+            case ClaimOutcome.Acquired acquired -> admitted(request, response, acquired.claim())
+                    ? new Operation(settings, acquired.claim(), key)
+                            .run(request, new CachedBodyRequest(request, body), response, chain)
+                    : null;
         };
+        if (answer != null) {
+            RequestAdmission.waiveIfWaiting(request, response); // no-op once admitted
+            answer.writeTo(response);
+        }
+    }
+
+    /** A request the filter does not handle runs if an earlier filter's admission lets it. */
+    private static void passOn(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        if (RequestAdmission.decide(request, response)) {
+            chain.doFilter(request, response);
+        }
+    }
+
+    /**
+     * Asks the admission (a rate limit) only now that the request will run, so replays and
+     * 409s spend nothing; a refusal releases the key, so its answer (a 429) is never stored.
+     */
+    private boolean admitted(HttpServletRequest request, HttpServletResponse response, Claim claim)
+            throws IOException {
+        // buffered: a refusal must reach the client only after the key is released, or a quick
+        // retry could find it still claimed
+        BufferedResponse decision = new BufferedResponse(response);
+        boolean admitted;
+        try {
+            admitted = RequestAdmission.decide(request, decision);
+        } catch (IOException | RuntimeException e) {
+            release(settings, claim);
+            throw e;
+        }
+        if (admitted) {
+            for (Map.Entry<String, String> header : decision.headerPairs()) {
+                response.addHeader(header.getKey(), header.getValue());
+            }
+        } else {
+            release(settings, claim);
+            new Answer.Buffered(decision.getStatus(), decision.headerPairs(), decision.cookies(), decision.bodyBytes())
+                    .writeTo(response);
+        }
+        return admitted;
+    }
+
+    private static void release(FilterSettings settings, Claim claim) {
+        try {
+            settings.store().release(claim);
+        } catch (RuntimeException e) {
+            // the lease will run out on its own, after which a retry takes the claim over
+            LOG.log(Level.WARNING, "could not release the claim; it expires with its lease", e);
+        }
+    }
+
+    /** Answers a request that will not run; an admission waiting on it spends nothing. */
+    private static void refuse(HttpServletRequest request, HttpServletResponse response, Answer answer)
+            throws IOException {
+        RequestAdmission.waiveIfWaiting(request, response);
         answer.writeTo(response);
     }
 
@@ -253,12 +310,7 @@ public final class IdempotencyHandler {
         }
 
         private void release() {
-            try {
-                settings.store().release(claim);
-            } catch (RuntimeException e) {
-                // the lease will run out on its own, after which a retry takes the claim over
-                LOG.log(Level.WARNING, "could not release the claim; it expires with its lease", e);
-            }
+            IdempotencyHandler.release(settings, claim);
         }
 
         private static void rollback(Connection connection) {

@@ -18,6 +18,14 @@ final class ProblemJson {
 
     /** {@code {"type":…,"title":…,"status":…,"detail":…,"retryable":…}} in UTF-8. */
     static byte[] render(ProblemType problem, String typeBase, String detail) {
+        return render(problem, typeBase, detail, java.util.Map.of());
+    }
+
+    /**
+     * The same with extension members after {@code retryable}, in {@code extensions}' order;
+     * values are strings or numbers.
+     */
+    static byte[] render(ProblemType problem, String typeBase, String detail, java.util.Map<String, Object> extensions) {
         StringBuilder json = new StringBuilder(256);
         json.append("{\"type\":");
         string(json, problem.type(typeBase));
@@ -27,6 +35,16 @@ final class ProblemJson {
         json.append(",\"detail\":");
         string(json, detail);
         json.append(",\"retryable\":").append(problem.retryable());
+        for (java.util.Map.Entry<String, Object> member : extensions.entrySet()) {
+            json.append(',');
+            string(json, member.getKey());
+            json.append(':');
+            if (member.getValue() instanceof Number number) {
+                json.append(number);
+            } else {
+                string(json, String.valueOf(member.getValue()));
+            }
+        }
         json.append('}');
         return json.toString().getBytes(StandardCharsets.UTF_8);
     }

@@ -28,10 +28,23 @@ class ProblemJsonTest {
     }
 
     @Test
+    void extensionMembersFollowTheStandardOnesWithNumbersUnquoted() {
+        String json = new String(ProblemJson.render(ProblemType.RATE_LIMITED, "/problems/", "wait",
+                new java.util.LinkedHashMap<>(java.util.Map.of("policy", "key\"1"))), java.nio.charset.StandardCharsets.UTF_8);
+        String withNumber = new String(ProblemJson.render(ProblemType.RATE_LIMITED, "/problems/", "wait",
+                java.util.Map.of("retry_after", 3L)), java.nio.charset.StandardCharsets.UTF_8);
+
+        assertThat(json).isEqualTo("{\"type\":\"/problems/rate-limited\",\"title\":\"Too many requests\",\"status\":429,"
+                + "\"detail\":\"wait\",\"retryable\":true,\"policy\":\"key\\\"1\"}");
+        assertThat(withNumber).endsWith(",\"retry_after\":3}");
+    }
+
+    @Test
     void everyProblemTypeHasAUniqueSlugAndAnErrorStatus() {
         assertThat(Arrays.stream(ProblemType.values()).map(ProblemType::slug)).doesNotHaveDuplicates()
                 .containsExactlyInAnyOrder("idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use",
-                        "idempotency-key-reused", "request-too-large", "internal-error");
+                        "idempotency-key-reused", "request-too-large", "rate-limited", "rate-limit-unavailable",
+                        "internal-error");
         assertThat(ProblemType.values()).allSatisfy(type -> assertThat(type.status()).isBetween(400, 599));
     }
 }

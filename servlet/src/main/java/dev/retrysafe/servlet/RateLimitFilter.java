@@ -1,0 +1,172 @@
+package dev.retrysafe.servlet;
+
+import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.Plans;
+import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.RequestFacts;
+import dev.retrysafe.servlet.internal.FilterSettings;
+import dev.retrysafe.servlet.internal.RateLimitHandler;
+import dev.retrysafe.servlet.internal.RateLimitSettings;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Applies rate limits to any servlet application. This class is threadsafe.
+ *
+ * <p>For each request the filter asks {@code facts} who is calling (API key, account, address,
+ * route group, plan); a request without facts passes unlimited. Every policy that applies is
+ * checked in one atomic decision of the {@link RateLimitStore}: if one refuses, none is charged
+ * and the filter answers {@code 429} with {@code Retry-After} and a problem naming the policy
+ * and the wait (or {@code 503} when the store is unreachable and a fail-closed policy applies).
+ * Every answer it lets through or refuses carries {@code RateLimit-Policy}, {@code RateLimit}
+ * and {@code X-RateLimit-*} headers.
+ *
+ * <p>Requests matching {@code exempt} spend nothing: their headers show the current budgets and
+ * the decision is left on the request under {@link #DECISION_ATTRIBUTE} (for an endpoint that
+ * reports budgets). With {@code deferToIdempotencyFilter(true)}, a request carrying an
+ * {@code Idempotency-Key} is decided by the {@link IdempotencyFilter} that must come after this
+ * filter, only once it will run (see {@link RequestAdmission}): a replay or a {@code 409}
+ * spends nothing, and a {@code 429} is never stored as the key's answer.
+ *
+ * <pre>{@code
+ * RateLimitFilter filter = RateLimitFilter.builder()
+ *         .store(InMemoryRateLimitStore.builder().build())
+ *         .policy(Policy.builder("key").scope(Scope.apiKey()).limit(100, Duration.ofSeconds(10)).build())
+ *         .facts(request -> new RequestFacts(keyId(request), accountId(request), request.getRemoteAddr(), null, null, 1))
+ *         .build();
+ * }</pre>
+ */
+public final class RateLimitFilter implements Filter {
+
+    /** Request attribute holding the {@link Decision} of an exempt request (its budgets, unspent). */
+    public static final String DECISION_ATTRIBUTE = RateLimitFilter.class.getName() + ".decision";
+
+    private final RateLimitHandler handler;
+
+    private RateLimitFilter(RateLimitSettings settings) {
+        this.handler = new RateLimitHandler(settings);
+    }
+
+    /** A new builder. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        if (request instanceof HttpServletRequest httpRequest && response instanceof HttpServletResponse httpResponse) {
+            handler.handle(httpRequest, httpResponse, chain);
+        } else {
+            chain.doFilter(request, response);
+        }
+    }
+
+    /** Builds a {@link RateLimitFilter}. Not threadsafe; the built filter is immutable. */
+    public static final class Builder {
+        private @Nullable RateLimitStore store;
+        private final List<Policy> policies = new ArrayList<>();
+        private Plans plans = Plans.builder().plan("any", 1).defaultPlan("any").build();
+        private @Nullable Function<HttpServletRequest, @Nullable RequestFacts> facts;
+        private Predicate<HttpServletRequest> exempt = request -> false;
+        private boolean deferToIdempotencyFilter;
+        private Duration retryAfterJitter = Duration.ZERO;
+        private String problemTypeBase = "/problems/";
+
+        private Builder() {
+        }
+
+        /** Where the counters live (required). */
+        public Builder store(RateLimitStore store) {
+            this.store = store;
+            return this;
+        }
+
+        /** Adds a policy; policies are checked and shown in the order added. */
+        public Builder policy(Policy policy) {
+            for (Policy existing : policies) {
+                if (existing.name().equals(policy.name())) {
+                    throw new IllegalArgumentException("policy already added: " + policy.name());
+                }
+            }
+            policies.add(policy);
+            return this;
+        }
+
+        /** Adds every policy of {@code list}, in order. */
+        public Builder policies(List<Policy> list) {
+            list.forEach(this::policy);
+            return this;
+        }
+
+        /** How plans scale quotas (default: every plan gets the policies' quotas as they are). */
+        public Builder plans(Plans plans) {
+            this.plans = plans;
+            return this;
+        }
+
+        /** Who is calling, or {@code null} for a request that is not limited (required). */
+        public Builder facts(Function<HttpServletRequest, @Nullable RequestFacts> facts) {
+            this.facts = facts;
+            return this;
+        }
+
+        /** Requests that spend nothing and only see their budgets (default: none). */
+        public Builder exempt(Predicate<HttpServletRequest> exempt) {
+            this.exempt = exempt;
+            return this;
+        }
+
+        /**
+         * Leaves requests that carry an {@code Idempotency-Key} to the {@link IdempotencyFilter}
+         * placed after this filter, which charges them only when they run (default false). Turn
+         * it on only with that filter in place: without it, keyed requests go uncounted.
+         */
+        public Builder deferToIdempotencyFilter(boolean defer) {
+            this.deferToIdempotencyFilter = defer;
+            return this;
+        }
+
+        /** The most extra time added at random to a refusal's {@code Retry-After} (default 0). */
+        public Builder retryAfterJitter(Duration jitter) {
+            if (jitter.isNegative()) {
+                throw new IllegalArgumentException("retryAfterJitter must not be negative: " + jitter);
+            }
+            this.retryAfterJitter = jitter;
+            return this;
+        }
+
+        /** Prefix of problem {@code type} URIs (default {@code /problems/}). */
+        public Builder problemTypeBase(String base) {
+            this.problemTypeBase = FilterSettings.checkProblemTypeBase(base);
+            return this;
+        }
+
+        /**
+         * The filter.
+         *
+         * @throws IllegalStateException if the store or the facts function was not set
+         */
+        public RateLimitFilter build() {
+            if (store == null || facts == null) {
+                throw new IllegalStateException("store and facts are required; missing:"
+                        + (store == null ? " store" : "") + (facts == null ? " facts" : ""));
+            }
+            return new RateLimitFilter(new RateLimitSettings(store, policies, plans, facts, exempt,
+                    deferToIdempotencyFilter, retryAfterJitter, problemTypeBase));
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.retrysafe.servlet.internal;
+
+import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.HeaderField;
+import dev.retrysafe.ratelimit.RateLimitHeaders;
+import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.RequestFacts;
+import dev.retrysafe.servlet.IdempotencyFilter;
+import dev.retrysafe.servlet.ProblemType;
+import dev.retrysafe.servlet.RateLimitFilter;
+import dev.retrysafe.servlet.RequestAdmission;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The rate-limit filter's logic, one request at a time: who is calling, which policies apply,
+ * one decision, then headers and either the chain or a refusal. Threadsafe.
+ */
+public final class RateLimitHandler {
+
+    private final RateLimitSettings settings;
+    private final RateLimitHeaders headers;
+
+    /** A handler with {@code settings}. */
+    public RateLimitHandler(RateLimitSettings settings) {
+        this.settings = settings;
+        this.headers = RateLimitHeaders.builder()
+                .retryAfterJitterSeconds(settings.retryAfterJitter().toSeconds())
+                .build();
+    }
+
+    /** Handles one request as the filter documents. */
+    public void handle(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        RequestFacts facts = settings.facts().apply(request);
+        List<Charge> charges = facts == null ? List.of() : settings.plans().chargesFor(settings.policies(), facts);
+        if (facts == null || charges.isEmpty()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        String partition = facts.partition();
+        if (settings.exempt().test(request)) {
+            Decision budgets = settings.store().peek(partition, charges);
+            request.setAttribute(RateLimitFilter.DECISION_ATTRIBUTE, budgets);
+            writeHeaders(response, budgets);
+            chain.doFilter(request, response);
+            return;
+        }
+        if (settings.deferToIdempotencyFilter() && request.getHeader(IdempotencyFilter.KEY_HEADER) != null) {
+            request.setAttribute(RequestAdmission.ATTRIBUTE, new Deferred(partition, charges));
+            chain.doFilter(request, response);
+            return;
+        }
+        if (admit(settings.store().decide(partition, charges), response)) {
+            chain.doFilter(request, response);
+        }
+    }
+
+    /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
+    private boolean admit(Decision decision, HttpServletResponse response) throws IOException {
+        long wait = writeHeaders(response, decision);
+        return switch (decision) {
+            case Decision.Allowed allowed -> true;
+            case Decision.Rejected rejected -> {
+                Policy policy = rejected.refusedBy().policy();
+                Map<String, Object> members = new LinkedHashMap<>();
+                members.put("policy", policy.name());
+                members.put("retry_after", wait);
+                refuse(response, ProblemType.RATE_LIMITED, "Rate-limit policy '" + policy.name() + "' allows "
+                        + rejected.refusedBy().limit() + " per " + window(policy)
+                        + "; retry in " + wait + " s.", members);
+                yield false;
+            }
+            case Decision.Unavailable unavailable -> {
+                refuse(response, ProblemType.RATE_LIMIT_UNAVAILABLE, "Rate limits cannot be checked right now and"
+                        + " policy '" + unavailable.failedClosed().name() + "' refuses unchecked requests; retry in "
+                        + wait + " s.", Map.of("retry_after", wait));
+                yield false;
+            }
+        };
+    }
+
+    private void refuse(HttpServletResponse response, ProblemType type, String detail, Map<String, Object> members)
+            throws IOException {
+        byte[] body = ProblemJson.render(type, settings.problemTypeBase(), detail, members);
+        response.setStatus(type.status());
+        response.setContentType(ProblemJson.MEDIA_TYPE);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    /** Sets the decision's headers; returns its {@code Retry-After} in seconds (0 when allowed). */
+    private long writeHeaders(HttpServletResponse response, Decision decision) {
+        long retryAfter = 0;
+        for (HeaderField field : headers.render(decision)) {
+            response.setHeader(field.name(), field.value());
+            if (field.name().equals(RateLimitHeaders.RETRY_AFTER)) {
+                retryAfter = Long.parseLong(field.value());
+            }
+        }
+        return retryAfter;
+    }
+
+    /** "10 s", "1 h", "1.5 s": how a window reads in a problem's detail. */
+    static String window(Policy policy) {
+        Duration w = policy.window();
+        if (w.toMillis() % 3_600_000 == 0) {
+            return w.toHours() + " h";
+        }
+        if (w.toMillis() % 60_000 == 0) {
+            return w.toMinutes() + " min";
+        }
+        return w.toMillis() % 1000 == 0 ? w.toSeconds() + " s" : w.toMillis() + " ms";
+    }
+
+    /** The decision of a keyed request, taken by the idempotency filter once it knows the request runs. */
+    private final class Deferred implements RequestAdmission {
+        private final String partition;
+        private final List<Charge> charges;
+
+        Deferred(String partition, List<Charge> charges) {
+            this.partition = partition;
+            this.charges = charges;
+        }
+
+        @Override
+        public boolean admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            return RateLimitHandler.this.admit(settings.store().decide(partition, charges), response);
+        }
+
+        @Override
+        public void waive(HttpServletRequest request, HttpServletResponse response) {
+            writeHeaders(response, settings.store().peek(partition, charges));
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.retrysafe.servlet.internal;
+
+import dev.retrysafe.ratelimit.Plans;
+import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.RequestFacts;
+import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The rate-limit filter's settings, copied once. Immutable and threadsafe (provided the store
+ * and the functions are).
+ *
+ */
+public record RateLimitSettings(
+        RateLimitStore store,
+        List<Policy> policies,
+        Plans plans,
+        Function<HttpServletRequest, @Nullable RequestFacts> facts,
+        Predicate<HttpServletRequest> exempt,
+        boolean deferToIdempotencyFilter,
+        Duration retryAfterJitter,
+        String problemTypeBase) {
+
+    /** Copies the collections. */
+    public RateLimitSettings {
+        policies = List.copyOf(policies);
+    }
+}
