@@ -104,6 +104,9 @@ class CrashSafetyTest {
         Files.writeString(config, """
                 idempotency:
                   lease: %ds
+                # about crashes, not limits: the retrying clients would otherwise be slowed by 429s
+                rate_limits:
+                  enabled: false
                 shutdown:
                   timeout: 5s
                 """.formatted(LEASE.toSeconds()), StandardCharsets.UTF_8);

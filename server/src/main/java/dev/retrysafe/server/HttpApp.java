@@ -8,6 +8,7 @@ import dev.retrysafe.server.http.ProblemPages;
 import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
+import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
@@ -23,7 +24,11 @@ import org.jspecify.annotations.Nullable;
  * The one place where the HTTP pipeline is put together. A request passes, in this order:
  * <ol>
  *   <li>Jetty (virtual threads; graceful stop);</li>
- *   <li>{@link AuthFilter}: API key to account, 401 otherwise (only under {@code /v1/});</li>
+ *   <li>{@link AuthFilter}: API key to account (only under {@code /v1/});</li>
+ *   <li>the rate-limit filter (when enabled): headers on every answer, {@code 429} over a limit;
+ *       keyed requests are decided later, by the idempotency filter, once they will run;</li>
+ *   <li>{@link AuthFilter#requireAccount()}: {@code 401} for a request the first step could
+ *       not authenticate (after the rate limit, so that guessing keys is limited by address);</li>
  *   <li>the idempotency filter, scoped by that account (when enabled);</li>
  *   <li>Javalin's routes, with every error mapped to a problem.</li>
  * </ol>
@@ -34,10 +39,11 @@ final class HttpApp {
     }
 
     /** The handlers the routes call. */
-    record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds) {
+    record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits) {
     }
 
-    static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter idempotency, Handlers h) {
+    static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter rateLimit, @Nullable Filter idempotency,
+                          Handlers h) {
         ErrorMapping errors = new ErrorMapping(config.maxBodyBytes());
         return Javalin.create(c -> {
             c.startup.showJavalinBanner = false;
@@ -55,8 +61,12 @@ final class HttpApp {
             });
             c.jetty.modifyServletContextHandler(context -> {
                 context.setErrorHandler(new ProblemErrorHandler());
-                // the order of cross-cutting concerns: authentication, then idempotency
+                // the order of cross-cutting concerns: authentication, rate limit, then idempotency
                 addFilter(context, auth);
+                if (rateLimit != null) {
+                    addFilter(context, rateLimit);
+                }
+                addFilter(context, AuthFilter.requireAccount());
                 if (idempotency != null) {
                     addFilter(context, idempotency);
                 }
@@ -78,6 +88,7 @@ final class HttpApp {
             c.routes.post("/v1/refunds", h.refunds()::create);
             read.accept("/v1/refunds", h.refunds()::list);
             read.accept("/v1/refunds/{id}", h.refunds()::get);
+            read.accept("/v1/rate_limit", h.rateLimits()::budgets);
 
             c.routes.exception(HttpResponseException.class, errors::httpResponse);
             c.routes.exception(Exception.class, errors::unexpected);

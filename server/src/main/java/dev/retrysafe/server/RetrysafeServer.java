@@ -14,7 +14,10 @@ import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.Payments;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.payments.Refunds;
+import dev.retrysafe.server.ratelimits.RateLimitRoutes;
+import dev.retrysafe.server.ratelimits.RateLimiting;
 import dev.retrysafe.servlet.IdempotencyFilter;
+import dev.retrysafe.servlet.RateLimitFilter;
 import io.javalin.Javalin;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -123,8 +126,10 @@ public final class RetrysafeServer implements AutoCloseable {
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
-                    new RefundRoutes(transactions, new Refunds(ids, clock), config.maxBodyBytes()));
-            Javalin app = HttpApp.create(config, new AuthFilter(accounts), idempotency, handlers);
+                    new RefundRoutes(transactions, new Refunds(ids, clock), config.maxBodyBytes()),
+                    new RateLimitRoutes(config.rateLimits().enabled()));
+            RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
+            Javalin app = HttpApp.create(config, new AuthFilter(accounts), rateLimit, idempotency, handlers);
             app.start();
             LOG.info("Retrysafe listening on port {} with {} database {}", app.port(),
                     config.database().embedded() ? "embedded" : "external", config.database().describe(config.dataDir()));

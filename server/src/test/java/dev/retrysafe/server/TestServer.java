@@ -5,6 +5,7 @@ import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.server.config.BankConfig;
 import dev.retrysafe.server.config.DatabaseConfig;
 import dev.retrysafe.server.config.IdempotencyConfig;
+import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.testkit.PostgresTestDatabase;
 import java.io.ByteArrayOutputStream;
@@ -141,6 +142,7 @@ public final class TestServer implements AutoCloseable {
         private Duration lease = Duration.ofSeconds(30);
         private Clock clock = Clock.systemUTC();
         private UnaryOperator<ServerConfig> customize = UnaryOperator.identity();
+        private @Nullable RateLimitConfig rateLimits;
         private Bank.Processing bankProcessing = Bank.Processing.SLEEP;
 
         private Builder(@Nullable Path dataDir, @Nullable DatabaseConfig database) {
@@ -193,6 +195,15 @@ public final class TestServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Rate limits as in {@code limits} (default: off, so that tests about other things are not
+         * refused; {@code ServerConfig.defaults().rateLimits()} gives the shipped policies).
+         */
+        public Builder rateLimits(RateLimitConfig limits) {
+            this.rateLimits = limits;
+            return this;
+        }
+
         /** Any other change to the configuration, applied last. */
         public Builder configure(UnaryOperator<ServerConfig> change) {
             this.customize = change;
@@ -219,6 +230,7 @@ public final class TestServer implements AutoCloseable {
                         .withBank(new BankConfig(bankLatency, declineRate, errorRate))
                         .withIdempotency(new IdempotencyConfig(idempotency, lease,
                                 base.idempotency().retention(), base.idempotency().purgeInterval()))
+                        .withRateLimits(rateLimits != null ? rateLimits : base.rateLimits().disabled())
                         .withShutdownTimeout(Duration.ofSeconds(5))
                         .withBootstrapApiKeys(List.of(key, other)));
                 ByteArrayOutputStream out = new ByteArrayOutputStream();

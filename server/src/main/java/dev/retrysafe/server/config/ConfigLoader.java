@@ -94,9 +94,32 @@ public final class ConfigLoader {
                 new BankConfig(s.duration("bank.latency"), s.decimal("bank.decline_rate"), s.decimal("bank.error_rate")),
                 new IdempotencyConfig(s.bool("idempotency.enabled"), s.duration("idempotency.lease"),
                         s.duration("idempotency.retention"), s.duration("idempotency.purge_interval")),
+                rateLimits(s, redis),
                 s.integer("limits.max_body_bytes"),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
+    }
+
+    private static RateLimitConfig rateLimits(Settings s, String redisUrl) {
+        RateLimitConfig.Store store = switch (s.text("rate_limits.store").trim()) {
+            case "auto", "" -> RateLimitConfig.Store.AUTO;
+            case "memory" -> RateLimitConfig.Store.MEMORY;
+            case "redis" -> RateLimitConfig.Store.REDIS;
+            default -> throw new ConfigException("rate_limits.store", "rate_limits.store must be auto, memory or redis,"
+                    + " was '" + s.text("rate_limits.store") + "'");
+        };
+        if (store == RateLimitConfig.Store.REDIS && redisUrl.isBlank()) {
+            throw new ConfigException("rate_limits.store", "rate_limits.store is redis but redis.url is not set"
+                    + " (RETRYSAFE_REDIS_URL)");
+        }
+        Map<String, Double> plans = new java.util.LinkedHashMap<>();
+        for (Iterator<String> it = s.node("rate_limits.plans").fieldNames(); it.hasNext(); ) {
+            String plan = it.next();
+            plans.put(plan, s.decimal("rate_limits.plans." + plan));
+        }
+        return new RateLimitConfig(s.bool("rate_limits.enabled"), store,
+                RateLimitPolicies.parse(s.node("rate_limits.policies")), plans,
+                s.duration("rate_limits.retry_after_jitter"), s.duration("rate_limits.redis_timeout"));
     }
 
     private static ObjectNode defaults() {

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
  * @param redis the optional Redis server
  * @param bank the simulated bank
  * @param idempotency idempotency keys
+ * @param rateLimits rate limits
  * @param maxBodyBytes largest request body, 1 byte..64 MiB
  * @param shutdownTimeout how long in-flight requests may finish after SIGTERM, 0..10m
  * @param bootstrapApiKeys keys that must exist at start, one account each
@@ -29,6 +30,7 @@ public record ServerConfig(
         RedisConfig redis,
         BankConfig bank,
         IdempotencyConfig idempotency,
+        RateLimitConfig rateLimits,
         int maxBodyBytes,
         Duration shutdownTimeout,
         List<String> bootstrapApiKeys) {
@@ -60,61 +62,67 @@ public record ServerConfig(
 
     /** A copy listening on another address. */
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, dataDir, database, redis, bank, idempotency, maxBodyBytes,
+        return new ServerConfig(newHost, port, dataDir, database, redis, bank, idempotency, rateLimits, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy on another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, dataDir, database, redis, bank, idempotency, maxBodyBytes,
+        return new ServerConfig(host, newPort, dataDir, database, redis, bank, idempotency, rateLimits, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another data folder. */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(host, port, newDataDir, database, redis, bank, idempotency, maxBodyBytes,
+        return new ServerConfig(host, port, newDataDir, database, redis, bank, idempotency, rateLimits, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(DatabaseConfig newDatabase) {
-        return new ServerConfig(host, port, dataDir, newDatabase, redis, bank, idempotency, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, newDatabase, redis, bank, idempotency, rateLimits, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another Redis. */
     public ServerConfig withRedis(RedisConfig newRedis) {
-        return new ServerConfig(host, port, dataDir, database, newRedis, bank, idempotency, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, newRedis, bank, idempotency, rateLimits, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another bank. */
     public ServerConfig withBank(BankConfig newBank) {
-        return new ServerConfig(host, port, dataDir, database, redis, newBank, idempotency, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, newBank, idempotency, rateLimits, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other idempotency settings. */
     public ServerConfig withIdempotency(IdempotencyConfig newIdempotency) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, newIdempotency, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, newIdempotency, rateLimits, maxBodyBytes,
+                shutdownTimeout, bootstrapApiKeys);
+    }
+
+    /** A copy with other rate limits. */
+    public ServerConfig withRateLimits(RateLimitConfig newRateLimits) {
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, newRateLimits, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another body limit. */
     public ServerConfig withMaxBodyBytes(int newMaxBodyBytes) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, newMaxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, newMaxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another shutdown timeout. */
     public ServerConfig withShutdownTimeout(Duration newTimeout) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, maxBodyBytes,
                 newTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other bootstrap keys. */
     public ServerConfig withBootstrapApiKeys(List<String> keys) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, maxBodyBytes,
                 shutdownTimeout, keys);
     }
 }

@@ -22,13 +22,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Authenticates every request under {@code /v1/} by its {@code Authorization: Bearer <key>}
- * header and puts the {@link Account} on the request ({@link RequestAccount}). A missing or
- * unknown key answers {@code 401} with {@code WWW-Authenticate: Bearer}. Keys are never logged.
+ * header and puts the {@link Account} and the key's id on the request ({@link RequestAccount}).
+ * A missing or unknown key is not answered here but noted on the request, so that the rate limit
+ * for unauthenticated callers counts it first; {@link #requireAccount()}, placed after the rate
+ * limit, answers it {@code 401} with {@code WWW-Authenticate: Bearer}. Keys are never logged.
  * This class is threadsafe.
  */
 public final class AuthFilter implements Filter {
 
     private static final Logger LOG = LoggerFactory.getLogger(AuthFilter.class);
+    /** Request attribute: why a request under /v1/ is not authenticated (its 401's detail). */
+    static final String FAILURE_ATTRIBUTE = "dev.retrysafe.server.auth-failure";
     /** Bounds the memory of the cache below; beyond it the cache starts over. */
     private static final int CACHE_LIMIT = 10_000;
 
@@ -54,12 +58,14 @@ public final class AuthFilter implements Filter {
         }
         String key = bearerToken(request.getHeader("Authorization"));
         if (key == null) {
-            unauthorized(response, "Send your API key as 'Authorization: Bearer <key>'.");
+            request.setAttribute(FAILURE_ATTRIBUTE, "Send your API key as 'Authorization: Bearer <key>'.");
+            chain.doFilter(req, res);
             return;
         }
+        String hash = ApiKeys.hash(key);
         Optional<Account> account;
         try {
-            account = lookUp(ApiKeys.hash(key));
+            account = lookUp(hash);
         } catch (SQLException e) {
             LOG.warn("cannot check an API key: database unavailable: {}", e.toString());
             Problems.respond(response, Problem.of(ProblemType.SERVICE_UNAVAILABLE,
@@ -68,11 +74,28 @@ public final class AuthFilter implements Filter {
             return;
         }
         if (account.isEmpty()) {
-            unauthorized(response, "The API key is not valid.");
-            return;
+            request.setAttribute(FAILURE_ATTRIBUTE, "The API key is not valid.");
+        } else {
+            request.setAttribute(RequestAccount.ATTRIBUTE, account.get());
+            // a prefix of the key's SHA-256: names the key for rate limits without being a secret
+            request.setAttribute(RequestAccount.KEY_ID_ATTRIBUTE, "key_" + hash.substring(0, 16));
         }
-        request.setAttribute(RequestAccount.ATTRIBUTE, account.get());
         chain.doFilter(req, res);
+    }
+
+    /**
+     * The filter that answers {@code 401} for a request under {@code /v1/} that this filter could
+     * not authenticate; a request it authenticated (or one outside {@code /v1/}) passes.
+     */
+    public static Filter requireAccount() {
+        return (req, res, chain) -> {
+            Object failure = req.getAttribute(FAILURE_ATTRIBUTE);
+            if (failure != null && RequestAccount.of(req) == null) {
+                unauthorized((HttpServletResponse) res, failure.toString());
+                return;
+            }
+            chain.doFilter(req, res);
+        };
     }
 
     private Optional<Account> lookUp(String hash) throws SQLException {

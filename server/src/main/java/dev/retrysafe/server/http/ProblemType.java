@@ -58,6 +58,18 @@ public enum ProblemType {
     /** A bug on our side. */
     INTERNAL_ERROR(dev.retrysafe.servlet.ProblemType.INTERNAL_ERROR,
             "Something failed inside the server. Any effect of the request was rolled back, so it is safe to retry."),
+    /** A rate-limit policy refused the request. */
+    RATE_LIMITED(dev.retrysafe.servlet.ProblemType.RATE_LIMITED,
+            "You sent more requests than a rate-limit policy allows. The problem's <code>policy</code> names it and "
+                    + "<code>retry_after</code> (like the <code>Retry-After</code> header) says how many seconds to wait. "
+                    + "The refused request had no effect and spent no budget. Every answer carries "
+                    + "<code>RateLimit</code> and <code>X-RateLimit-*</code> headers, so a client can slow down before "
+                    + "it is refused; <code>GET /v1/rate_limit</code> lists every budget."),
+    /** The rate-limit store is down and a policy fails closed. */
+    RATE_LIMIT_UNAVAILABLE(dev.retrysafe.servlet.ProblemType.RATE_LIMIT_UNAVAILABLE,
+            "The rate-limit counters cannot be reached right now and a policy that applies to this request is "
+                    + "configured to refuse rather than go uncounted. The request had no effect; retry after "
+                    + "<code>Retry-After</code>."),
     /** Idempotency key missing where required. */
     IDEMPOTENCY_KEY_MISSING(dev.retrysafe.servlet.ProblemType.IDEMPOTENCY_KEY_MISSING,
             "This endpoint requires an <code>Idempotency-Key</code> header: a unique value per operation "

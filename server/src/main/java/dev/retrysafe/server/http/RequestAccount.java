@@ -9,6 +9,8 @@ public final class RequestAccount {
 
     /** The request attribute holding the {@link Account}. */
     public static final String ATTRIBUTE = "dev.retrysafe.server.account";
+    /** The request attribute holding the id of the API key used ({@code key_} + 16 hex digits). */
+    public static final String KEY_ID_ATTRIBUTE = "dev.retrysafe.server.api-key-id";
 
     private RequestAccount() {
     }
@@ -22,6 +24,11 @@ public final class RequestAccount {
     public static @Nullable String idOf(ServletRequest request) {
         Account account = of(request);
         return account == null ? null : account.id();
+    }
+
+    /** The id of the request's API key, or {@code null} when it is not authenticated. */
+    public static @Nullable String keyIdOf(ServletRequest request) {
+        return (String) request.getAttribute(KEY_ID_ATTRIBUTE);
     }
 
     /** The request's account; only for routes behind {@link AuthFilter}. */

@@ -1,0 +1,74 @@
+package dev.retrysafe.server.ratelimits;
+
+import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
+import dev.retrysafe.ratelimit.Plans;
+import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
+import dev.retrysafe.server.config.RateLimitConfig;
+import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.servlet.RateLimitFilter;
+import java.time.Clock;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Builds the rate-limit filter and its store from the configuration. */
+public final class RateLimiting {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RateLimiting.class);
+
+    private RateLimiting() {
+    }
+
+    /**
+     * The filter as configured, or {@code null} when rate limits are off. Its store is added to
+     * {@code resources} (closed with the server).
+     *
+     * @param idempotency whether an idempotency filter follows, to which keyed requests are left
+     */
+    public static @Nullable RateLimitFilter filter(ServerConfig config, Clock clock, boolean idempotency,
+                                                   List<AutoCloseable> resources) {
+        RateLimitConfig limits = config.rateLimits();
+        if (!limits.enabled()) {
+            LOG.warn("rate_limits.enabled is false: no request is limited");
+            return null;
+        }
+        RateLimitStore store = store(config, clock);
+        resources.add(store);
+        RateLimitFilter.Builder filter = RateLimitFilter.builder()
+                .store(store)
+                .policies(limits.policies())
+                .facts(CallerFacts::of)
+                .exempt(CallerFacts::isBudgetReport)
+                .deferToIdempotencyFilter(idempotency)
+                .retryAfterJitter(limits.retryAfterJitter())
+                .problemTypeBase("/problems/")
+                .plans(plans(limits));
+        return filter.build();
+    }
+
+    /** The configured plans; an account on an unlisted plan gets {@code free}'s quotas. */
+    static Plans plans(RateLimitConfig limits) {
+        Plans.Builder plans = Plans.builder();
+        limits.plans().forEach(plans::plan);
+        return plans.defaultPlan(limits.plans().containsKey("free") ? "free" : limits.plans().keySet().iterator().next())
+                .build();
+    }
+
+    private static RateLimitStore store(ServerConfig config, Clock clock) {
+        RateLimitConfig limits = config.rateLimits();
+        boolean redis = limits.store() == RateLimitConfig.Store.REDIS
+                || limits.store() == RateLimitConfig.Store.AUTO && config.redis().configured();
+        if (redis && config.redis().url() != null) {
+            LOG.info("rate-limit counters in Redis (shared by every instance), timeout {} ms",
+                    limits.redisTimeout().toMillis());
+            return RedisRateLimitStore.builder()
+                    .redisUri(config.redis().url().toString())
+                    .commandTimeout(limits.redisTimeout())
+                    .build();
+        }
+        LOG.info("rate-limit counters in memory (this instance only)");
+        return InMemoryRateLimitStore.builder().clock(clock).build();
+    }
+}
