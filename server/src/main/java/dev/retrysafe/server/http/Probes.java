@@ -9,8 +9,11 @@ import java.util.Map;
 
 /**
  * {@code GET /health}: the process is alive (touches nothing else, so a slow database never
- * gets a live server restarted). {@code GET /ready}: the database, and Redis when configured,
- * answer; otherwise {@code 503}, so a load balancer sends traffic elsewhere.
+ * gets a live server restarted). {@code GET /ready}: {@code 503} while the database does not
+ * answer, so a load balancer sends traffic elsewhere. Redis, when configured, is checked and
+ * reported but does not make an instance unready: it holds only rate-limit counters, whose
+ * policies fail open or closed by configuration, and every instance shares it, so taking
+ * instances out for it would turn a Redis outage into a total one ({@code "status":"degraded"}).
  */
 public final class Probes {
 
@@ -38,14 +41,14 @@ public final class Probes {
         if (redis.url() != null) {
             checks.put("redis", RedisPing.ping(redis.url(), redis.port(), TIMEOUT) ? "ok" : "unreachable");
         }
-        if (checks.containsValue("unreachable")) {
+        if (checks.get("database").equals("unreachable")) {
             Problems.respond(ctx, Problem.of(ProblemType.SERVICE_UNAVAILABLE, "Not ready: " + checks + ".")
                     .with("checks", checks).with("retryable", true).withHeader("Retry-After", "1"));
             return;
         }
         ctx.contentType(Json.CONTENT_TYPE);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", "ready");
+        body.put("status", checks.containsValue("unreachable") ? "degraded" : "ready");
         body.put("checks", checks);
         ctx.result(Json.bytes(body));
     }
