@@ -2,6 +2,7 @@ package dev.retrysafe.servlet;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
 import dev.retrysafe.servlet.internal.FilterSettings;
+import dev.retrysafe.servlet.internal.HttpOnly;
 import dev.retrysafe.servlet.internal.IdempotencyHandler;
 import dev.retrysafe.servlet.internal.RouteTemplate;
 import jakarta.servlet.Filter;
@@ -10,7 +11,6 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -77,11 +77,7 @@ public final class IdempotencyFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        if (request instanceof HttpServletRequest httpRequest && response instanceof HttpServletResponse httpResponse) {
-            handler.handle(httpRequest, httpResponse, chain);
-        } else {
-            chain.doFilter(request, response);
-        }
+        HttpOnly.filter(request, response, chain, handler::handle);
     }
 
     /** Builds an {@link IdempotencyFilter}. Not threadsafe; the built filter is immutable. */

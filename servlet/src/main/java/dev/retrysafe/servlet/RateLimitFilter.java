@@ -6,6 +6,7 @@ import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.internal.FilterSettings;
+import dev.retrysafe.servlet.internal.HttpOnly;
 import dev.retrysafe.servlet.internal.RateLimitHandler;
 import dev.retrysafe.servlet.internal.RateLimitSettings;
 import jakarta.servlet.Filter;
@@ -14,7 +15,6 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,11 +68,7 @@ public final class RateLimitFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        if (request instanceof HttpServletRequest httpRequest && response instanceof HttpServletResponse httpResponse) {
-            handler.handle(httpRequest, httpResponse, chain);
-        } else {
-            chain.doFilter(request, response);
-        }
+        HttpOnly.filter(request, response, chain, handler::handle);
     }
 
     /** Builds a {@link RateLimitFilter}. Not threadsafe; the built filter is immutable. */
