@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by ./test: PostgreSQL and Redis on loopback, or a loud failure.
+# Sourced by ./test: PostgreSQL and Redis on loopback, node and npm, or a loud failure.
 PG_HOST=127.0.0.1 PG_PORT=5432 REDIS_HOST=127.0.0.1 REDIS_PORT=6379
 
 die() { echo "test: $*" >&2; exit 1; }
@@ -54,6 +54,19 @@ ensure_redis() {
   redis-server --daemonize yes --bind 127.0.0.1 -::1 --port $REDIS_PORT --save "" --appendonly no \
     --dir /var/lib/redis --logfile /var/log/redis/ci.log >&2 || true
   wait_until 30 redis_up || die "Redis did not answer on $REDIS_HOST:$REDIS_PORT within 30 s"
+}
+
+# The webhooks module's interoperability tests run the reference Standard Webhooks library
+# (npm standardwebhooks) with node; the tests install the library themselves, once, into
+# webhooks/target/js.
+ensure_node() {
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && return 0
+  can_install || die "node and npm are needed by the webhooks interoperability tests and cannot be installed here (need root and apt-get). Install Node.js 20 and npm."
+  echo "test: installing node and npm (apt-get)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >&2 \
+    || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >&2; } \
+    || die "apt-get could not install node and npm"
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || die "node or npm still missing after apt-get"
 }
 
 # Databases of killed earlier runs (the tests drop their own when they finish).

@@ -11,6 +11,8 @@ import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Database;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.cli.WebhookCommands;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.util.Map;
@@ -18,8 +20,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The command line of the Retrysafe server: {@code serve} (default), {@code create-account},
- * {@code migrate}, {@code --help}. Exit codes: 0 success, 1 failure, 2 bad command line or
- * configuration.
+ * {@code migrate}, {@code webhooks sign|verify}, {@code --help}. Exit codes: 0 success, 1 failure
+ * (or a rejected webhook), 2 bad command line or configuration.
  */
 public final class Main {
 
@@ -41,7 +43,7 @@ public final class Main {
             }
             return;
         }
-        System.exit(run(command, System.getenv(), System.out, System.err));
+        System.exit(run(command, System.getenv(), System.in, System.out, System.err));
     }
 
     /**
@@ -49,10 +51,19 @@ public final class Main {
      * can call it in-process.
      */
     public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
-        return run(CommandLine.parse(args), env, out, err);
+        return run(args, env, InputStream.nullInputStream(), out, err);
     }
 
-    private static int run(Command command, Map<String, String> env, PrintStream out, PrintStream err) {
+    /**
+     * Runs every command but {@code serve} with {@code in} as standard input (the body of
+     * {@code webhooks sign} and {@code webhooks verify}), returning the exit code.
+     */
+    public static int run(String[] args, Map<String, String> env, InputStream in, PrintStream out, PrintStream err) {
+        return run(CommandLine.parse(args), env, in, out, err);
+    }
+
+    private static int run(Command command, Map<String, String> env, InputStream in, PrintStream out,
+            PrintStream err) {
         try {
             return switch (command) {
                 case Command.Help h -> {
@@ -72,6 +83,8 @@ public final class Main {
                 }
                 case Command.CreateAccount c ->
                         createAccount(c, EmbeddedH2.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
+                case Command.WebhookSign sign -> WebhookCommands.sign(sign, in, out, err);
+                case Command.WebhookVerify verify -> WebhookCommands.verify(verify, in, out, err, Clock.systemUTC());
                 case Command.Serve s -> throw new IllegalArgumentException("serve is run by main()");
             };
         } catch (ConfigException e) {

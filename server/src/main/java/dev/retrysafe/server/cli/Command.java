@@ -1,6 +1,8 @@
 package dev.retrysafe.server.cli;
 
+import dev.retrysafe.webhooks.WebhookSecret;
 import java.nio.file.Path;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /** A parsed command line: what to do, with which configuration file. */
@@ -25,6 +27,49 @@ public sealed interface Command {
      * @param plan its plan
      */
     record CreateAccount(@Nullable Path config, String name, String plan) implements Command {
+    }
+
+    /**
+     * {@code webhooks sign}: print the {@code webhook-signature} of the body on standard input.
+     *
+     * @param secrets the secrets to sign with, in order (several during a rotation)
+     * @param id the {@code webhook-id}
+     * @param timestamp the {@code webhook-timestamp}, seconds since the epoch
+     */
+    record WebhookSign(List<WebhookSecret> secrets, String id, long timestamp) implements Command {
+        /** Copies the secrets. */
+        public WebhookSign {
+            secrets = List.copyOf(secrets);
+        }
+
+        @Override
+        public @Nullable Path config() {
+            return null;
+        }
+    }
+
+    /**
+     * {@code webhooks verify}: verify the body on standard input as a receiver would.
+     *
+     * @param secrets the secrets the receiver knows
+     * @param id the {@code webhook-id}
+     * @param timestamp the {@code webhook-timestamp} as received (the verifier judges it)
+     * @param signature the {@code webhook-signature} as received
+     * @param now the time to check the timestamp against, in seconds since the epoch, or
+     *     {@code null} for the current time
+     * @param noTolerance check the signature whatever the timestamp's age
+     */
+    record WebhookVerify(List<WebhookSecret> secrets, String id, String timestamp, String signature,
+            @Nullable Long now, boolean noTolerance) implements Command {
+        /** Copies the secrets. */
+        public WebhookVerify {
+            secrets = List.copyOf(secrets);
+        }
+
+        @Override
+        public @Nullable Path config() {
+            return null;
+        }
     }
 
     /** {@code --help}. */

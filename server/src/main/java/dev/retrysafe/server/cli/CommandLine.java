@@ -23,6 +23,16 @@ public final class CommandLine {
                                          PLAN is free (default), pro or enterprise. Works while a
                                          server runs on the same data.
               migrate                    Apply pending database migrations and exit.
+              webhooks sign --secret S --id I --timestamp T
+                                         Print the webhook-signature of the body read from standard
+                                         input (its exact bytes: use printf '%s', not echo). Repeat
+                                         --secret to sign with several secrets, as during a rotation.
+              webhooks verify --secret S --id I --timestamp T --signature V [--now T | --no-tolerance]
+                                         Verify the body on standard input like a receiver: prints ok
+                                         (exit 0) or the reason it was rejected (exit 1). The timestamp
+                                         must be within 5 minutes of now, or of --now T (seconds since
+                                         the epoch); --no-tolerance checks only the signature, to debug
+                                         an old message. Repeat --secret for a receiver that rotates.
 
             Options:
               --config FILE              YAML configuration; every setting and its default is documented
@@ -34,10 +44,11 @@ public final class CommandLine {
               RETRYSAFE_DATABASE_PASSWORD, RETRYSAFE_REDIS_URL, RETRYSAFE_BANK_LATENCY_MS,
               RETRYSAFE_BOOTSTRAP_API_KEYS
 
-            Exit codes: 0 success, 1 failure (e.g. database unreachable), 2 bad command line or configuration.
+            Exit codes: 0 success, 1 failure (e.g. database unreachable, a webhook rejected), 2 bad command
+            line or configuration.
             """;
 
-    private static final Set<String> COMMANDS = Set.of("serve", "create-account", "migrate");
+    private static final Set<String> COMMANDS = Set.of("serve", "create-account", "migrate", "webhooks");
     private static final Set<String> CREATE_ACCOUNT_OPTIONS = Set.of("--name", "--plan");
 
     private CommandLine() {
@@ -78,7 +89,14 @@ public final class CommandLine {
                 }
             } else if (command == null) {
                 if (!COMMANDS.contains(arg)) {
-                    return new Command.Invalid("unknown command '" + arg + "' (commands: serve, create-account, migrate)");
+                    return new Command.Invalid("unknown command '" + arg
+                            + "' (commands: serve, create-account, migrate, webhooks)");
+                }
+                if (arg.equals("webhooks")) {
+                    // its own options, some repeatable: parsed apart from the server's
+                    return options.isEmpty() ? WebhookCommandLine.parse(list.subList(i + 1, list.size()))
+                            : new Command.Invalid("option " + options.keySet().iterator().next()
+                                    + " only applies to create-account");
                 }
                 command = arg;
             } else {
