@@ -1,8 +1,9 @@
-/** Jakarta Servlet filters: idempotency with the request's transaction, and rate limits. */
+/** Jakarta Servlet filters: idempotency with the request's transaction, rate limits, and webhook verification for receivers. */
 module dev.retrysafe.servlet {
     requires static transitive org.jspecify;
     requires transitive dev.retrysafe.idempotency;
     requires transitive dev.retrysafe.ratelimit;
+    requires transitive dev.retrysafe.webhooks;
     requires transitive jakarta.servlet;
 
     exports dev.retrysafe.servlet;

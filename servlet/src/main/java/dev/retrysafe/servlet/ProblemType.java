@@ -1,7 +1,8 @@
 package dev.retrysafe.servlet;
 
 /**
- * The problems (RFC 9457) that {@link IdempotencyFilter} and {@link RateLimitFilter} answer with. Each one's {@code type} is
+ * The problems (RFC 9457) that {@link IdempotencyFilter}, {@link RateLimitFilter} and
+ * {@link WebhookReceiverFilter} answer with. Each one's {@code type} is
  * the filter's problem type base followed by {@link #slug()}, e.g.
  * {@code /problems/idempotency-key-in-use}; a server should serve a readable page at each. This
  * enum is immutable and threadsafe.
@@ -22,6 +23,8 @@ public enum ProblemType {
     RATE_LIMITED("rate-limited", 429, "Too many requests", true),
     /** The rate-limit counters cannot be reached and a fail-closed policy applies. */
     RATE_LIMIT_UNAVAILABLE("rate-limit-unavailable", 503, "Rate limits unavailable", true),
+    /** A webhook delivery failed verification (signature, timestamp or headers). */
+    WEBHOOK_REJECTED("webhook-rejected", 400, "Webhook rejected", false),
     /** The operation failed unexpectedly; its effects were rolled back and the key released. */
     INTERNAL_ERROR("internal-error", 500, "Internal error", true);
 

@@ -70,6 +70,12 @@ public enum ProblemType {
             "The rate-limit counters cannot be reached right now and a policy that applies to this request is "
                     + "configured to refuse rather than go uncounted. The request had no effect; retry after "
                     + "<code>Retry-After</code>."),
+    /** A webhook delivery to a Retrysafe receiver failed verification. */
+    WEBHOOK_REJECTED(dev.retrysafe.servlet.ProblemType.WEBHOOK_REJECTED,
+            "The webhook delivery failed verification: a <code>webhook-id</code>, <code>webhook-timestamp</code> or "
+                    + "<code>webhook-signature</code> header is missing or malformed, the timestamp is outside the "
+                    + "tolerance (5 minutes by default), or no signature matches the endpoint's secret. The problem's "
+                    + "<code>reason</code> says which. Sign <code>id.timestamp.body</code> over the exact body bytes sent."),
     /** Idempotency key missing where required. */
     IDEMPOTENCY_KEY_MISSING(dev.retrysafe.servlet.ProblemType.IDEMPOTENCY_KEY_MISSING,
             "This endpoint requires an <code>Idempotency-Key</code> header: a unique value per operation "

@@ -1,5 +1,6 @@
 package dev.retrysafe.servlet.internal;
 
+import jakarta.servlet.http.HttpServletRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +12,25 @@ final class BoundedBody {
     private static final int CHUNK = 8192;
 
     private BoundedBody() {
+    }
+
+    /**
+     * The body of {@code request} within {@code max} bytes, or {@code null} when it is larger; a
+     * refused body is still drained, up to four times the bound, so that the client reads the
+     * 413 instead of a reset connection.
+     */
+    static byte @Nullable [] ofRequest(HttpServletRequest request, int max) throws IOException {
+        long declared = request.getContentLengthLong();
+        long drainLimit = 4L * max;
+        if (declared > max) {
+            discard(request.getInputStream(), drainLimit); // refused before buffering a byte
+            return null;
+        }
+        byte[] body = read(request.getInputStream(), max, declared);
+        if (body == null) {
+            discard(request.getInputStream(), drainLimit);
+        }
+        return body;
     }
 
     /**

@@ -76,7 +76,7 @@ public final class IdempotencyHandler {
                     + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
-        byte[] body = readBody(request);
+        byte[] body = BoundedBody.ofRequest(request, settings.maxBodyBytes());
         if (body == null) {
             refuse(request, response, problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
                     + " bytes"));
@@ -165,22 +165,6 @@ public final class IdempotencyHandler {
 
     private Answer.Problem problem(ProblemType type, String detail) {
         return new Answer.Problem(type, settings.problemTypeBase(), detail);
-    }
-
-    /** Reads the body within the bound; {@code null} if it is too large. */
-    private byte @Nullable [] readBody(HttpServletRequest request) throws IOException {
-        long declared = request.getContentLengthLong();
-        // a refused body is still drained, within a bound, so that the client reads the 413
-        long drainLimit = 4L * settings.maxBodyBytes();
-        if (declared > settings.maxBodyBytes()) {
-            BoundedBody.discard(request.getInputStream(), drainLimit); // refused before buffering a byte
-            return null;
-        }
-        byte[] body = BoundedBody.read(request.getInputStream(), settings.maxBodyBytes(), declared);
-        if (body == null) {
-            BoundedBody.discard(request.getInputStream(), drainLimit);
-        }
-        return body;
     }
 
     private @Nullable RouteMatch match(String method, String path) {
