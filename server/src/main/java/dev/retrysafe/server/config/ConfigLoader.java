@@ -119,7 +119,8 @@ public final class ConfigLoader {
         }
         return new RateLimitConfig(s.bool("rate_limits.enabled"), store,
                 RateLimitPolicies.parse(s.node("rate_limits.policies")), plans,
-                s.duration("rate_limits.retry_after_jitter"), s.duration("rate_limits.redis_timeout"));
+                s.duration("rate_limits.retry_after_jitter"), s.duration("rate_limits.redis_timeout"),
+                s.nonBlank("rate_limits.redis_key_prefix"));
     }
 
     private static ObjectNode defaults() {

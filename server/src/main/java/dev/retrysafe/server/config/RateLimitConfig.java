@@ -17,6 +17,8 @@ import java.util.Map;
  *                         {@code Retry-After}, so refused clients do not all return together
  * @param redisTimeout     how long a decision may wait for Redis before its policies fail open or
  *                         closed
+ * @param redisKeyPrefix   what every counter key in Redis starts with, so that deployments
+ *                         sharing one Redis keep apart
  */
 public record RateLimitConfig(
         boolean enabled,
@@ -24,7 +26,8 @@ public record RateLimitConfig(
         List<Policy> policies,
         Map<String, Double> plans,
         Duration retryAfterJitter,
-        Duration redisTimeout) {
+        Duration redisTimeout,
+        String redisKeyPrefix) {
 
     /** Where counters live. */
     public enum Store {
@@ -55,20 +58,22 @@ public record RateLimitConfig(
         ConfigException.check(redisTimeout.compareTo(Duration.ofMillis(1)) >= 0
                         && redisTimeout.compareTo(Duration.ofSeconds(10)) <= 0,
                 "rate_limits.redis_timeout", "must be between 1ms and 10s, was " + Durations.format(redisTimeout));
+        ConfigException.check(redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"), "rate_limits.redis_key_prefix",
+                "must be 1..64 characters of A-Z a-z 0-9 _ . : -, was '" + redisKeyPrefix + "'");
     }
 
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
     public RateLimitConfig disabled() {
-        return new RateLimitConfig(false, store, policies, plans, retryAfterJitter, redisTimeout);
+        return new RateLimitConfig(false, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix);
     }
 
     /** The same settings with other policies. */
     public RateLimitConfig withPolicies(List<Policy> newPolicies) {
-        return new RateLimitConfig(true, store, newPolicies, plans, retryAfterJitter, redisTimeout);
+        return new RateLimitConfig(true, store, newPolicies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix);
     }
 
     /** The same settings with another store. */
     public RateLimitConfig withStore(Store newStore) {
-        return new RateLimitConfig(enabled, newStore, policies, plans, retryAfterJitter, redisTimeout);
+        return new RateLimitConfig(enabled, newStore, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix);
     }
 }

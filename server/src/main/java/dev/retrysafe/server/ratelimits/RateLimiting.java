@@ -66,6 +66,7 @@ public final class RateLimiting {
             return RedisRateLimitStore.builder()
                     .redisUri(config.redis().url().toString())
                     .commandTimeout(limits.redisTimeout())
+                    .keyPrefix(limits.redisKeyPrefix())
                     .build();
         }
         LOG.info("rate-limit counters in memory (this instance only)");

@@ -54,6 +54,7 @@ class RateLimitConfigTest {
         assertThat(anonymous.appliesTo(ALICE)).as("an authenticated caller is limited by key and account").isFalse();
         assertThat(limits.retryAfterJitter()).isZero();
         assertThat(limits.redisTimeout()).isEqualTo(Duration.ofMillis(100));
+        assertThat(limits.redisKeyPrefix()).isEqualTo("retrysafe:rl:");
     }
 
     @Test
@@ -153,5 +154,9 @@ class RateLimitConfigTest {
                 rate_limits:
                   store: disk
                 """)).isInstanceOf(ConfigException.class).hasMessageContaining("auto, memory or redis");
+        assertThatThrownBy(() -> load("""
+                rate_limits:
+                  redis_key_prefix: "a{b}"
+                """)).isInstanceOf(ConfigException.class).hasMessageContaining("rate_limits.redis_key_prefix");
     }
 }
