@@ -1,0 +1,9 @@
+/** Durable webhook delivery: outbox, dispatcher, retry schedule, SSRF guard, attempt log. */
+module dev.retrysafe.delivery {
+    requires static transitive org.jspecify;
+    requires transitive dev.retrysafe.webhooks;
+    requires transitive java.sql;
+    requires org.eclipse.jetty.client;
+
+    exports dev.retrysafe.delivery;
+}
