@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Summary of a bench/ratelimit/run.sh run: summary.py <results dir> <interference limit %>."""
+import csv
+import glob
+import json
+import os
+import re
+import sys
+
+OUT = sys.argv[1]
+LIMIT = float(sys.argv[2]) if len(sys.argv) > 2 else 10.0
+
+rows = {}
+with open(os.path.join(OUT, "rows.tsv")) as f:
+    for r in csv.DictReader(f, delimiter="\t"):
+        rows[r["row"]] = r
+
+
+def flag(row_id):
+    r = rows.get(row_id)
+    if r is None:
+        return ""
+    if r["exit"] != "0":
+        return " (failed)"
+    return " (noisy: other work %s%%)" % r["other_pct"] if float(r["other_pct"]) > LIMIT else ""
+
+
+def jmh(row_id):
+    """(score, error, alloc B/op) of the single benchmark in the row's JSON, or None."""
+    path = os.path.join(OUT, row_id + ".json")
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return None
+    data = json.load(open(path))
+    if not data:
+        return None
+    b = data[0]
+    pm = b["primaryMetric"]
+    alloc = b.get("secondaryMetrics", {}).get("gc.alloc.rate.norm", {}).get("score")
+    err = pm.get("scoreError")
+    return pm["score"], (err if isinstance(err, float) and err == err else None), alloc
+
+
+def ops(v):
+    return "-" if v is None else "{:,.0f}".format(v[0])
+
+
+def ratio(a, b):
+    return "-" if a is None or b is None or b[0] == 0 else "{:.2f}".format(a[0] / b[0])
+
+
+def other(row_id):
+    r = rows.get(row_id)
+    return "-" if r is None else r["other_pct"] + "%"
+
+
+env = open(os.path.join(OUT, "environment.txt")).read()
+print("# Rate-limit benchmarks: %s\n" % os.path.basename(OUT))
+print("```\n" + env.strip() + "\n```\n")
+
+ids = [r for r in rows]
+
+# --- in-memory
+if any(i.startswith("inmemory-") for i in ids):
+    print("## In-memory decisions per second (allowed path)\n")
+    libs = ["retrysafe", "retrysafeNoClock", "retrysafeDecide", "bucket4j", "bucket4jSynchronized", "resilience4j"]
+    names = {"retrysafe": "Retrysafe tryAcquire", "retrysafeNoClock": "Retrysafe, no clock read (ref.)",
+             "retrysafeDecide": "Retrysafe decide (ref.)",
+             "bucket4j": "Bucket4j (default, lock-free)", "bucket4jSynchronized": "Bucket4j SYNCHRONIZED",
+             "resilience4j": "Resilience4j"}
+    cells = sorted({tuple(map(int, re.match(r"inmemory-t(\d+)-k(\d+)-", i).groups())) for i in ids
+                    if i.startswith("inmemory-")})
+    print("| threads | keys | " + " | ".join(names[l] + " ops/s" for l in libs)
+          + " | **vs Bucket4j** (target >= 3) | vs Bucket4j SYNCHRONIZED | vs Resilience4j | other work (max) |")
+    print("|---:|---:|" + "---:|" * len(libs) + "---:|---:|---:|---:|")
+    for t, k in cells:
+        res = {l: jmh("inmemory-t%d-k%d-%s" % (t, k, l)) for l in libs}
+        flags = "".join(flag("inmemory-t%d-k%d-%s" % (t, k, l)) for l in libs)
+        worst = max((float(rows[i]["other_pct"]) for i in ids if i.startswith("inmemory-t%d-k%d-" % (t, k))),
+                    default=0)
+        print("| %d | %s | %s | **%s** | %s | %s | %.1f%%%s |" % (
+            t, "{:,}".format(k), " | ".join(ops(res[l]) for l in libs),
+            ratio(res["retrysafe"], res["bucket4j"]), ratio(res["retrysafe"], res["bucket4jSynchronized"]),
+            ratio(res["retrysafe"], res["resilience4j"]), worst, " NOISY" if flags else ""))
+    print("\nAllocation per decision (JMH `-prof gc`, gc.alloc.rate.norm, bytes/op; target for Retrysafe: 0):\n")
+    print("| threads | keys | " + " | ".join(names[l] for l in libs) + " |")
+    print("|---:|---:|" + "---:|" * len(libs))
+    for t, k in cells:
+        res = {l: jmh("inmemory-t%d-k%d-%s" % (t, k, l)) for l in libs}
+        print("| %d | %s | %s |" % (t, "{:,}".format(k), " | ".join(
+            "-" if res[l] is None or res[l][2] is None else "{:.1f}".format(res[l][2]) for l in libs)))
+    clock = os.path.join(OUT, "clock.json")
+    if os.path.exists(clock) and os.path.getsize(clock) > 0:
+        print("\nReading the clock (ns per call, 1 thread): " + ", ".join(
+            "%s %.1f" % (b["benchmark"].rsplit(".", 1)[1], b["primaryMetric"]["score"]) for b in json.load(open(clock))))
+    print()
+
+# --- memory
+mem = [i for i in ids if i.startswith("memory-")]
+if mem:
+    print("## Limiter state per tracked key\n")
+    print("| library | keys | bytes per key (heap delta) | other work |")
+    print("|---|---:|---:|---:|")
+    for i in mem:
+        out = open(os.path.join(OUT, i + ".out")).read().strip().split(" ", 3)
+        if len(out) >= 3:
+            extra = (" " + out[3]) if len(out) > 3 else ""
+            print("| %s | {:,} | %s%s | %s%s |".format(int(out[1])) % (out[0], out[2], extra, other(i), flag(i)))
+        else:
+            print("| %s | - | failed | %s |" % (i, other(i)))
+    print()
+
+
+# --- redis
+def bench_csv(row_id):
+    path = os.path.join(OUT, row_id + ".out")
+    if not os.path.exists(path):
+        return None
+    for line in open(path):
+        cols = next(csv.reader([line]))
+        if len(cols) >= 2 and cols[0] != "test":
+            try:
+                return float(cols[1]), None, None
+            except ValueError:
+                pass
+    return None
+
+
+def server_us(row_id):
+    """Redis CPU microseconds per call of the row's commands, from INFO commandstats."""
+    def read(p):
+        d = {}
+        if os.path.exists(p):
+            for line in open(p):
+                m = re.match(r"cmdstat_(\w+):calls=(\d+),usec=(\d+)", line)
+                if m:
+                    d[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+        return d
+    a, b = read(os.path.join(OUT, row_id + ".stats-before")), read(os.path.join(OUT, row_id + ".stats-after"))
+    parts = []
+    for cmd in sorted(b):
+        calls = b[cmd][0] - a.get(cmd, (0, 0))[0]
+        usec = b[cmd][1] - a.get(cmd, (0, 0))[1]
+        if calls > 1000:
+            parts.append("%s %d calls, %.1f µs" % (cmd.upper(), calls, usec / calls))
+    return "; ".join(parts) or "-"
+
+
+callers = sorted({int(re.match(r"(?:redis|ceiling)-c(\d+)-", i).group(1)) for i in ids
+                  if i.startswith("redis-") or i.startswith("ceiling-")})
+if callers:
+    print("## Redis decisions per second (allowed path)\n")
+    print("| callers | Retrysafe ops/s | Bucket4j ops/s | ceiling: EVALSHA `return 1` ops/s | (ref.) decide.lua via redis-benchmark ops/s | **vs Bucket4j** (target >= 2) | **vs ceiling** (target >= 0.7) | other work (max) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for c in callers:
+        rs, b4 = jmh("redis-c%d-retrysafe" % c), jmh("redis-c%d-bucket4j" % c)
+        ce, dl = bench_csv("ceiling-c%d-trivial" % c), bench_csv("ceiling-c%d-decide.lua" % c)
+        group = [i for i in ids if re.match(r"(redis|ceiling)-c%d-" % c, i)]
+        worst = max((float(rows[i]["other_pct"]) for i in group), default=0)
+        noisy = any(flag(i) for i in group)
+        print("| %d | %s | %s | %s | %s | **%s** | **%s** | %.1f%%%s |" % (
+            c, ops(rs), ops(b4), ops(ce), ops(dl), ratio(rs, b4), ratio(rs, ce), worst, " NOISY" if noisy else ""))
+    print("\nRedis CPU per call (INFO commandstats, over each row including warm-up):\n")
+    for i in ids:
+        if i.startswith("redis-") or i.startswith("ceiling-"):
+            print("- %s: %s" % (i, server_us(i)))
+    print()
+
+print("## Rows\n")
+print("| row | exit | elapsed s | our CPU s | Redis CPU s | other work | attempts | loadavg after |")
+print("|---|---|---:|---:|---:|---:|---:|---|")
+for i, r in rows.items():
+    print("| %s | %s | %s | %s | %s | %s%%%s | %s | %s |" % (
+        i, r["exit"], r["elapsed_s"], r["ours_cpu_s"], r["redis_cpu_s"], r["other_pct"],
+        " NOISY" if float(r["other_pct"]) > LIMIT else "", r["attempts"], r["loadavg"]))

@@ -1,0 +1,126 @@
+package dev.retrysafe.bench.ratelimit;
+
+import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Redis decisions per second: {@code N} JMH threads ({@code -t N}, platform threads) are the
+ * {@code N} concurrent callers, each making blocking decisions one after the other over one
+ * shared, multiplexed Lettuce connection per library (Retrysafe's store opens exactly one;
+ * Bucket4j's proxy manager is given one). Every decision is allowed ({@link Limits}); the keys
+ * are {@code keys} distinct ones walked by each thread from its own offset.
+ *
+ * <p>Retrysafe: {@code RedisRateLimitStore.decide(key, List.of(charge))}: one {@code EVALSHA}
+ * of {@code decide.lua}, timed by Redis's clock. Bucket4j: {@code BucketProxy.tryConsume(1)}
+ * through {@code LettuceBasedProxyManager} (compare-and-swap: a {@code GET} of the state, then
+ * an {@code EVAL} that swaps it, two round trips), with its default client-side clock (the
+ * JVM's {@code currentTimeMillis}); the bucket proxies are built once per key before measuring.
+ * Keys carry {@code keyPrefix}; the tear-down deletes them.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class RedisBenchmark {
+
+    @Param({"redis://127.0.0.1:6379"})
+    public String redisUri;
+
+    /** Every key of the run starts with it; the tear-down deletes {@code keyPrefix*}. */
+    @Param({"bench:rl:"})
+    public String keyPrefix;
+
+    @Param({"10000"})
+    public int keys;
+
+    private String[] keyNames = new String[0];
+    private List<List<Charge>> charges = List.of();
+    private BucketProxy[] buckets = new BucketProxy[0];
+    private RedisRateLimitStore store = null;
+    private RedisClient client = null;
+    private StatefulRedisConnection<byte[], byte[]> bucket4jConnection = null;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        keyNames = Limits.keys(keys);
+        store = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
+                // a run on a busy machine may see a slow answer: measure it, do not fail it open
+                .commandTimeout(Duration.ofSeconds(5))
+                .build();
+        List<List<Charge>> lists = new ArrayList<>(keys);
+        for (int i = 0; i < keys; i++) {
+            lists.add(List.of(new Charge(Limits.policy(), keyNames[i], 1)));
+        }
+        charges = List.copyOf(lists);
+
+        client = RedisClient.create(redisUri);
+        bucket4jConnection = client.connect(ByteArrayCodec.INSTANCE);
+        LettuceBasedProxyManager<byte[]> proxyManager = Bucket4jLettuce.casBasedBuilder(bucket4jConnection)
+                .expirationAfterWrite(ExpirationAfterWriteStrategy.fixedTimeToLive(Duration.ofMinutes(10)))
+                .build();
+        BucketConfiguration configuration = Limits.bucketConfiguration();
+        buckets = new BucketProxy[keys];
+        for (int i = 0; i < keys; i++) {
+            byte[] key = (keyPrefix + "b4j:" + keyNames[i]).getBytes(StandardCharsets.UTF_8);
+            buckets[i] = proxyManager.builder().build(key, () -> configuration);
+        }
+        // both libraries must be deciding, not failing open: one allowed decision each
+        if (!(store.decide(keyNames[0], charges.get(0)) instanceof Decision.Allowed allowed)
+                || !allowed.states().get(0).known()) {
+            throw new IllegalStateException("the Retrysafe store did not reach Redis at " + redisUri);
+        }
+        if (!buckets[0].tryConsume(1)) {
+            throw new IllegalStateException("Bucket4j refused during set-up");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        store.close();
+        bucket4jConnection.close();
+        try (StatefulRedisConnection<String, String> cleanup = client.connect()) {
+            RedisKeys.deleteByPrefix(cleanup.sync(), keyPrefix);
+        }
+        client.shutdown();
+    }
+
+    @Benchmark
+    public Decision retrysafe(KeyCursor cursor) {
+        int i = cursor.next(keys);
+        return store.decide(keyNames[i], charges.get(i));
+    }
+
+    @Benchmark
+    public boolean bucket4j(KeyCursor cursor) {
+        return buckets[cursor.next(keys)].tryConsume(1);
+    }
+}
