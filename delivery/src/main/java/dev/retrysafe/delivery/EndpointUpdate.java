@@ -1,0 +1,81 @@
+package dev.retrysafe.delivery;
+
+import dev.retrysafe.delivery.internal.Checks;
+import java.net.URI;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A partial change of a webhook endpoint ({@code PATCH}): {@code null} fields stay as they are.
+ * Immutable and threadsafe.
+ *
+ * @param url         the new URL (the SSRF guard must have accepted it)
+ * @param eventTypes  the new subscriptions, replacing the old ones
+ * @param description the new description
+ * @param enabled     {@code true} enables (as {@link WebhookEndpoints#enable}), {@code false}
+ *                    disables with reason {@link DisabledReason#MANUAL}
+ */
+public record EndpointUpdate(
+        @Nullable URI url,
+        @Nullable Set<String> eventTypes,
+        @Nullable String description,
+        @Nullable Boolean enabled) {
+
+    /** Checks the fields that are given. */
+    public EndpointUpdate {
+        if (url != null) {
+            Checks.url(url);
+        }
+        if (eventTypes != null) {
+            eventTypes = Checks.eventTypes(eventTypes);
+        }
+        if (description != null) {
+            Checks.description(description);
+        }
+    }
+
+    /** A builder of an update that changes nothing until told. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds an {@link EndpointUpdate}. Not threadsafe. */
+    public static final class Builder {
+        private @Nullable URI url;
+        private @Nullable Set<String> eventTypes;
+        private @Nullable String description;
+        private @Nullable Boolean enabled;
+
+        private Builder() {
+        }
+
+        /** Changes the URL. */
+        public Builder url(URI url) {
+            this.url = Checks.url(url);
+            return this;
+        }
+
+        /** Replaces the subscriptions. */
+        public Builder eventTypes(Set<String> eventTypes) {
+            this.eventTypes = Checks.eventTypes(eventTypes);
+            return this;
+        }
+
+        /** Changes the description. */
+        public Builder description(String description) {
+            this.description = Checks.description(description);
+            return this;
+        }
+
+        /** Enables or disables. */
+        public Builder enabled(boolean enabled) {
+            this.enabled = enabled;
+            return this;
+        }
+
+        /** The update. */
+        public EndpointUpdate build() {
+            return new EndpointUpdate(url, eventTypes, description, enabled);
+        }
+    }
+}

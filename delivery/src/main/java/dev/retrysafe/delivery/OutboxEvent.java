@@ -1,0 +1,63 @@
+package dev.retrysafe.delivery;
+
+import dev.retrysafe.delivery.internal.Checks;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An event to deliver to the webhook endpoints of one account. Immutable and threadsafe: the
+ * payload is copied in and out.
+ *
+ * @param id        the event's id ({@code evt_...}), unique: one delivery per endpoint is made per id
+ * @param accountId the account whose endpoints receive it
+ * @param type      the event type, dotted lower-case words such as {@code payment.succeeded}
+ * @param createdAt when the change the event describes was made (its transaction's time); the
+ *                  first attempt is due then, and commit-to-first-attempt latency counts from it
+ * @param payload   the exact JSON bytes every receiver gets, signed as they are, at most
+ *                  {@link #MAX_PAYLOAD_BYTES}
+ */
+public record OutboxEvent(String id, String accountId, String type, Instant createdAt, byte[] payload) {
+
+    /** Largest payload, in bytes (1 MiB). */
+    public static final int MAX_PAYLOAD_BYTES = 1 << 20;
+
+    /** Checks every field and copies the payload. */
+    public OutboxEvent {
+        Checks.name("id", Objects.requireNonNull(id, "id"));
+        Checks.name("accountId", Objects.requireNonNull(accountId, "accountId"));
+        Checks.eventType("type", Objects.requireNonNull(type, "type"));
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(payload, "payload");
+        if (payload.length == 0 || payload.length > MAX_PAYLOAD_BYTES) {
+            throw new IllegalArgumentException("payload must be 1 to " + MAX_PAYLOAD_BYTES + " bytes, was "
+                    + payload.length);
+        }
+        payload = payload.clone();
+    }
+
+    /** A copy of the payload. */
+    @Override
+    public byte[] payload() {
+        return payload.clone();
+    }
+
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return other instanceof OutboxEvent that && id.equals(that.id) && accountId.equals(that.accountId)
+                && type.equals(that.type) && createdAt.equals(that.createdAt) && Arrays.equals(payload, that.payload);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, accountId, type, createdAt, Arrays.hashCode(payload));
+    }
+
+    /** Names the event and the payload's size, not its content. */
+    @Override
+    public String toString() {
+        return "OutboxEvent[id=" + id + ", accountId=" + accountId + ", type=" + type + ", createdAt=" + createdAt
+                + ", payload=" + payload.length + " bytes]";
+    }
+}

@@ -1,0 +1,52 @@
+package dev.retrysafe.delivery;
+
+import java.net.URI;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A webhook endpoint as stored, without its secret (see {@link WebhookEndpoints#secret}).
+ * Immutable and threadsafe.
+ *
+ * @param id                      {@code we_...}
+ * @param accountId               the owning account
+ * @param url                     where deliveries are POSTed
+ * @param description             free text, possibly empty
+ * @param eventTypes              subscribed types; {@code *} means every type
+ * @param enabled                 whether deliveries are made and sent
+ * @param disabledReason          why it is disabled, when it is
+ * @param createdAt               creation time
+ * @param updatedAt               time of the last change by its owner or by the dispatcher
+ * @param failingSince            start of the current streak of failed attempts, if any
+ * @param previousSecretExpiresAt while a rotation's grace period runs: when the old secret stops signing
+ */
+public record WebhookEndpoint(
+        String id,
+        String accountId,
+        URI url,
+        String description,
+        Set<String> eventTypes,
+        boolean enabled,
+        @Nullable DisabledReason disabledReason,
+        Instant createdAt,
+        Instant updatedAt,
+        @Nullable Instant failingSince,
+        @Nullable Instant previousSecretExpiresAt) {
+
+    /** Checks presence and copies the types. */
+    public WebhookEndpoint {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(accountId, "accountId");
+        Objects.requireNonNull(url, "url");
+        Objects.requireNonNull(description, "description");
+        eventTypes = Set.copyOf(eventTypes);
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(updatedAt, "updatedAt");
+        if (enabled != (disabledReason == null)) {
+            throw new IllegalArgumentException("disabledReason goes with a disabled endpoint only: enabled="
+                    + enabled + ", disabledReason=" + disabledReason);
+        }
+    }
+}

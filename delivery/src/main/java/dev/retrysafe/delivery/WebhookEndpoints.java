@@ -1,0 +1,162 @@
+package dev.retrysafe.delivery;
+
+import dev.retrysafe.delivery.internal.EndpointStore;
+import dev.retrysafe.webhooks.WebhookSecret;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import javax.sql.DataSource;
+
+/**
+ * Webhook endpoints and their delivery log, in PostgreSQL (15+) or H2 (2.x,
+ * {@code MODE=PostgreSQL}) with the tables of {@link DeliverySchema#schemaSql()}: the operations
+ * behind {@code /v1/webhook_endpoints} and {@code /v1/deliveries}. Every method takes the
+ * caller's account and sees only that account's rows, so another account's id looks exactly like
+ * an id that does not exist (answer {@code 404}). URLs must have passed the SSRF guard before
+ * they are given here. Secrets are generated here and never logged. This class is threadsafe.
+ *
+ * <pre>{@code
+ * WebhookEndpoints endpoints = WebhookEndpoints.builder(dataSource).clock(clock).build();
+ * EndpointWithSecret created = endpoints.create("acct_1",
+ *         new NewEndpoint(URI.create("https://example.com/hooks"), Set.of("payment.succeeded"), ""));
+ * }</pre>
+ */
+public final class WebhookEndpoints {
+
+    /** How long the old secret keeps signing after a rotation unless configured otherwise. */
+    public static final Duration DEFAULT_ROTATION_GRACE = Duration.ofHours(24);
+    /** Longest rotation grace accepted. */
+    public static final Duration MAX_ROTATION_GRACE = Duration.ofDays(7);
+
+    private final EndpointStore store;
+
+    private WebhookEndpoints(Builder builder) {
+        this.store = new EndpointStore(builder.dataSource, builder.clock, builder.rotationGrace);
+    }
+
+    /** A builder of a store over {@code dataSource}. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /** Creates an enabled endpoint with a new random secret, answered once here (and by {@link #secret}). */
+    public EndpointWithSecret create(String accountId, NewEndpoint request) {
+        return store.create(accountId, request);
+    }
+
+    /** The endpoint, if the account has it. */
+    public Optional<WebhookEndpoint> get(String accountId, String endpointId) {
+        return store.get(accountId, endpointId);
+    }
+
+    /** A page of the account's endpoints, newest first. */
+    public Page<WebhookEndpoint> list(String accountId, PageRequest page) {
+        return store.list(accountId, page);
+    }
+
+    /**
+     * Applies a partial change; empty if the account has no such endpoint. Disabling fails the
+     * deliveries waiting for it ({@link #recover} sends them again); enabling works as {@link #enable}.
+     */
+    public Optional<WebhookEndpoint> update(String accountId, String endpointId, EndpointUpdate update) {
+        return store.update(accountId, endpointId, update);
+    }
+
+    /** Deletes the endpoint with its deliveries and their attempts; false if there was none. */
+    public boolean delete(String accountId, String endpointId) {
+        return store.delete(accountId, endpointId);
+    }
+
+    /** The endpoint's current secret ({@code GET .../secret}). */
+    public Optional<WebhookSecret> secret(String accountId, String endpointId) {
+        return store.secret(accountId, endpointId);
+    }
+
+    /**
+     * Replaces the secret with a new random one; the old one keeps signing (next to the new one)
+     * for the configured grace period. Rotating again during a grace period drops the oldest
+     * secret at once: only the two newest ever sign.
+     */
+    public Optional<EndpointWithSecret> rotateSecret(String accountId, String endpointId) {
+        return store.rotateSecret(accountId, endpointId);
+    }
+
+    /** As {@link #rotateSecret(String, String)} with a grace period of its own (0 to 7 days). */
+    public Optional<EndpointWithSecret> rotateSecret(String accountId, String endpointId, Duration grace) {
+        return store.rotateSecret(accountId, endpointId, checkGrace(grace));
+    }
+
+    /**
+     * Enables the endpoint and forgets its failing streak and any slow-down. Deliveries failed
+     * while it was disabled stay failed; {@link #recover} sends them again.
+     */
+    public Optional<WebhookEndpoint> enable(String accountId, String endpointId) {
+        return store.enable(accountId, endpointId);
+    }
+
+    /** A page of the endpoint's deliveries, newest first; empty if the account has no such endpoint. */
+    public Optional<Page<Delivery>> deliveries(String accountId, String endpointId, PageRequest page) {
+        return store.deliveries(accountId, endpointId, page);
+    }
+
+    /** The delivery with its payload and every attempt. */
+    public Optional<DeliveryDetail> delivery(String accountId, String deliveryId) {
+        return store.delivery(accountId, deliveryId);
+    }
+
+    /**
+     * Makes a failed or pending delivery due now. The attempt counts like any other: a failure
+     * is scheduled by the retry schedule, or fails the delivery again if the schedule is used up.
+     * A delivery of a disabled endpoint waits until the endpoint is enabled.
+     */
+    public RetryOutcome retry(String accountId, String deliveryId) {
+        return store.retry(accountId, deliveryId);
+    }
+
+    /**
+     * Makes every failed delivery of the endpoint whose event is at or after {@code since} due
+     * now; answers how many, or empty if the account has no such endpoint.
+     */
+    public OptionalInt recover(String accountId, String endpointId, Instant since) {
+        return store.recover(accountId, endpointId, since);
+    }
+
+    private static Duration checkGrace(Duration grace) {
+        Objects.requireNonNull(grace, "grace");
+        if (grace.isNegative() || grace.compareTo(MAX_ROTATION_GRACE) > 0) {
+            throw new IllegalArgumentException("rotation grace must be 0 to " + MAX_ROTATION_GRACE + ", was " + grace);
+        }
+        return grace;
+    }
+
+    /** Builds {@link WebhookEndpoints}. Not threadsafe; the built store is immutable. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Clock clock = Clock.systemUTC();
+        private Duration rotationGrace = DEFAULT_ROTATION_GRACE;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /** The wall clock for creation, update and expiry times (default: system UTC). */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** How long the old secret keeps signing after a rotation (0 to 7 days; default 24 hours). */
+        public Builder rotationGrace(Duration rotationGrace) {
+            this.rotationGrace = checkGrace(rotationGrace);
+            return this;
+        }
+
+        /** The store. */
+        public WebhookEndpoints build() {
+            return new WebhookEndpoints(this);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.retrysafe.delivery.internal;
+
+import java.net.URI;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Validation shared by the public records; messages name the parameter and the bad value. */
+public final class Checks {
+
+    /** The event type that subscribes an endpoint to every type. */
+    public static final String ALL_EVENT_TYPES = "*";
+    /** Longest event type, account id or event id. */
+    public static final int MAX_NAME_LENGTH = 255;
+    /** Longest endpoint URL. */
+    public static final int MAX_URL_LENGTH = 2048;
+    /** Longest endpoint description. */
+    public static final int MAX_DESCRIPTION_LENGTH = 1024;
+    /** Most event types one endpoint subscribes to. */
+    public static final int MAX_EVENT_TYPES = 100;
+
+    // dotted lower-case words: payment.succeeded, webhook_endpoint.disabled
+    private static final Pattern EVENT_TYPE = Pattern.compile("[a-z0-9_]+(\\.[a-z0-9_]+)*");
+
+    private Checks() {
+    }
+
+    /** {@code value} if it is 1 to 255 characters and not blank. */
+    public static String name(String parameter, String value) {
+        if (value.isBlank() || value.length() > MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException(parameter + " must be 1 to " + MAX_NAME_LENGTH
+                    + " characters and not blank, was '" + abbreviate(value) + "'");
+        }
+        return value;
+    }
+
+    /** {@code type} if it is an event type such as {@code payment.succeeded}. */
+    public static String eventType(String parameter, String type) {
+        if (type.length() > MAX_NAME_LENGTH || !EVENT_TYPE.matcher(type).matches()) {
+            throw new IllegalArgumentException(parameter + " must be dotted lower-case words such as "
+                    + "'payment.succeeded', was '" + abbreviate(type) + "'");
+        }
+        return type;
+    }
+
+    /** The subscribed types, in order, without repeats: event types or {@code *}. */
+    public static Set<String> eventTypes(Set<String> types) {
+        if (types.isEmpty() || types.size() > MAX_EVENT_TYPES) {
+            throw new IllegalArgumentException("eventTypes must hold 1 to " + MAX_EVENT_TYPES
+                    + " types ('*' for all), had " + types.size());
+        }
+        Set<String> out = new LinkedHashSet<>();
+        for (String type : types) {
+            out.add(ALL_EVENT_TYPES.equals(type) ? type : eventType("eventTypes", type));
+        }
+        return java.util.Collections.unmodifiableSet(out);
+    }
+
+    /** {@code url} if it is an absolute http(s) URL with a host (the SSRF guard checks the rest). */
+    public static URI url(URI url) {
+        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+        if (!(scheme.equals("http") || scheme.equals("https")) || url.getHost() == null) {
+            throw new IllegalArgumentException("url must be an absolute http or https URL with a host, was '"
+                    + abbreviate(url.toString()) + "'");
+        }
+        if (url.toString().length() > MAX_URL_LENGTH) {
+            throw new IllegalArgumentException("url must be at most " + MAX_URL_LENGTH + " characters, was "
+                    + url.toString().length());
+        }
+        return url;
+    }
+
+    /** {@code description} if it is at most 1024 characters. */
+    public static String description(String description) {
+        if (description.length() > MAX_DESCRIPTION_LENGTH) {
+            throw new IllegalArgumentException("description must be at most " + MAX_DESCRIPTION_LENGTH
+                    + " characters, was " + description.length());
+        }
+        return description;
+    }
+
+    /** The first 64 characters, for messages. */
+    public static String abbreviate(String s) {
+        return s.length() <= 64 ? s : s.substring(0, 64) + "...";
+    }
+}

@@ -1,0 +1,37 @@
+package dev.retrysafe.delivery.internal;
+
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One claimed delivery with what its attempt needs. Holds secrets: never logged (toString
+ * leaves them out).
+ */
+record Claimed(
+        String id,
+        String endpointId,
+        String accountId,
+        byte[] payload,
+        int attempts,
+        Instant createdAt,
+        String url,
+        String secret,
+        @Nullable String previousSecret,
+        @Nullable Instant previousSecretExpiresAt,
+        String leaseToken) {
+
+    @Override
+    public String toString() {
+        return "Claimed[id=" + id + ", endpointId=" + endpointId + ", attempts=" + attempts + "]";
+    }
+
+    @Override
+    public boolean equals(@Nullable Object other) {
+        return other instanceof Claimed that && id.equals(that.id) && leaseToken.equals(that.leaseToken);
+    }
+
+    @Override
+    public int hashCode() {
+        return id.hashCode();
+    }
+}

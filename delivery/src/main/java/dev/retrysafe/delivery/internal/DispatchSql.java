@@ -1,0 +1,116 @@
+package dev.retrysafe.delivery.internal;
+
+/**
+ * The SQL of the dispatcher: claiming due deliveries with a lease, recording attempts, endpoint
+ * bookkeeping. Plain statements that use an index on both PostgreSQL and H2 2.x (H2 runs
+ * {@code IN (subquery)} and window functions row by row, so the claim's selection is done in
+ * Java over a keyset scan, and the claim itself is a batch of conditional updates). Every
+ * write to a claimed delivery names the claim's lease token, so a holder whose lease ran out and
+ * was taken over changes nothing.
+ */
+final class DispatchSql {
+
+    private DispatchSql() {
+    }
+
+    /**
+     * Attempts in flight per endpoint, over the live claims of every instance; param: now. The
+     * claim fills each endpoint up to its cap from these counts, so a saturated endpoint's
+     * backlog never takes a batch's room (head-of-line isolation).
+     */
+    static final String IN_FLIGHT_BY_ENDPOINT = """
+            SELECT endpoint_id, COUNT(*) FROM deliveries
+            WHERE status = 'delivering' AND lease_expires_at > ?
+            GROUP BY endpoint_id""";
+
+    /**
+     * Due deliveries of open endpoints (enabled, not slowed down), oldest first, one chunk of a
+     * keyset scan. A claimed delivery's {@code next_attempt_at} is its lease's end, so the
+     * claims of a dead instance come due here too. Endpoints at their cap are left out by the
+     * database (an array of ids), so their backlogs are not even read. Params: now, now,
+     * saturated endpoints, chunk size.
+     */
+    static final String DUE_FIRST = """
+            SELECT d.id, d.endpoint_id, d.next_attempt_at
+            FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE d.next_attempt_at <= ? AND e.enabled = TRUE AND (e.not_before IS NULL OR e.not_before <= ?)
+              AND d.endpoint_id <> ALL (?)
+            ORDER BY d.next_attempt_at, d.id
+            LIMIT ?""";
+
+    /** The next chunk after (due time, id); params: now, now, saturated endpoints, due time, due time, id, chunk size. */
+    static final String DUE_AFTER = """
+            SELECT d.id, d.endpoint_id, d.next_attempt_at
+            FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE d.next_attempt_at <= ? AND e.enabled = TRUE AND (e.not_before IS NULL OR e.not_before <= ?)
+              AND d.endpoint_id <> ALL (?)
+              AND (d.next_attempt_at > ? OR (d.next_attempt_at = ? AND d.id > ?))
+            ORDER BY d.next_attempt_at, d.id
+            LIMIT ?""";
+
+    /**
+     * Claims one delivery if it is still due: a conditional update, so of two instances that chose
+     * the same delivery exactly one changes the row (the other waits for its commit, then finds it
+     * no longer due). Run as one batch in id order, so concurrent batches lock rows in the same
+     * order and cannot deadlock. A claim moves {@code next_attempt_at} to the lease's end: if
+     * this instance dies, the delivery is due again then, for anyone. Params: owner, token,
+     * lease end, lease end, id, now.
+     */
+    static final String CLAIM_ONE = """
+            UPDATE deliveries
+            SET status = 'delivering', lease_owner = ?, lease_token = ?, lease_expires_at = ?, next_attempt_at = ?
+            WHERE id = ? AND next_attempt_at <= ?""";
+
+    /** What an attempt needs of the deliveries of one claim; param: lease token. */
+    static final String SELECT_CLAIMED = """
+            SELECT d.id, d.endpoint_id, d.account_id, d.event_id, d.payload, d.attempts, d.created_at,
+                   e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
+            FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE d.lease_token = ?
+            ORDER BY d.next_attempt_at, d.id""";
+
+    /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
+    static final String RELEASE = """
+            UPDATE deliveries
+            SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
+            WHERE id = ? AND lease_token = ? AND status = 'delivering'""";
+
+    /** A success ends the endpoint's failing streak; param: endpoint. */
+    static final String CLEAR_FAILING = """
+            UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL""";
+
+    /** A failure starts a failing streak unless one runs; params: attempt start, endpoint. */
+    static final String MARK_FAILING = """
+            UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL""";
+
+    /** Pauses an overloaded endpoint until a time, never shortening a pause; params: until, endpoint, until. */
+    static final String SLOW_DOWN = """
+            UPDATE webhook_endpoints SET not_before = ?
+            WHERE id = ? AND (not_before IS NULL OR not_before < ?)""";
+
+    static final String SELECT_ENDPOINT_STATE = """
+            SELECT account_id, url, enabled, failing_since FROM webhook_endpoints WHERE id = ?""";
+
+    /** Logs an attempt, if its delivery still exists; params: attempt, number, start, outcome, status, latency, snippet, detail, delivery. */
+    static final String INSERT_ATTEMPT = """
+            INSERT INTO delivery_attempts
+                (id, delivery_id, attempt_number, started_at, outcome, status_code, latency_ms, response_snippet, error_detail)
+            SELECT ?, id, ?, ?, ?, ?, ?, ?, ? FROM deliveries WHERE id = ?""";
+
+    /**
+     * Stores an attempt's consequence and ends the claim. Params: status, next attempt, last
+     * attempt, last outcome, last status code, id, token.
+     */
+    static final String FINISH_ATTEMPT = """
+            UPDATE deliveries
+            SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?, last_outcome = ?,
+                last_status_code = ?, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
+            WHERE id = ? AND lease_token = ?""";
+
+    /** Queue depth; params: now, now. */
+    static final String QUEUE_DEPTH = """
+            SELECT COALESCE(SUM(CASE WHEN status = 'pending' AND next_attempt_at <= ? THEN 1 ELSE 0 END), 0),
+                   COALESCE(SUM(CASE WHEN status = 'pending' AND next_attempt_at > ? THEN 1 ELSE 0 END), 0),
+                   COALESCE(SUM(CASE WHEN status = 'delivering' THEN 1 ELSE 0 END), 0)
+            FROM deliveries WHERE next_attempt_at IS NOT NULL""";
+}

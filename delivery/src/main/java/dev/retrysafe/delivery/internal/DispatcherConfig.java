@@ -1,0 +1,84 @@
+package dev.retrysafe.delivery.internal;
+
+import dev.retrysafe.delivery.AttemptSender;
+import dev.retrysafe.delivery.EventSink;
+import dev.retrysafe.delivery.RetrySchedule;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.random.RandomGenerator;
+import javax.sql.DataSource;
+
+/**
+ * The dispatcher's settings, checked once. Immutable (its collaborators are threadsafe).
+ *
+ * @param dataSource             the database
+ * @param sender                 sends attempts
+ * @param clock                  wall clock for every stored time
+ * @param schedule               retry schedule and slow-down rules
+ * @param lease                  how long a claim lasts; must exceed the sender's timeout
+ * @param batchSize              most deliveries one claim takes
+ * @param workers                most attempts in flight in this instance
+ * @param pollInterval           the wait between claims when nothing (more) is due
+ * @param maxInFlightPerEndpoint most attempts in flight to one endpoint
+ * @param disableAfter           how long an endpoint may fail every attempt before it is disabled
+ * @param shutdownTimeout        how long {@code close()} lets attempts in flight finish
+ * @param instanceId             names this instance's claims
+ * @param random                 jitter source (threadsafe)
+ * @param eventSink              where the disabled-endpoint event goes
+ */
+public record DispatcherConfig(
+        DataSource dataSource,
+        AttemptSender sender,
+        Clock clock,
+        RetrySchedule schedule,
+        Duration lease,
+        int batchSize,
+        int workers,
+        Duration pollInterval,
+        int maxInFlightPerEndpoint,
+        Duration disableAfter,
+        Duration shutdownTimeout,
+        String instanceId,
+        RandomGenerator random,
+        EventSink eventSink) {
+
+    /** Checks every value; messages name the parameter and the bad value. */
+    public DispatcherConfig {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(sender, "sender");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(schedule, "schedule");
+        checkRange("lease", lease, Duration.ofSeconds(1), Duration.ofHours(1));
+        checkRange("batchSize", batchSize, 1, 10_000);
+        checkRange("workers", workers, 1, 100_000);
+        checkRange("pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
+        checkRange("maxInFlightPerEndpoint", maxInFlightPerEndpoint, 1, 10_000);
+        checkRange("disableAfter", disableAfter, Duration.ofMinutes(1), Duration.ofDays(365));
+        checkRange("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
+        Objects.requireNonNull(instanceId, "instanceId");
+        if (instanceId.isBlank() || instanceId.length() > 128) {
+            throw new IllegalArgumentException("instanceId must be 1 to 128 characters and not blank, was '"
+                    + Checks.abbreviate(instanceId) + "'");
+        }
+        Objects.requireNonNull(random, "random");
+        Objects.requireNonNull(eventSink, "eventSink");
+    }
+
+    /** {@code value} if within {@code [min, max]}. */
+    public static Duration checkRange(String name, Duration value, Duration min, Duration max) {
+        Objects.requireNonNull(value, name);
+        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+            throw new IllegalArgumentException(name + " must be " + min + " to " + max + ", was " + value);
+        }
+        return value;
+    }
+
+    /** {@code value} if within {@code [min, max]}. */
+    public static int checkRange(String name, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(name + " must be " + min + " to " + max + ", was " + value);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,395 @@
+package dev.retrysafe.delivery.internal;
+
+import dev.retrysafe.delivery.Delivery;
+import dev.retrysafe.delivery.DeliveryAttempt;
+import dev.retrysafe.delivery.DeliveryDetail;
+import dev.retrysafe.delivery.DeliveryStatus;
+import dev.retrysafe.delivery.DisabledReason;
+import dev.retrysafe.delivery.EndpointUpdate;
+import dev.retrysafe.delivery.EndpointWithSecret;
+import dev.retrysafe.delivery.NewEndpoint;
+import dev.retrysafe.delivery.Page;
+import dev.retrysafe.delivery.PageRequest;
+import dev.retrysafe.delivery.RetryOutcome;
+import dev.retrysafe.delivery.WebhookEndpoint;
+import dev.retrysafe.webhooks.WebhookSecret;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * Endpoint management and the delivery log over JDBC. Every statement is scoped by account.
+ * Writes that touch an endpoint and its deliveries lock the endpoint row first, the same order
+ * the dispatcher uses, so the two cannot deadlock. Threadsafe.
+ */
+public final class EndpointStore {
+
+    private final Jdbc jdbc;
+    private final Clock clock;
+    private final Duration rotationGrace;
+
+    /** A store over {@code dataSource}. */
+    public EndpointStore(DataSource dataSource, Clock clock, Duration rotationGrace) {
+        this.jdbc = new Jdbc(dataSource);
+        this.clock = clock;
+        this.rotationGrace = rotationGrace;
+    }
+
+    public EndpointWithSecret create(String accountId, NewEndpoint request) {
+        Instant now = clock.instant();
+        String id = ResourceIds.next(ResourceIds.ENDPOINT, now);
+        WebhookSecret secret = WebhookSecret.generate();
+        return jdbc.transaction("create webhook endpoint", c -> {
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.INSERT_ENDPOINT)) {
+                s.setString(1, id);
+                s.setString(2, accountId);
+                s.setString(3, request.url().toString());
+                s.setString(4, request.description());
+                s.setString(5, secret.encoded());
+                s.setLong(6, now.toEpochMilli());
+                s.setLong(7, now.toEpochMilli());
+                s.executeUpdate();
+            }
+            insertEventTypes(c, id, request.eventTypes());
+            return new EndpointWithSecret(read(c, accountId, id, false).orElseThrow(), secret);
+        });
+    }
+
+    public Optional<WebhookEndpoint> get(String accountId, String id) {
+        return jdbc.autocommit("read webhook endpoint " + id, c -> read(c, accountId, id, false));
+    }
+
+    public Page<WebhookEndpoint> list(String accountId, PageRequest page) {
+        return jdbc.autocommit("list webhook endpoints", c -> {
+            List<Row> rows = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(
+                    page.startingAfter() == null ? EndpointSql.LIST_FIRST : EndpointSql.LIST_AFTER)) {
+                int i = 1;
+                s.setString(i++, accountId);
+                if (page.startingAfter() != null) {
+                    s.setString(i++, page.startingAfter());
+                }
+                s.setInt(i, page.limit() + 1); // one more than asked tells whether more follow
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        rows.add(new Row(r.getString("id"), Rows.endpoint(r, Set.of("*"))));
+                    }
+                }
+            }
+            boolean hasMore = rows.size() > page.limit();
+            List<Row> items = hasMore ? rows.subList(0, page.limit()) : rows;
+            if (items.isEmpty()) {
+                return new Page<>(List.of(), false);
+            }
+            // newest first: the last id is the lowest
+            Map<String, Set<String>> types = eventTypesInRange(c, accountId, items.getLast().id(), items.getFirst().id());
+            List<WebhookEndpoint> endpoints = new ArrayList<>(items.size());
+            for (Row row : items) {
+                WebhookEndpoint e = row.endpoint();
+                endpoints.add(withTypes(e, types.getOrDefault(e.id(), Set.of())));
+            }
+            return new Page<>(endpoints, hasMore);
+        });
+    }
+
+    public Optional<WebhookEndpoint> update(String accountId, String id, EndpointUpdate update) {
+        return jdbc.transaction("update webhook endpoint " + id, c -> {
+            Optional<WebhookEndpoint> current = read(c, accountId, id, true);
+            if (current.isEmpty()) {
+                return Optional.<WebhookEndpoint>empty();
+            }
+            Instant now = clock.instant();
+            WebhookEndpoint e = current.get();
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.UPDATE_FIELDS)) {
+                s.setString(1, (update.url() == null ? e.url() : update.url()).toString());
+                s.setString(2, update.description() == null ? e.description() : update.description());
+                s.setLong(3, now.toEpochMilli());
+                s.setString(4, accountId);
+                s.setString(5, id);
+                s.executeUpdate();
+            }
+            if (update.eventTypes() != null) {
+                try (PreparedStatement s = c.prepareStatement(EndpointSql.DELETE_EVENT_TYPES)) {
+                    s.setString(1, id);
+                    s.executeUpdate();
+                }
+                insertEventTypes(c, id, update.eventTypes());
+            }
+            if (Boolean.TRUE.equals(update.enabled()) && !e.enabled()) {
+                enable(c, accountId, id, now);
+            } else if (Boolean.FALSE.equals(update.enabled()) && e.enabled()) {
+                disable(c, id, DisabledReason.MANUAL, now);
+            }
+            return read(c, accountId, id, false);
+        });
+    }
+
+    public boolean delete(String accountId, String id) {
+        return jdbc.transaction("delete webhook endpoint " + id, c -> {
+            // the endpoint row first (the lock order everywhere), then its deliveries
+            int deleted;
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.DELETE_ENDPOINT)) {
+                s.setString(1, accountId);
+                s.setString(2, id);
+                deleted = s.executeUpdate();
+            }
+            if (deleted == 0) {
+                return false;
+            }
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.DELETE_DELIVERIES)) {
+                s.setString(1, accountId);
+                s.setString(2, id);
+                s.executeUpdate();
+            }
+            return true;
+        });
+    }
+
+    public Optional<EndpointWithSecret> rotateSecret(String accountId, String id, Duration grace) {
+        Instant now = clock.instant();
+        WebhookSecret secret = WebhookSecret.generate();
+        return jdbc.transaction("rotate secret of webhook endpoint " + id, c -> {
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.ROTATE_SECRET)) {
+                s.setString(1, secret.encoded());
+                s.setLong(2, now.plus(grace).toEpochMilli());
+                s.setLong(3, now.toEpochMilli());
+                s.setString(4, accountId);
+                s.setString(5, id);
+                if (s.executeUpdate() == 0) {
+                    return Optional.<EndpointWithSecret>empty();
+                }
+            }
+            return read(c, accountId, id, false).map(e -> new EndpointWithSecret(e, secret));
+        });
+    }
+
+    public Optional<EndpointWithSecret> rotateSecret(String accountId, String id) {
+        return rotateSecret(accountId, id, rotationGrace);
+    }
+
+    public Optional<WebhookSecret> secret(String accountId, String id) {
+        return jdbc.autocommit("read secret of webhook endpoint " + id, c -> {
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.SELECT_SECRET)) {
+                s.setString(1, accountId);
+                s.setString(2, id);
+                try (ResultSet r = s.executeQuery()) {
+                    return r.next() ? Optional.of(WebhookSecret.parse(r.getString(1))) : Optional.<WebhookSecret>empty();
+                }
+            }
+        });
+    }
+
+    public Optional<WebhookEndpoint> enable(String accountId, String id) {
+        return jdbc.transaction("enable webhook endpoint " + id, c ->
+                enable(c, accountId, id, clock.instant()) ? read(c, accountId, id, false)
+                        : Optional.<WebhookEndpoint>empty());
+    }
+
+    public Optional<Page<Delivery>> deliveries(String accountId, String endpointId, PageRequest page) {
+        return jdbc.autocommit("list deliveries of webhook endpoint " + endpointId, c -> {
+            if (read(c, accountId, endpointId, false).isEmpty()) {
+                return Optional.<Page<Delivery>>empty();
+            }
+            List<Delivery> rows = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(page.startingAfter() == null
+                    ? EndpointSql.LIST_DELIVERIES_FIRST : EndpointSql.LIST_DELIVERIES_AFTER)) {
+                int i = 1;
+                s.setString(i++, accountId);
+                s.setString(i++, endpointId);
+                if (page.startingAfter() != null) {
+                    s.setString(i++, page.startingAfter());
+                }
+                s.setInt(i, page.limit() + 1);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        rows.add(Rows.delivery(r));
+                    }
+                }
+            }
+            boolean hasMore = rows.size() > page.limit();
+            return Optional.of(new Page<>(hasMore ? rows.subList(0, page.limit()) : rows, hasMore));
+        });
+    }
+
+    public Optional<DeliveryDetail> delivery(String accountId, String deliveryId) {
+        return jdbc.autocommit("read delivery " + deliveryId, c -> {
+            Delivery delivery;
+            byte[] payload;
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.SELECT_DELIVERY)) {
+                s.setString(1, accountId);
+                s.setString(2, deliveryId);
+                try (ResultSet r = s.executeQuery()) {
+                    if (!r.next()) {
+                        return Optional.<DeliveryDetail>empty();
+                    }
+                    delivery = Rows.delivery(r);
+                    payload = r.getBytes("payload");
+                }
+            }
+            List<DeliveryAttempt> attempts = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.SELECT_ATTEMPTS)) {
+                s.setString(1, deliveryId);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        attempts.add(Rows.attempt(r));
+                    }
+                }
+            }
+            return Optional.of(new DeliveryDetail(delivery, payload, attempts));
+        });
+    }
+
+    public RetryOutcome retry(String accountId, String deliveryId) {
+        Instant now = clock.instant();
+        return jdbc.autocommit("retry delivery " + deliveryId, c -> {
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.RETRY_DELIVERY)) {
+                s.setLong(1, now.toEpochMilli());
+                s.setString(2, accountId);
+                s.setString(3, deliveryId);
+                s.executeUpdate();
+            }
+            Optional<Delivery> after = readDelivery(c, accountId, deliveryId);
+            if (after.isEmpty()) {
+                return new RetryOutcome.NotFound();
+            }
+            Delivery d = after.get();
+            // due now means our update took it (or someone else made it due now: the same thing)
+            return d.status() == DeliveryStatus.PENDING && d.nextAttemptAt() != null && !d.nextAttemptAt().isAfter(now)
+                    ? new RetryOutcome.Retried(d)
+                    : new RetryOutcome.NotRetryable(d.status());
+        });
+    }
+
+    public OptionalInt recover(String accountId, String endpointId, Instant since) {
+        Instant now = clock.instant();
+        return jdbc.transaction("recover deliveries of webhook endpoint " + endpointId, c -> {
+            if (read(c, accountId, endpointId, false).isEmpty()) {
+                return OptionalInt.empty();
+            }
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.RECOVER_DELIVERIES)) {
+                s.setLong(1, now.toEpochMilli());
+                s.setString(2, accountId);
+                s.setString(3, endpointId);
+                s.setLong(4, since.toEpochMilli());
+                return OptionalInt.of(s.executeUpdate());
+            }
+        });
+    }
+
+    // --- shared with the dispatcher --------------------------------------------------------
+
+    /**
+     * Disables an enabled endpoint and fails its pending deliveries; false if it was not enabled
+     * (someone else disabled it first). Run it in a transaction that locked no delivery before.
+     */
+    static boolean disable(Connection c, String id, DisabledReason reason, Instant now) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.DISABLE)) {
+            s.setString(1, reason.wireName());
+            s.setLong(2, now.toEpochMilli());
+            s.setString(3, id);
+            if (s.executeUpdate() == 0) {
+                return false;
+            }
+        }
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.FAIL_PENDING_DELIVERIES)) {
+            s.setString(1, id);
+            s.executeUpdate();
+        }
+        return true;
+    }
+
+    // --- helpers ------------------------------------------------------------------------------
+
+    private static boolean enable(Connection c, String accountId, String id, Instant now) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.ENABLE)) {
+            s.setLong(1, now.toEpochMilli());
+            s.setString(2, accountId);
+            s.setString(3, id);
+            return s.executeUpdate() == 1;
+        }
+    }
+
+    private static Optional<WebhookEndpoint> read(Connection c, String accountId, String id, boolean lock)
+            throws SQLException {
+        WebhookEndpoint endpoint;
+        try (PreparedStatement s = c.prepareStatement(
+                lock ? EndpointSql.SELECT_ENDPOINT_FOR_UPDATE : EndpointSql.SELECT_ENDPOINT)) {
+            s.setString(1, accountId);
+            s.setString(2, id);
+            try (ResultSet r = s.executeQuery()) {
+                if (!r.next()) {
+                    return Optional.empty();
+                }
+                endpoint = Rows.endpoint(r, Set.of("*"));
+            }
+        }
+        Set<String> types = new LinkedHashSet<>();
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.SELECT_EVENT_TYPES)) {
+            s.setString(1, id);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    types.add(r.getString(1));
+                }
+            }
+        }
+        return Optional.of(withTypes(endpoint, types));
+    }
+
+    private static Optional<Delivery> readDelivery(Connection c, String accountId, String id) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.SELECT_DELIVERY)) {
+            s.setString(1, accountId);
+            s.setString(2, id);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? Optional.of(Rows.delivery(r)) : Optional.empty();
+            }
+        }
+    }
+
+    private static Map<String, Set<String>> eventTypesInRange(Connection c, String accountId, String low, String high)
+            throws SQLException {
+        Map<String, Set<String>> out = new HashMap<>();
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.SELECT_EVENT_TYPES_IN_RANGE)) {
+            s.setString(1, accountId);
+            s.setString(2, low);
+            s.setString(3, high);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.computeIfAbsent(r.getString(1), k -> new LinkedHashSet<>()).add(r.getString(2));
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void insertEventTypes(Connection c, String id, Set<String> types) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.INSERT_EVENT_TYPE)) {
+            for (String type : types) {
+                s.setString(1, id);
+                s.setString(2, type);
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+    }
+
+    private static WebhookEndpoint withTypes(WebhookEndpoint e, Set<String> types) {
+        return new WebhookEndpoint(e.id(), e.accountId(), e.url(), e.description(), types, e.enabled(),
+                e.disabledReason(), e.createdAt(), e.updatedAt(), e.failingSince(), e.previousSecretExpiresAt());
+    }
+
+    private record Row(String id, WebhookEndpoint endpoint) {
+    }
+}

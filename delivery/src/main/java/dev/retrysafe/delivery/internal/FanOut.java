@@ -1,0 +1,67 @@
+package dev.retrysafe.delivery.internal;
+
+import dev.retrysafe.delivery.DeliveryStoreException;
+import dev.retrysafe.delivery.OutboxEvent;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns one event into one pending delivery per subscribed, enabled endpoint, inside the
+ * caller's transaction. Two statements (read the endpoints, insert the deliveries in one batch)
+ * rather than one {@code INSERT ... SELECT}, because delivery ids are made here, in the same
+ * random, time-sortable form as every other id, which portable SQL cannot do. Both run in the
+ * caller's transaction, so the outcome is the same: deliveries exist if and only if it commits.
+ * Stateless and threadsafe.
+ */
+public final class FanOut {
+
+    private FanOut() {
+    }
+
+    /** Appends the deliveries of {@code event}; returns how many. */
+    public static int append(Connection transaction, OutboxEvent event) {
+        try {
+            if (transaction.getAutoCommit()) {
+                throw new IllegalArgumentException("the outbox appends inside the caller's transaction: "
+                        + "the connection given is in auto-commit mode");
+            }
+            List<String> endpoints = new ArrayList<>();
+            try (PreparedStatement s = transaction.prepareStatement(OutboxSql.SUBSCRIBED_ENDPOINTS)) {
+                s.setString(1, event.accountId());
+                s.setString(2, event.type());
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        endpoints.add(r.getString(1));
+                    }
+                }
+            }
+            if (endpoints.isEmpty()) {
+                return 0;
+            }
+            byte[] payload = event.payload();
+            long createdAt = event.createdAt().toEpochMilli();
+            try (PreparedStatement s = transaction.prepareStatement(OutboxSql.INSERT_DELIVERY)) {
+                for (String endpoint : endpoints) {
+                    s.setString(1, ResourceIds.next(ResourceIds.DELIVERY, event.createdAt()));
+                    s.setString(2, endpoint);
+                    s.setString(3, event.accountId());
+                    s.setString(4, event.id());
+                    s.setString(5, event.type());
+                    s.setBytes(6, payload);
+                    s.setLong(7, createdAt);
+                    s.setLong(8, createdAt);
+                    s.addBatch();
+                }
+                s.executeBatch();
+            }
+            return endpoints.size();
+        } catch (SQLException e) {
+            throw new DeliveryStoreException("outbox append failed for event " + event.id() + " of account "
+                    + event.accountId(), e);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package dev.retrysafe.delivery;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.retrysafe.testkit.ThrowawayDatabase;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Closing lets attempts in flight finish and be stored; a new dispatcher goes on; nothing is lost. */
+class GracefulCloseTest {
+
+    private static final URI RECEIVER = URI.create("https://receiver.example.com/hooks");
+
+    @Test
+    void inFlightAttemptsFinishOnCloseAndARestartedDispatcherSendsTheRest() throws Exception {
+        try (ThrowawayDatabase database = ThrowawayDatabase.h2("close")) {
+            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute(DeliverySchema.schemaSql());
+            }
+            Clock clock = Clock.systemUTC();
+            CountDownLatch receiverMayAnswer = new CountDownLatch(1);
+            FakeSender sender = new FakeSender(clock);
+            sender.respond((url, id) -> {
+                if (!receiverMayAnswer.await(10, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the test never let the receiver answer");
+                }
+                return FakeSender.ok();
+            });
+            WebhookEndpoints.builder(database.dataSource()).clock(clock).build()
+                    .create("acct_1", new NewEndpoint(RECEIVER, Set.of("*"), ""));
+            for (int i = 0; i < 15; i++) {
+                try (Connection tx = database.dataSource().getConnection()) {
+                    tx.setAutoCommit(false);
+                    Outbox.create().append(tx, new OutboxEvent("evt_" + i, "acct_1", "payment.succeeded",
+                            clock.instant(), "{}".getBytes(UTF_8)));
+                    tx.commit();
+                    tx.setAutoCommit(true);
+                }
+            }
+            Dispatcher first = Dispatcher.builder(database.dataSource(), sender).clock(clock)
+                    .maxInFlightPerEndpoint(10).build();
+            first.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> sender.inFlight() == 10);
+
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(first::close);
+            receiverMayAnswer.countDown();
+            closing.get(10, TimeUnit.SECONDS);
+
+            assertThat(first.metrics().deliveriesSucceeded()).as("in-flight attempts finished and stored").isEqualTo(10);
+            assertThat(statuses(database)).isEqualTo(Map.of("succeeded", 10L, "pending", 5L));
+            assertThat(first.queueDepth()).isEqualTo(new QueueDepth(5, 0, 0));
+
+            try (Dispatcher second = Dispatcher.builder(database.dataSource(), sender).clock(clock).build()) {
+                assertThat(second.dispatchDue()).isEqualTo(5);
+            }
+            assertThat(statuses(database)).isEqualTo(Map.of("succeeded", 15L));
+            assertThat(sender.sent().stream().collect(Collectors.groupingBy(FakeSender.Sent::deliveryId,
+                    Collectors.counting())).values()).hasSize(15).containsOnly(1L);
+            assertThat(database.dataSource().openConnections()).isZero();
+        }
+    }
+
+    private static Map<String, Long> statuses(ThrowawayDatabase database) throws Exception {
+        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT status, COUNT(*) FROM deliveries WHERE lease_token IS NULL "
+                     + "GROUP BY status")) {
+            Map<String, Long> out = new java.util.HashMap<>();
+            while (r.next()) {
+                out.put(r.getString(1), r.getLong(2));
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package dev.retrysafe.delivery;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A small fixed pool over another data source, so that thousands of short transactions on
+ * PostgreSQL do not each open a connection. Counts borrowed connections so tests can assert none
+ * leaked. Threadsafe.
+ */
+final class PooledDataSource implements DataSource, AutoCloseable {
+
+    private final BlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
+    private final AtomicInteger borrowed = new AtomicInteger();
+
+    PooledDataSource(DataSource source, int size) throws SQLException {
+        for (int i = 0; i < size; i++) {
+            idle.add(source.getConnection());
+        }
+    }
+
+    int borrowed() {
+        return borrowed.get();
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        Connection physical;
+        try {
+            physical = idle.poll(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while waiting for a pooled connection", e);
+        }
+        if (physical == null) {
+            throw new SQLException("no pooled connection free within 30 s: connections leak");
+        }
+        if (!physical.getAutoCommit()) {
+            physical.rollback();
+            physical.setAutoCommit(true);
+        }
+        borrowed.incrementAndGet();
+        AtomicBoolean returned = new AtomicBoolean();
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "close" -> {
+                            if (returned.compareAndSet(false, true)) {
+                                borrowed.decrementAndGet();
+                                idle.add(physical);
+                            }
+                            return null;
+                        }
+                        case "isClosed" -> {
+                            return returned.get();
+                        }
+                        default -> {
+                            try {
+                                return method.invoke(physical, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        }
+                    }
+                });
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("pooled connections have one user");
+    }
+
+    @Override
+    public void close() throws SQLException {
+        for (Connection c; (c = idle.poll()) != null; ) {
+            c.close();
+        }
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+        return new PrintWriter(System.err);
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+        throw new UnsupportedOperationException("not needed by tests");
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+        throw new UnsupportedOperationException("not needed by tests");
+    }
+
+    @Override
+    public int getLoginTimeout() {
+        return 0;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException("no parent logger");
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        throw new SQLException("not a wrapper of " + iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return false;
+    }
+}
