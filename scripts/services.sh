@@ -71,9 +71,18 @@ ensure_node() {
 
 # Databases of killed earlier runs (the tests drop their own when they finish).
 sweep_test_databases() {
-  local db
+  # names are rs_test_<pid>_<random>: drop those whose process is gone (a killed run); a run
+  # going on beside this one keeps its databases. Older names without a pid are dropped only
+  # when nobody is connected.
+  local db pid
   for db in $(psql -h $PG_HOST -p $PG_PORT -U postgres -d postgres -tAc \
       "select datname from pg_database where datname like 'rs\_test\_%'"); do
-    psql -h $PG_HOST -p $PG_PORT -U postgres -d postgres -qc "drop database if exists $db with (force)" >/dev/null || true
+    pid=$(sed -n 's/^rs_test_\([0-9][0-9]*\)_.*/\1/p' <<<"$db")
+    if [[ -n "$pid" ]]; then
+      kill -0 "$pid" 2>/dev/null && continue
+      psql -h $PG_HOST -p $PG_PORT -U postgres -d postgres -qc "drop database if exists $db with (force)" >/dev/null 2>&1 || true
+    else
+      psql -h $PG_HOST -p $PG_PORT -U postgres -d postgres -qc "drop database if exists $db" >/dev/null 2>&1 || true
+    fi
   done
 }

@@ -34,8 +34,10 @@ public final class PostgresTestDatabase implements AutoCloseable {
     public static PostgresTestDatabase create() {
         String adminUrl = env("RETRYSAFE_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
         String user = env("RETRYSAFE_TEST_PG_USER", "postgres");
-        String name = NAME_PREFIX + UUID.randomUUID().toString().replace("-", "").substring(0, 16)
-                .toLowerCase(Locale.ROOT);
+        // the creating process's id lets ./test sweep only the databases of runs that are gone,
+        // never those of a run going on beside it
+        String name = NAME_PREFIX + ProcessHandle.current().pid() + "_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         PostgresTestDatabase db = new PostgresTestDatabase(adminUrl, user, name);
         db.execute("CREATE DATABASE " + name);
         return db;
