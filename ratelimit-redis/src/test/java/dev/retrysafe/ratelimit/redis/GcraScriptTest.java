@@ -37,6 +37,14 @@ class GcraScriptTest extends ScriptTestBase {
     }
 
     @Test
+    void storesTheTheoreticalArrivalTimeWithEveryDigit() {
+        // a timestamp in microseconds has 16 digits, more than Lua's own number formatting keeps
+        at(1);
+        decide(charge(policy));
+        assertThat(redis.redis().get(baseKey("gcra", "gcra"))).isEqualTo(Long.toString(T0_MICROS + 1 + 2_000_000));
+    }
+
+    @Test
     void aCostAboveTheBurstIsRefusedForOneWindow() {
         Decision refused = decide(charge(policy, 6));
         assertFigures(only(refused), 5, 0, 10_000_000);

@@ -43,6 +43,18 @@ class TokenBucketScriptTest extends ScriptTestBase {
     }
 
     @Test
+    void aDecisionAtAnEarlierTimeDoesNotCountTheRefillTwice() {
+        at(10_000_000);
+        assertFigures(only(decide(charge(policy))), 4, 2_000_000, 0);
+        // a clock 5 s behind: no refill since, and the level keeps its time of 10 s
+        at(5_000_000);
+        assertFigures(only(decide(charge(policy))), 3, 4_000_000, 0);
+        // back at 10 s nothing has refilled: 3 tokens, as the in-memory store has it
+        at(10_000_000);
+        assertFigures(only(peek(charge(policy))), 3, 4_000_000, 0);
+    }
+
+    @Test
     void refillStopsAtTheCapacity() {
         decide(charge(policy, 5));
         // an hour later the bucket holds 5 tokens, not 1800

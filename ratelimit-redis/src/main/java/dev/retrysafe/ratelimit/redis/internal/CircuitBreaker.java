@@ -59,6 +59,9 @@ public final class CircuitBreaker {
     public boolean tryAcquire() {
         while (true) {
             State current = state.get();
+            if (current instanceof Closed) {
+                return true; // the common case reads no clock
+            }
             Instant now = clock.instant();
             switch (current) {
                 case Closed closed -> {
@@ -86,6 +89,9 @@ public final class CircuitBreaker {
 
     /** Redis answered: the breaker closes and forgets earlier failures. */
     public void onSuccess() {
+        if (state.get() == HEALTHY) {
+            return; // nothing to reset: a read, where a write from every caller would contend
+        }
         State previous = state.getAndSet(HEALTHY);
         if (!(previous instanceof Closed)) {
             LOG.log(Level.INFO, "Redis answers again: rate limits are enforced again");

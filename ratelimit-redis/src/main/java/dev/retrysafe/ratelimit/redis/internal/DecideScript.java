@@ -1,16 +1,20 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The decision script ({@code decide.lua}), run by its SHA-1 digest. The digest is computed here
@@ -21,7 +25,8 @@ import java.util.List;
 public final class DecideScript {
 
     private static final String SOURCE = readSource();
-    private static final String SHA1 = sha1(SOURCE);
+    private static final byte[] SOURCE_BYTES = SOURCE.getBytes(StandardCharsets.UTF_8);
+    private static final String SHA1 = sha1(SOURCE_BYTES);
 
     private DecideScript() {}
 
@@ -35,18 +40,29 @@ public final class DecideScript {
         return SHA1;
     }
 
-    /** Runs the script on {@code redis} with {@code call}'s keys and arguments. */
-    public static List<Object> run(RedisScriptingCommands<String, String> redis, ScriptCall call) {
+    /**
+     * Runs the script on {@code redis} with {@code call}'s keys and arguments, waiting at most
+     * {@code timeout} for each command, as Lettuce's synchronous API does: a command that times out
+     * is cancelled and fails with {@link io.lettuce.core.RedisCommandTimeoutException}, and any
+     * failure is thrown as the {@link io.lettuce.core.RedisException} it is.
+     */
+    public static List<Object> run(RedisScriptingAsyncCommands<byte[], byte[]> redis, ScriptCall call,
+            Duration timeout) {
         try {
-            return evalsha(redis, call);
+            return await(evalsha(redis, call), timeout);
         } catch (RedisNoScriptException e) {
-            redis.scriptLoad(SOURCE);
-            return evalsha(redis, call);
+            await(redis.scriptLoad(SOURCE_BYTES), timeout);
+            return await(evalsha(redis, call), timeout);
         }
     }
 
-    private static List<Object> evalsha(RedisScriptingCommands<String, String> redis, ScriptCall call) {
+    private static RedisFuture<List<Object>> evalsha(RedisScriptingAsyncCommands<byte[], byte[]> redis,
+            ScriptCall call) {
         return redis.evalsha(SHA1, ScriptOutputType.MULTI, call.keys(), call.arguments());
+    }
+
+    private static <T> T await(RedisFuture<T> future, Duration timeout) {
+        return LettuceFutures.awaitOrCancel(future, timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     private static String readSource() {
@@ -60,10 +76,9 @@ public final class DecideScript {
         }
     }
 
-    private static String sha1(String text) {
+    private static String sha1(byte[] text) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest);
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-1", e);
         }

@@ -37,6 +37,9 @@ public record KeyLayout(String prefix) {
         if (partition.isEmpty()) {
             return "%";
         }
+        if (partition.indexOf('%') < 0 && partition.indexOf('{') < 0 && partition.indexOf('}') < 0) {
+            return partition; // nothing to escape: the usual case, without a copy
+        }
         StringBuilder tag = new StringBuilder(partition.length() + 8);
         for (int i = 0; i < partition.length(); i++) {
             char c = partition.charAt(i);

@@ -4,8 +4,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -17,7 +17,9 @@ import org.jspecify.annotations.Nullable;
  * The one connection a store multiplexes all its calls over. It connects in the background so
  * that a store can be built (and fail open) while Redis is down; once connected, Lettuce
  * reconnects by itself. A first connection that fails is tried again on the next call the
- * circuit breaker lets through. Threadsafe.
+ * circuit breaker lets through. Keys and arguments are bytes (the store encodes them itself), and
+ * calls are asynchronous: the caller waits on the call's future, which spares the synchronous
+ * API's reflective proxy. Once connected, getting the connection takes no lock. Threadsafe.
  */
 public final class RedisConnector implements AutoCloseable {
 
@@ -26,8 +28,10 @@ public final class RedisConnector implements AutoCloseable {
     private final boolean ownsClient;
     private final Duration commandTimeout;
     private final Object lock = new Object();
-    private @Nullable CompletableFuture<StatefulRedisConnection<String, String>> connection;
+    private @Nullable CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connection;
     private boolean closed;
+    /** The connection once made, until closed: what almost every call finds. */
+    private volatile @Nullable StatefulRedisConnection<byte[], byte[]> connected;
 
     /**
      * A connector that connects at once, waiting up to {@code firstConnectWait} for it: the
@@ -45,7 +49,7 @@ public final class RedisConnector implements AutoCloseable {
         this.uri = uri;
         this.ownsClient = ownsClient;
         this.commandTimeout = commandTimeout;
-        CompletableFuture<StatefulRedisConnection<String, String>> first = connect();
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> first = connect();
         synchronized (lock) {
             connection = first;
         }
@@ -64,8 +68,12 @@ public final class RedisConnector implements AutoCloseable {
      *
      * @throws RedisConnectionException when there is no connection (yet)
      */
-    public RedisCommands<String, String> commands() {
-        CompletableFuture<StatefulRedisConnection<String, String>> current;
+    public RedisAsyncCommands<byte[], byte[]> commands() {
+        StatefulRedisConnection<byte[], byte[]> ready = connected;
+        if (ready != null) {
+            return ready.async();
+        }
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> current;
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException("the Redis rate-limit store is closed");
@@ -77,7 +85,13 @@ public final class RedisConnector implements AutoCloseable {
             }
         }
         try {
-            return current.get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS).sync();
+            StatefulRedisConnection<byte[], byte[]> made = current.get(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            synchronized (lock) {
+                if (!closed && connection == current) {
+                    connected = made;
+                }
+            }
+            return made.async();
         } catch (TimeoutException e) {
             throw new RedisConnectionException("still connecting to " + uri + " after " + commandTimeout, e);
         } catch (ExecutionException e) {
@@ -88,9 +102,13 @@ public final class RedisConnector implements AutoCloseable {
         }
     }
 
-    private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
-        return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture().thenApply(c -> {
-            // the synchronous API waits this long, whatever the URI said
+    /** How long a call waits for its answer. */
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    private CompletableFuture<StatefulRedisConnection<byte[], byte[]>> connect() {
+        return client.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture().thenApply(c -> {
             c.setTimeout(commandTimeout);
             return c;
         });
@@ -99,7 +117,7 @@ public final class RedisConnector implements AutoCloseable {
     /** Closes the connection (one still under way, once it is made) and an owned client. */
     @Override
     public void close() {
-        CompletableFuture<StatefulRedisConnection<String, String>> last;
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> last;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -107,6 +125,7 @@ public final class RedisConnector implements AutoCloseable {
             closed = true;
             last = connection;
             connection = null;
+            connected = null;
         }
         if (last != null) {
             // at once if connected; a connection still under way is closed when it is made

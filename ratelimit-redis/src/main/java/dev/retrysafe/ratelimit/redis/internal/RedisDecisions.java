@@ -33,6 +33,8 @@ public final class RedisDecisions implements AutoCloseable {
     private final KeyLayout layout;
     private final RedisConnector connector;
     private final CircuitBreaker breaker;
+    /** {@code settings.minimumKeyTtl()} as the script's argument: the same for every call. */
+    private final byte[] minimumKeyTtl;
 
     /** Decisions with {@code settings} over {@code connector}, which this closes. */
     public RedisDecisions(StoreSettings settings, RedisConnector connector) {
@@ -40,6 +42,7 @@ public final class RedisDecisions implements AutoCloseable {
         this.layout = new KeyLayout(settings.keyPrefix());
         this.connector = connector;
         this.breaker = new CircuitBreaker(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
+        this.minimumKeyTtl = ScriptCall.number(settings.minimumKeyTtl().toMillis());
     }
 
     /** Charges ({@code charge}) or peeks at {@code charges}; never throws for an unreachable Redis. */
@@ -51,11 +54,10 @@ public final class RedisDecisions implements AutoCloseable {
         if (!breaker.tryAcquire()) {
             return unreachable(charges);
         }
-        ScriptCall call = ScriptCall.of(layout, partition, charges, charge, explicitNow(),
-                settings.minimumKeyTtl());
+        ScriptCall call = ScriptCall.of(layout, partition, charges, charge, explicitNow(), minimumKeyTtl);
         List<Object> reply;
         try {
-            reply = DecideScript.run(connector.commands(), call);
+            reply = DecideScript.run(connector.commands(), call, connector.commandTimeout());
         } catch (RedisCommandExecutionException e) {
             if (meansUnavailable(e)) {
                 breaker.onFailure();

@@ -14,6 +14,14 @@
 --
 -- Returns {now, 1 if every charge allows else 0,
 --          then for each charge: 1 if it allows else 0, remaining, reset, retryAfter}.
+--
+-- Redis runs this whole body on every call (each local function is a new closure each time), so
+-- it is written for that: a request with one charge (the common case) makes no table but its
+-- reply, and no charge makes a table or a closure of its own. Numbers are passed to redis.call as
+-- numbers: Redis writes an integral one with all its digits ("%.17g", or as an integer from 7.2),
+-- where Lua's tostring and '..' keep only 14 significant digits, too few for a timestamp in
+-- microseconds. That spares a string.format per write; window indexes, which become part of a
+-- key, still go through one.
 
 -- Redis >= 5 replicates a script's effects, not the script, by default (7.0 only does that);
 -- older servers must be told, or a write after TIME is refused.
@@ -21,207 +29,199 @@ if redis.replicate_commands then
   redis.replicate_commands()
 end
 
+local call, tonumber, floor = redis.call, tonumber, math.floor
+
 -- Floor of a / b for integers. a / b is rounded to the nearest double, which can land on the
 -- next integer when the exact quotient is just below it; one correction step restores it.
+-- (The ceiling of a / b is -floordiv(-a, b).)
 local function floordiv(a, b)
-  local q = math.floor(a / b)
+  local q = floor(a / b)
   if q * b > a then
-    q = q - 1
+    return q - 1
   elseif (q + 1) * b <= a then
-    q = q + 1
+    return q + 1
   end
   return q
 end
 
-local function ceildiv(a, b)
-  return -floordiv(-a, b)
-end
-
--- Integers as digits: Redis turns Lua numbers into strings with 14 significant digits, which
--- would round a microsecond timestamp.
-local function digits(n)
-  return string.format('%.0f', n)
-end
-
+-- remaining is reported within [0, Q]: with a burst above the quota a bucket holds more than the
+-- quota, and the headers never show more than it
 local function clamp(remaining, quota)
-  return math.max(0, math.min(quota, remaining))
-end
-
-local min_ttl_ms = tonumber(ARGV[3])
-
--- Keys expire when their state would read as absent again, so Redis's memory stays bounded by
--- the keys in use. Milliseconds rounded up: a key must never vanish while it still matters.
-local function ttl_ms(ttl_micros)
-  return digits(math.max(min_ttl_ms, ceildiv(ttl_micros, 1000)))
-end
-
--- Each algorithm returns one table:
---   allow, retry_after         whether the cost fits now, and if not, in how many microseconds
---   before = {remaining, reset} the state as it is (reported when nothing is charged)
---   after  = {remaining, reset} the state after charging (only when allow)
---   commit                      writes the charged state (only when allow)
-
-local function gcra(key, W, Q, B, c, now)
-  local T = ceildiv(W, Q)
-  local tat = tonumber(redis.call('GET', key)) or 0
-  local tat0 = math.max(tat, now)
-  local limit = B * T
-  local new_tat = tat0 + c * T
-  local result = {
-    before = {clamp(floordiv(limit - (tat0 - now), T), Q), tat0 - now},
-  }
-  if c > B then
-    result.allow, result.retry_after = false, W
-  elseif new_tat - now <= limit then
-    result.allow, result.retry_after = true, 0
-    result.after = {clamp(floordiv(limit - (new_tat - now), T), Q), new_tat - now}
-    result.commit = function()
-      redis.call('SET', key, digits(new_tat), 'PX', ttl_ms(new_tat - now))
-    end
-  else
-    result.allow, result.retry_after = false, new_tat - now - limit
+  if remaining < 0 then
+    return 0
+  elseif remaining > quota then
+    return quota
   end
-  return result
-end
-
-local function token_bucket(key, W, Q, B, c, now)
-  local capacity = B * W
-  local level, last = capacity, now
-  local stored = redis.call('HMGET', key, 'level', 'last')
-  if stored[1] and stored[2] then
-    level, last = tonumber(stored[1]), tonumber(stored[2])
-  end
-  local elapsed = math.min(math.max(0, now - last), ceildiv(capacity, Q))
-  local level0 = math.min(capacity, level + elapsed * Q)
-  local cost = c * W
-  local result = {
-    before = {clamp(floordiv(level0, W), Q), ceildiv(capacity - level0, Q)},
-  }
-  if c > B then
-    result.allow, result.retry_after = false, W
-  elseif level0 >= cost then
-    local new_level = level0 - cost
-    local refill = ceildiv(capacity - new_level, Q)
-    result.allow, result.retry_after = true, 0
-    result.after = {clamp(floordiv(new_level, W), Q), refill}
-    result.commit = function()
-      redis.call('HSET', key, 'level', digits(new_level), 'last', digits(now))
-      redis.call('PEXPIRE', key, ttl_ms(refill))
-    end
-  else
-    result.allow, result.retry_after = false, ceildiv(cost - level0, Q)
-  end
-  return result
-end
-
-local function fixed_window(key, W, Q, c, now)
-  local k = floordiv(now, W)
-  local window_key = key .. ':' .. digits(k)
-  local count = tonumber(redis.call('GET', window_key)) or 0
-  local reset = (k + 1) * W - now
-  local result = {before = {clamp(Q - count, Q), reset}}
-  if c <= Q and count + c <= Q then
-    result.allow, result.retry_after = true, 0
-    result.after = {clamp(Q - (count + c), Q), reset}
-    result.commit = function()
-      redis.call('SET', window_key, digits(count + c), 'PX', ttl_ms(reset))
-    end
-  else
-    -- a cost above the quota never fits; any other fits in the next window
-    result.allow, result.retry_after = false, (c > Q) and W or reset
-  end
-  return result
-end
-
-local function sliding_state(W, Q, prev, cur, e, k, now)
-  local remaining = math.max(0, floordiv(Q * W - prev * (W - e), W) - cur)
-  local reset = 0
-  if cur > 0 then
-    reset = (k + 2) * W - now
-  elseif prev > 0 then
-    reset = (k + 1) * W - now
-  end
-  return {clamp(remaining, Q), reset}
-end
-
-local function sliding_window(key, W, Q, c, now)
-  local k = floordiv(now, W)
-  local e = now - k * W
-  local window_key = key .. ':' .. digits(k)
-  local cur = tonumber(redis.call('GET', window_key)) or 0
-  local prev = tonumber(redis.call('GET', key .. ':' .. digits(k - 1))) or 0
-  local weighted_prev = prev * (W - e)
-  local result = {before = sliding_state(W, Q, prev, cur, e, k, now)}
-  if c > Q then
-    result.allow, result.retry_after = false, W
-  elseif weighted_prev + (cur + c) * W <= Q * W then
-    result.allow, result.retry_after = true, 0
-    result.after = sliding_state(W, Q, prev, cur + c, e, k, now)
-    result.commit = function()
-      -- the count matters for this window and, as the previous one, for the next
-      redis.call('SET', window_key, digits(cur + c), 'PX', ttl_ms((k + 2) * W - now))
-    end
-  else
-    result.allow = false
-    local excess = weighted_prev + (cur + c) * W - Q * W
-    if prev > 0 and ceildiv(excess, prev) < W - e then
-      -- fits later in this window, once enough of the previous one has slid out
-      result.retry_after = ceildiv(excess, prev)
-    elseif cur == 0 then
-      result.retry_after = W - e
-    else
-      -- in the next window this window's count weighs as the previous one
-      local e2 = math.max(0, W - floordiv((Q - c) * W, cur))
-      result.retry_after = (W - e) + e2
-    end
-  end
-  return result
+  return remaining
 end
 
 local charging = ARGV[1] == '1'
 local now
 if ARGV[2] == '' then
-  local time = redis.call('TIME')
+  local time = call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 else
   now = tonumber(ARGV[2])
 end
 
-local results = {}
-local all_allow = true
-for i = 1, #KEYS do
-  local base = 3 + 5 * (i - 1)
-  local algorithm = ARGV[base + 1]
-  local W, Q, B, c = tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3]),
-      tonumber(ARGV[base + 4]), tonumber(ARGV[base + 5])
-  local result
+-- Evaluates charge i at now. Returns whether its cost fits now and, if not, in how many
+-- microseconds; remaining and reset as the state is; and when it fits, remaining and reset after
+-- charging and the write that charges: key, value (a token bucket's level), lifetime in
+-- microseconds, and for a token bucket the time of that level (else nil).
+local function evaluate(i)
+  local key, arg = KEYS[i], 5 * i - 1
+  local algorithm = ARGV[arg]
+  local W, Q, B, c = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]),
+      tonumber(ARGV[arg + 3]), tonumber(ARGV[arg + 4])
+
   if algorithm == 'gcra' then
-    result = gcra(KEYS[i], W, Q, B, c, now)
+    local T = -floordiv(-W, Q)
+    local tat = tonumber(call('GET', key)) or 0
+    local tat0 = tat > now and tat or now
+    local limit = B * T
+    local new_tat = tat0 + c * T
+    local remaining, reset = clamp(floordiv(limit - (tat0 - now), T), Q), tat0 - now
+    if c > B then
+      return false, W, remaining, reset
+    elseif new_tat - now <= limit then
+      return true, 0, remaining, reset,
+          clamp(floordiv(limit - (new_tat - now), T), Q), new_tat - now, key, new_tat, new_tat - now
+    end
+    return false, new_tat - now - limit, remaining, reset
+
   elseif algorithm == 'token_bucket' then
-    result = token_bucket(KEYS[i], W, Q, B, c, now)
+    local capacity = B * W
+    local level, last = capacity, now
+    local stored = call('HMGET', key, 'level', 'last')
+    if stored[1] and stored[2] then
+      level, last = tonumber(stored[1]), tonumber(stored[2])
+    end
+    local elapsed = now - last
+    if elapsed < 0 then
+      elapsed = 0
+    end
+    local fill = -floordiv(-capacity, Q)
+    if elapsed > fill then
+      elapsed = fill
+    end
+    local level0 = level + elapsed * Q
+    if level0 > capacity then
+      level0 = capacity
+    end
+    local cost = c * W
+    local remaining, reset = clamp(floordiv(level0, W), Q), -floordiv(level0 - capacity, Q)
+    if c > B then
+      return false, W, remaining, reset
+    elseif level0 >= cost then
+      local new_level = level0 - cost
+      local refill = -floordiv(new_level - capacity, Q)
+      -- last never moves backwards: the refill up to it is in the level already
+      return true, 0, remaining, reset, clamp(floordiv(new_level, W), Q), refill,
+          key, new_level, refill, last > now and last or now
+    end
+    return false, -floordiv(level0 - cost, Q), remaining, reset
+
   elseif algorithm == 'fixed_window' then
-    result = fixed_window(KEYS[i], W, Q, c, now)
+    local k = floordiv(now, W)
+    local window_key = key .. ':' .. string.format('%.0f', k)
+    local count = tonumber(call('GET', window_key)) or 0
+    local reset = (k + 1) * W - now
+    if c <= Q and count + c <= Q then
+      return true, 0, clamp(Q - count, Q), reset, clamp(Q - (count + c), Q), reset, window_key, count + c, reset
+    end
+    -- a cost above the quota never fits; any other fits in the next window
+    return false, (c > Q) and W or reset, clamp(Q - count, Q), reset
+
   elseif algorithm == 'sliding_window' then
-    result = sliding_window(KEYS[i], W, Q, c, now)
-  else
-    return redis.error_reply('unknown rate-limit algorithm: ' .. tostring(algorithm))
+    local k = floordiv(now, W)
+    local e = now - k * W
+    local window_key = key .. ':' .. string.format('%.0f', k)
+    local cur = tonumber(call('GET', window_key)) or 0
+    local prev = tonumber(call('GET', key .. ':' .. string.format('%.0f', k - 1))) or 0
+    local weighted_prev = prev * (W - e)
+    -- what the previous window leaves of the quota, and when a state with cur = 0 is unused
+    local room = floordiv(Q * W - weighted_prev, W)
+    local reset_empty = prev > 0 and (k + 1) * W - now or 0
+    local remaining, reset = clamp(room - cur, Q), cur > 0 and (k + 2) * W - now or reset_empty
+    if c > Q then
+      return false, W, remaining, reset
+    elseif weighted_prev + (cur + c) * W <= Q * W then
+      -- the count matters for this window and, as the previous one, for the next
+      local lifetime = (k + 2) * W - now
+      return true, 0, remaining, reset, clamp(room - (cur + c), Q), cur + c > 0 and lifetime or reset_empty,
+          window_key, cur + c, lifetime
+    end
+    local excess = weighted_prev + (cur + c) * W - Q * W
+    local wait = prev > 0 and -floordiv(-excess, prev)
+    if wait and wait < W - e then
+      -- fits later in this window, once enough of the previous one has slid out
+      return false, wait, remaining, reset
+    elseif cur == 0 then
+      return false, W - e, remaining, reset
+    end
+    -- in the next window this window's count weighs as the previous one
+    local e2 = W - floordiv((Q - c) * W, cur)
+    return false, (W - e) + (e2 > 0 and e2 or 0), remaining, reset
   end
-  results[i] = result
-  all_allow = all_allow and result.allow
+  error(redis.error_reply('unknown rate-limit algorithm: ' .. tostring(algorithm)))
 end
 
-local charged = charging and all_allow
-local reply = {now, all_allow and 1 or 0}
-for i = 1, #results do
-  local result = results[i]
-  local state = result.before
-  if charged then
-    result.commit()
-    state = result.after
+-- Keys expire when their state would read as absent again, so Redis's memory stays bounded by
+-- the keys in use: in milliseconds rounded up (a key must never vanish while it still matters),
+-- and at least ARGV[3] ms.
+local function write(key, value, lifetime, last)
+  local ttl_ms = -floordiv(-lifetime, 1000)
+  if ARGV[3] ~= '0' then
+    local min_ttl_ms = tonumber(ARGV[3])
+    if ttl_ms < min_ttl_ms then
+      ttl_ms = min_ttl_ms
+    end
   end
-  table.insert(reply, result.allow and 1 or 0)
-  table.insert(reply, state[1])
-  table.insert(reply, state[2])
-  table.insert(reply, result.retry_after)
+  if last then
+    call('HSET', key, 'level', value, 'last', last)
+    call('PEXPIRE', key, ttl_ms)
+  else
+    call('SET', key, value, 'PX', ttl_ms)
+  end
+end
+
+local n = #KEYS
+if n == 1 then
+  -- the common case, without any table but the reply
+  local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last = evaluate(1)
+  if not allow then
+    return {now, 0, 0, remaining, reset, retry_after}
+  elseif charging then
+    write(key, value, lifetime, last)
+    return {now, 1, 1, remaining_after, reset_after, 0}
+  end
+  return {now, 1, 1, remaining, reset, 0}
+end
+
+-- every charge first, keeping the writes (four values each) and both sets of figures of the
+-- allowing charges until it is known whether all of them allow
+local reply, after, writes = {now, 1}, {}, {}
+local all_allow = true
+for i = 1, n do
+  local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last = evaluate(i)
+  local at = 4 * i - 1
+  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = allow and 1 or 0, remaining, reset, retry_after
+  if allow then
+    after[at + 1], after[at + 2] = remaining_after, reset_after
+    local w = #writes
+    writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = key, value, lifetime, last or false
+  else
+    all_allow = false
+  end
+end
+if not all_allow then
+  reply[2] = 0
+elseif charging then
+  for w = 1, #writes, 4 do
+    write(writes[w], writes[w + 1], writes[w + 2], writes[w + 3])
+  end
+  for at = 4, 4 * n, 4 do
+    reply[at], reply[at + 1] = after[at], after[at + 1]
+  end
 end
 return reply
