@@ -26,8 +26,11 @@ import java.util.Objects;
  * {@link Decision.Unavailable} with {@code Retry-After: 1}. Keys already tracked are never
  * evicted while active, because forgetting one would hand its client a fresh budget.
  *
- * <p>Time is microseconds since the epoch from the clock; the system clock is read at millisecond
- * resolution without allocating. This class is threadsafe.
+ * <p>Time is microseconds since the epoch from the clock. The system clock is read at
+ * millisecond resolution from a field that one daemon thread per JVM refreshes every millisecond
+ * (so a decision neither allocates nor pays for a clock read); the time seen lags the system
+ * clock by up to a tick, never leads it, and the thread stops by itself about a second after the
+ * last read. Any other clock is read directly. This class is threadsafe.
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
@@ -77,10 +80,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         return engine.footprintBytes();
     }
 
-    /** Nothing to release: the counters are garbage once the store is. */
+    /**
+     * Nothing to release: the counters are garbage once the store is, and the clock thread is
+     * shared by the JVM and stops by itself once nothing reads it.
+     */
     @Override
     public void close() {
-        // no threads, no connections
+        // no connections; no thread of this store's own
     }
 
     /** Builds an {@link InMemoryRateLimitStore}. Not threadsafe. */

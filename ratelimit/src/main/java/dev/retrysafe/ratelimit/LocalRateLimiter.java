@@ -28,7 +28,8 @@ public interface LocalRateLimiter {
 
     /**
      * As {@link #tryAcquireOrWaitMicros(String, long)} at a time the caller already read, which
-     * saves reading the clock (about 30 ns, often most of a decision). {@code nowMicros} must come
+     * saves reading the store's clock (a field read for the system clock; a full read of any
+     * other {@link java.time.Clock}). {@code nowMicros} must come
      * from {@link #nowMicros()} or the same wall clock, and should not run backwards: GCRA and
      * token bucket never favour a key for an earlier time, but the windowed algorithms would
      * count an earlier window afresh.

@@ -6,7 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.retrysafe.testkit.FakeClock;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The contract, plus what only the in-memory store has: the fast path, eviction, the key bound. */
@@ -78,6 +84,77 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
 
         assertThat(sink).isZero();
         assertThat(allocated).as("bytes allocated by a million decisions").isLessThan(4_096);
+    }
+
+    /**
+     * With time frozen, the limiter's single charges, multi-policy decisions and the limiter of
+     * the other policy race on the same keys while a fourth kind of worker keeps inserting keys
+     * (so segments grow under them): every key's quota is spent exactly, and the other policy is
+     * charged by a decision only when both policies allowed it.
+     */
+    @Test
+    void limiterChargesAndMultiPolicyDecisionsOnTheSameKeysKeepExactTotals() throws Exception {
+        Policy hot = policy("hot", Algorithm.GCRA, 500, Duration.ofSeconds(60));
+        Policy other = policy("other", Algorithm.GCRA, 1_000_000, Duration.ofSeconds(60));
+        LocalRateLimiter hotLimiter = inMemory().limiter(hot);
+        LocalRateLimiter otherLimiter = inMemory().limiter(other);
+        String[] keys = {"a", "b", "c", "d"};
+        int workers = 8;
+        int attempts = 2_000;
+        CountDownLatch startGate = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        try {
+            List<Future<long[]>> results = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                int kind = w % 4;
+                int worker = w;
+                results.add(pool.submit(() -> {
+                    if (!startGate.await(10, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("start gate never opened");
+                    }
+                    long[] allowed = new long[keys.length]; // per key: hot allowed, or other charged
+                    for (int i = 0; i < attempts; i++) {
+                        int k = (i + worker) % keys.length;
+                        String key = keys[k];
+                        boolean ok = switch (kind) {
+                            case 0 -> hotLimiter.tryAcquire(key, 1);
+                            case 1 -> store.decide(PARTITION, List.of(new Charge(other, key, 1),
+                                    new Charge(hot, key, 1))) instanceof Decision.Allowed;
+                            case 2 -> otherLimiter.tryAcquire(key, 1);
+                            default -> hotLimiter.tryAcquire("filler-" + worker + "-" + i, 1);
+                        };
+                        allowed[k] += ok ? 1 : 0;
+                    }
+                    return allowed;
+                }));
+            }
+            startGate.countDown();
+            long[] hotAllowed = new long[keys.length];
+            long[] otherCharged = new long[keys.length];
+            for (int w = 0; w < workers; w++) {
+                long[] allowed = results.get(w).get(60, TimeUnit.SECONDS); // a worker's exception fails here
+                for (int k = 0; k < keys.length; k++) {
+                    switch (w % 4) {
+                        case 0 -> hotAllowed[k] += allowed[k];
+                        case 1 -> {
+                            hotAllowed[k] += allowed[k];
+                            otherCharged[k] += allowed[k];
+                        }
+                        case 2 -> otherCharged[k] += allowed[k];
+                        default -> { }
+                    }
+                }
+            }
+            for (int k = 0; k < keys.length; k++) {
+                assertThat(hotAllowed[k]).as("hot allowed for %s", keys[k]).isEqualTo(500);
+                assertThat(peek(hot, keys[k], 1).remaining()).isZero();
+                assertThat(peek(other, keys[k], 1).remaining()).as("other charged for %s", keys[k])
+                        .isEqualTo(1_000_000 - otherCharged[k]);
+            }
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
     }
 
     // --- eviction and the key bound ----------------------------------------------------------

@@ -75,6 +75,9 @@ public final class InMemoryEngine {
         Kernel kernel = table.kernel();
         int hash = KeyTable.hash(key);
         Segment segment = table.segmentFor(hash);
+        // The lock, not a CAS of the state: a CAS could land on another key's state after a sweep
+        // or rebuild moved the slot, and would race the all-or-nothing multi-charge decisions.
+        // See "Why a lock, not a compare-and-swap" in docs/rate-limits.md.
         segment.lock();
         try {
             int off = segment.find(key, hash);
