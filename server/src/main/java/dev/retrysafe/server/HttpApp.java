@@ -1,6 +1,7 @@
 package dev.retrysafe.server;
 
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.ErrorMapping;
 import dev.retrysafe.server.http.ProblemErrorHandler;
@@ -9,6 +10,8 @@ import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
+import dev.retrysafe.server.webhooks.DispatcherWakeUp;
+import dev.retrysafe.server.webhooks.WebhookRoutes;
 import io.javalin.Javalin;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
@@ -29,6 +32,8 @@ import org.jspecify.annotations.Nullable;
  *       keyed requests are decided later, by the idempotency filter, once they will run;</li>
  *   <li>{@link AuthFilter#requireAccount()}: {@code 401} for a request the first step could
  *       not authenticate (after the rate limit, so that guessing keys is limited by address);</li>
+ *   <li>{@link DispatcherWakeUp}: after a successful POST has committed, the webhook dispatcher
+ *       is told to claim at once;</li>
  *   <li>the idempotency filter, scoped by that account (when enabled);</li>
  *   <li>Javalin's routes, with every error mapped to a problem.</li>
  * </ol>
@@ -39,7 +44,8 @@ final class HttpApp {
     }
 
     /** The handlers the routes call. */
-    record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits) {
+    record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits,
+                    EventRoutes events, WebhookRoutes webhooks, DispatcherWakeUp wakeUp) {
     }
 
     static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter rateLimit, @Nullable Filter idempotency,
@@ -67,6 +73,8 @@ final class HttpApp {
                     addFilter(context, rateLimit);
                 }
                 addFilter(context, AuthFilter.requireAccount());
+                // outside the idempotency filter, so it runs after the request's transaction committed
+                addFilter(context, h.wakeUp());
                 if (idempotency != null) {
                     addFilter(context, idempotency);
                 }
@@ -89,6 +97,20 @@ final class HttpApp {
             read.accept("/v1/refunds", h.refunds()::list);
             read.accept("/v1/refunds/{id}", h.refunds()::get);
             read.accept("/v1/rate_limit", h.rateLimits()::budgets);
+            read.accept("/v1/events", h.events()::list);
+            read.accept("/v1/events/{id}", h.events()::get);
+            c.routes.post("/v1/webhook_endpoints", h.webhooks()::create);
+            read.accept("/v1/webhook_endpoints", h.webhooks()::list);
+            read.accept("/v1/webhook_endpoints/{id}", h.webhooks()::get);
+            c.routes.patch("/v1/webhook_endpoints/{id}", h.webhooks()::update);
+            c.routes.delete("/v1/webhook_endpoints/{id}", h.webhooks()::delete);
+            read.accept("/v1/webhook_endpoints/{id}/secret", h.webhooks()::secret);
+            c.routes.post("/v1/webhook_endpoints/{id}/rotate_secret", h.webhooks()::rotateSecret);
+            c.routes.post("/v1/webhook_endpoints/{id}/enable", h.webhooks()::enable);
+            c.routes.post("/v1/webhook_endpoints/{id}/recover", h.webhooks()::recover);
+            read.accept("/v1/webhook_endpoints/{id}/deliveries", h.webhooks()::deliveries);
+            read.accept("/v1/deliveries/{id}", h.webhooks()::delivery);
+            c.routes.post("/v1/deliveries/{id}/retry", h.webhooks()::retry);
 
             c.routes.exception(HttpResponseException.class, errors::httpResponse);
             c.routes.exception(Exception.class, errors::unexpected);

@@ -7,6 +7,7 @@ import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Database;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.http.RequestAccount;
@@ -16,6 +17,8 @@ import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.payments.Refunds;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
+import dev.retrysafe.server.webhooks.DispatcherWakeUp;
+import dev.retrysafe.server.webhooks.Webhooks;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.RateLimitFilter;
 import io.javalin.Javalin;
@@ -38,9 +41,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running Retrysafe server: database pools, migrations, bootstrap accounts, the purge task and
- * the HTTP server. {@link #close()} stops it gracefully: no new connections, in-flight requests
- * finish (bounded by the shutdown timeout), then the pools close. This class is threadsafe.
+ * A running Retrysafe server: database pools, migrations, bootstrap accounts, the purge task, the
+ * webhook dispatcher and the HTTP server. {@link #close()} stops it gracefully: no new
+ * connections, in-flight requests finish (bounded by the shutdown timeout), then the dispatcher
+ * lets its attempts in flight finish and gives back its other claims, then the webhook sender and
+ * finally the pools close. This class is threadsafe.
  */
 public final class RetrysafeServer implements AutoCloseable {
 
@@ -123,11 +128,15 @@ public final class RetrysafeServer implements AutoCloseable {
 
             Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault(),
                     bankProcessing, config.idempotency().retention());
+            Webhooks webhooks = Webhooks.start(config, ds, clock, resources);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
                     new RefundRoutes(transactions, new Refunds(ids, clock), config.maxBodyBytes()),
-                    new RateLimitRoutes(config.rateLimits().enabled()));
+                    new RateLimitRoutes(config.rateLimits().enabled()),
+                    new EventRoutes(transactions),
+                    webhooks.routes(config.maxBodyBytes()),
+                    new DispatcherWakeUp(webhooks.dispatcher()::wakeUp));
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
             Javalin app = HttpApp.create(config, new AuthFilter(accounts), rateLimit, idempotency, handlers);
             app.start();

@@ -7,6 +7,7 @@ import dev.retrysafe.server.config.DatabaseConfig;
 import dev.retrysafe.server.config.IdempotencyConfig;
 import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.config.WebhooksConfig;
 import dev.retrysafe.testkit.PostgresTestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -143,6 +144,7 @@ public final class TestServer implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private UnaryOperator<ServerConfig> customize = UnaryOperator.identity();
         private @Nullable RateLimitConfig rateLimits;
+        private @Nullable WebhooksConfig webhooks;
         private Bank.Processing bankProcessing = Bank.Processing.SLEEP;
 
         private Builder(@Nullable Path dataDir, @Nullable DatabaseConfig database) {
@@ -204,6 +206,24 @@ public final class TestServer implements AutoCloseable {
             return this;
         }
 
+        /** Webhook delivery settings (default: the shipped ones: https only, no private targets). */
+        public Builder webhooks(WebhooksConfig settings) {
+            this.webhooks = settings;
+            return this;
+        }
+
+        /**
+         * Webhooks to a receiver on this machine: {@code http} allowed, {@code 127.0.0.0/8} and
+         * {@code ::1} allowed, the retry schedule {@code schedule} without jitter, so tests reach
+         * retries in milliseconds.
+         */
+        public Builder loopbackWebhooks(List<Duration> schedule) {
+            this.webhooks = ServerConfig.defaults().webhooks()
+                    .withTargets(List.of("127.0.0.0/8", "::1/128"), false)
+                    .withRetrySchedule(schedule, 0);
+            return this;
+        }
+
         /** Any other change to the configuration, applied last. */
         public Builder configure(UnaryOperator<ServerConfig> change) {
             this.customize = change;
@@ -231,6 +251,7 @@ public final class TestServer implements AutoCloseable {
                         .withIdempotency(new IdempotencyConfig(idempotency, lease,
                                 base.idempotency().retention(), base.idempotency().purgeInterval()))
                         .withRateLimits(rateLimits != null ? rateLimits : base.rateLimits().disabled())
+                        .withWebhooks(webhooks != null ? webhooks : base.webhooks())
                         .withShutdownTimeout(Duration.ofSeconds(5))
                         .withBootstrapApiKeys(List.of(key, other)));
                 ByteArrayOutputStream out = new ByteArrayOutputStream();

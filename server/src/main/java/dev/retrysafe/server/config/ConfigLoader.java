@@ -95,6 +95,7 @@ public final class ConfigLoader {
                 new IdempotencyConfig(s.bool("idempotency.enabled"), s.duration("idempotency.lease"),
                         s.duration("idempotency.retention"), s.duration("idempotency.purge_interval")),
                 rateLimits(s, redis),
+                webhooks(s),
                 s.integer("limits.max_body_bytes"),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
@@ -121,6 +122,16 @@ public final class ConfigLoader {
                 RateLimitPolicies.parse(s.node("rate_limits.policies")), plans,
                 s.duration("rate_limits.retry_after_jitter"), s.duration("rate_limits.redis_timeout"),
                 s.nonBlank("rate_limits.redis_key_prefix"));
+    }
+
+    private static WebhooksConfig webhooks(Settings s) {
+        List<Duration> schedule = new ArrayList<>();
+        for (String entry : s.list("webhooks.retry_schedule")) {
+            schedule.add(Durations.parse("webhooks.retry_schedule", entry));
+        }
+        return new WebhooksConfig(s.duration("webhooks.timeout"), schedule, s.decimal("webhooks.jitter"),
+                s.duration("webhooks.disable_after"), s.integer("webhooks.max_in_flight_per_endpoint"),
+                s.list("webhooks.allow_private_targets"), s.bool("webhooks.require_https"));
     }
 
     private static ObjectNode defaults() {

@@ -48,6 +48,18 @@ public enum ProblemType {
     /** The payment cannot be refunded. */
     PAYMENT_NOT_REFUNDABLE("payment-not-refundable", 422, "Payment cannot be refunded",
             "Only succeeded payments can be refunded; this one failed, so nothing was charged."),
+    /** The SSRF guard refused a webhook URL. */
+    WEBHOOK_URL_REFUSED("webhook-url-refused", 422, "Webhook URL refused",
+            "Webhook deliveries are only sent to public <code>https</code> URLs: the URL must use <code>https</code> "
+                    + "(or <code>http</code> where the server allows it), carry no user information, and every "
+                    + "address its host resolves to must be public (no loopback, private, link-local, cloud "
+                    + "metadata, CGNAT, multicast, unspecified or IPv6 unique-local addresses, in any spelling). "
+                    + "The problem's <code>reason</code> names the rule. The server never says which addresses a "
+                    + "name resolved to. Register a publicly reachable URL."),
+    /** A delivery cannot be retried in its current state. */
+    DELIVERY_NOT_RETRYABLE("delivery-not-retryable", 409, "Delivery cannot be retried now",
+            "Only failed or pending deliveries can be retried. This one has succeeded, or an attempt is under "
+                    + "way right now (its <code>status</code> says which); look at the delivery again before retrying."),
     /** The simulated bank failed; nothing was charged. */
     BANK_UNAVAILABLE("bank-unavailable", 503, "Bank unavailable",
             "The bank could not process the charge. Nothing was recorded and nothing was charged: retry "

@@ -1,5 +1,7 @@
 package dev.retrysafe.server.payments;
 
+import dev.retrysafe.server.http.ListQuery;
+import dev.retrysafe.server.http.Page;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

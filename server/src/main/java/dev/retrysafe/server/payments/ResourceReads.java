@@ -3,6 +3,8 @@ package dev.retrysafe.server.payments;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.http.ListQuery;
+import dev.retrysafe.server.http.Page;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;

@@ -1,4 +1,4 @@
-package dev.retrysafe.server.payments;
+package dev.retrysafe.server.http;
 
 import java.util.LinkedHashMap;
 import java.util.List;

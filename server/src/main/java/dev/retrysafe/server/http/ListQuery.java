@@ -1,7 +1,6 @@
-package dev.retrysafe.server.payments;
+package dev.retrysafe.server.http;
 
 import dev.retrysafe.server.db.Ids;
-import dev.retrysafe.server.http.FieldError;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

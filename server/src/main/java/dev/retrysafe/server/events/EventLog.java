@@ -1,0 +1,83 @@
+package dev.retrysafe.server.events;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.delivery.DeliveryStoreException;
+import dev.retrysafe.delivery.EventSink;
+import dev.retrysafe.delivery.Outbox;
+import dev.retrysafe.delivery.OutboxEvent;
+import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.http.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Records events. Each one goes, in the caller's transaction, into the {@code events} table (what
+ * {@code GET /v1/events} reads) and into the delivery {@link Outbox} (one pending delivery per
+ * subscribed webhook endpoint), so an event and its deliveries exist if and only if the change
+ * they describe committed. The delivered payload is the event exactly as {@code GET /v1/events/{id}}
+ * shows it. This class is threadsafe.
+ */
+public final class EventLog {
+
+    private final Ids ids;
+    private final Outbox outbox = Outbox.create();
+
+    /** A log naming events with {@code ids}. */
+    public EventLog(Ids ids) {
+        this.ids = ids;
+    }
+
+    /**
+     * Appends an event of {@code type} about {@code data} (the full object) in the transaction of
+     * {@code c}, which must not be in auto-commit mode; returns its id.
+     */
+    public String append(Connection c, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
+        String id = ids.next("evt_");
+        byte[] dataJson = Json.bytes(data);
+        EventStore.insert(c, id, accountId, type, at, new String(dataJson, StandardCharsets.UTF_8));
+        try {
+            outbox.append(c, new OutboxEvent(id, accountId, type, at, Json.bytes(envelope(id, type, at, data))));
+        } catch (DeliveryStoreException e) {
+            throw e.getCause() instanceof SQLException sql ? sql : new SQLException("outbox append failed", e);
+        }
+        return id;
+    }
+
+    /**
+     * The sink for events the dispatcher emits ({@code webhook_endpoint.disabled}): written to the
+     * {@code events} table and the outbox in the dispatcher's transaction, so they show in
+     * {@code GET /v1/events} and reach the account's other subscribed endpoints.
+     */
+    public static EventSink sink() {
+        Outbox outbox = Outbox.create();
+        return (transaction, event) -> {
+            try {
+                JsonNode envelope = Json.MAPPER.readTree(event.payload());
+                JsonNode data = envelope.path("data");
+                EventStore.insert(transaction, event.id(), event.accountId(), event.type(), event.createdAt(),
+                        data.isMissingNode() ? "{}" : Json.MAPPER.writeValueAsString(data));
+            } catch (SQLException e) {
+                throw new DeliveryStoreException("recording event " + event.id() + " failed", e);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("event " + event.id() + " has no JSON payload", e);
+            }
+            outbox.append(transaction, event);
+        };
+    }
+
+    /** The event as shown and delivered: {@code {id, type, timestamp, data}}. */
+    static Map<String, Object> envelope(String id, String type, Instant at, Object data) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("type", type);
+        m.put("timestamp", DateTimeFormatter.ISO_INSTANT.format(at));
+        m.put("data", data);
+        return m;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.retrysafe.server.webhooks;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.delivery.Delivery;
+import dev.retrysafe.delivery.DeliveryAttempt;
+import dev.retrysafe.delivery.DeliveryDetail;
+import dev.retrysafe.delivery.EndpointWithSecret;
+import dev.retrysafe.delivery.WebhookEndpoint;
+import dev.retrysafe.server.http.Json;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/** The API representations of endpoints, deliveries and attempts. */
+final class WebhookJson {
+
+    private WebhookJson() {
+    }
+
+    static Map<String, @Nullable Object> endpoint(WebhookEndpoint e) {
+        Map<String, @Nullable Object> m = new LinkedHashMap<>();
+        m.put("id", e.id());
+        m.put("object", "webhook_endpoint");
+        m.put("url", e.url().toString());
+        m.put("description", e.description());
+        m.put("event_types", e.eventTypes().stream().sorted().toList());
+        m.put("enabled", e.enabled());
+        m.put("disabled_reason", e.disabledReason() == null ? null : e.disabledReason().wireName());
+        m.put("created_at", time(e.createdAt()));
+        m.put("updated_at", time(e.updatedAt()));
+        m.put("failing_since", time(e.failingSince()));
+        m.put("previous_secret_expires_at", time(e.previousSecretExpiresAt()));
+        return m;
+    }
+
+    /** The endpoint with its {@code secret}: only on creation and rotation. */
+    static Map<String, @Nullable Object> endpointWithSecret(EndpointWithSecret e) {
+        Map<String, @Nullable Object> m = endpoint(e.endpoint());
+        m.put("secret", e.secret().encoded());
+        return m;
+    }
+
+    static Map<String, @Nullable Object> delivery(Delivery d) {
+        Map<String, @Nullable Object> m = new LinkedHashMap<>();
+        m.put("id", d.id());
+        m.put("object", "delivery");
+        m.put("endpoint_id", d.endpointId());
+        m.put("event_id", d.eventId());
+        m.put("event_type", d.eventType());
+        m.put("status", d.status().wireName());
+        m.put("attempt_count", d.attempts());
+        m.put("next_attempt_at", time(d.nextAttemptAt()));
+        m.put("created_at", time(d.createdAt()));
+        m.put("last_attempt_at", time(d.lastAttemptAt()));
+        m.put("last_outcome", d.lastOutcome() == null ? null : wire(d.lastOutcome()));
+        m.put("last_status_code", d.lastStatusCode());
+        return m;
+    }
+
+    /** The delivery with the payload it sends (as JSON when it is JSON) and every attempt, oldest first. */
+    static Map<String, @Nullable Object> deliveryDetail(DeliveryDetail detail) {
+        Map<String, @Nullable Object> m = delivery(detail.delivery());
+        m.put("payload", payload(detail.payload()));
+        m.put("attempts", detail.attempts().stream().map(WebhookJson::attempt).toList());
+        return m;
+    }
+
+    static Map<String, @Nullable Object> attempt(DeliveryAttempt a) {
+        Map<String, @Nullable Object> m = new LinkedHashMap<>();
+        m.put("id", a.id());
+        m.put("object", "delivery_attempt");
+        m.put("number", a.number());
+        m.put("started_at", time(a.startedAt()));
+        m.put("outcome", wire(a.outcome()));
+        m.put("status_code", a.statusCode());
+        m.put("latency_ms", a.latency().toMillis());
+        m.put("response", a.responseSnippet());
+        m.put("error", a.errorDetail().isEmpty() ? null : a.errorDetail());
+        return m;
+    }
+
+    private static Object payload(byte[] bytes) {
+        try {
+            JsonNode node = Json.MAPPER.readTree(bytes);
+            return node == null ? "" : node;
+        } catch (java.io.IOException e) {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String wire(Enum<?> outcome) {
+        return outcome.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    static @Nullable String time(@Nullable Instant at) {
+        return at == null ? null : DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.MILLIS));
+    }
+}

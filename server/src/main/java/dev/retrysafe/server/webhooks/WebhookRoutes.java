@@ -1,0 +1,319 @@
+package dev.retrysafe.server.webhooks;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.retrysafe.delivery.EndpointUpdate;
+import dev.retrysafe.delivery.EndpointWithSecret;
+import dev.retrysafe.delivery.NewEndpoint;
+import dev.retrysafe.delivery.Page;
+import dev.retrysafe.delivery.PageRequest;
+import dev.retrysafe.delivery.RetryOutcome;
+import dev.retrysafe.delivery.TargetDecision;
+import dev.retrysafe.delivery.TargetGuard;
+import dev.retrysafe.delivery.WebhookEndpoint;
+import dev.retrysafe.delivery.WebhookEndpoints;
+import dev.retrysafe.server.accounts.Account;
+import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.http.FieldError;
+import dev.retrysafe.server.http.JsonBody;
+import dev.retrysafe.server.http.Problem;
+import dev.retrysafe.server.http.ProblemType;
+import dev.retrysafe.server.http.Problems;
+import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.http.Responses;
+import dev.retrysafe.server.http.ListQuery;
+import dev.retrysafe.servlet.RequestTransaction;
+import io.javalin.http.Context;
+import java.net.URI;
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Function;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The handlers of {@code /v1/webhook_endpoints} and {@code /v1/deliveries}. URLs pass the
+ * {@link TargetGuard} before they are stored; changes made by a POST join the request's
+ * transaction when the idempotency filter bound one, so the change and the stored answer commit
+ * together. Another account's ids answer {@code 404} like unknown ones. This class is threadsafe.
+ */
+public final class WebhookRoutes {
+
+    private static final String ENDPOINT = "we_";
+    private static final String DELIVERY = "msg_";
+    private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description");
+    private static final Set<String> UPDATE_FIELDS = Set.of("url", "event_types", "description", "enabled");
+
+    private final WebhookEndpoints endpoints;
+    private final Function<DataSource, WebhookEndpoints> storeOver;
+    private final TargetGuard guard;
+    private final int maxBodyBytes;
+
+    /**
+     * Handlers over {@code endpoints}; {@code storeOver} builds the same store over another data
+     * source (the request's transaction); {@code guard} checks every URL.
+     */
+    public WebhookRoutes(WebhookEndpoints endpoints, Function<DataSource, WebhookEndpoints> storeOver, TargetGuard guard,
+                         int maxBodyBytes) {
+        this.endpoints = endpoints;
+        this.storeOver = storeOver;
+        this.guard = guard;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /** {@code POST /v1/webhook_endpoints} {@code {url, event_types, description}}: {@code 201} with the secret. */
+    public void create(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        ObjectNode body = body(ctx);
+        if (body == null) {
+            return;
+        }
+        EndpointFields f = new EndpointFields(body, CREATE_FIELDS);
+        String url = f.text("url", true, EndpointFields.MAX_URL_LENGTH);
+        Set<String> types = f.eventTypes("event_types", true);
+        String description = f.text("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
+        if (!f.errors().isEmpty() || url == null || types == null) {
+            Problems.respond(ctx, Problem.invalid(f.errors()));
+            return;
+        }
+        URI target = checkedUrl(ctx, url);
+        if (target == null) {
+            return;
+        }
+        EndpointWithSecret created = writer(ctx).create(account.id(),
+                new NewEndpoint(target, types, description == null ? "" : description));
+        ctx.header("Location", "/v1/webhook_endpoints/" + created.endpoint().id());
+        Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created));
+    }
+
+    /** {@code GET /v1/webhook_endpoints}, newest first. */
+    public void list(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        PageRequest page = pageRequest(ctx, ENDPOINT);
+        if (page != null) {
+            Responses.json(ctx, 200, list(endpoints.list(account.id(), page), WebhookJson::endpoint));
+        }
+    }
+
+    /** {@code GET /v1/webhook_endpoints/{id}}. */
+    public void get(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        answer(ctx, id, Ids.looksLike(ENDPOINT, id) ? endpoints.get(account.id(), id) : Optional.empty());
+    }
+
+    /** {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?}}. */
+    public void update(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        if (!Ids.looksLike(ENDPOINT, id)) {
+            notFound(ctx, "webhook endpoint", id);
+            return;
+        }
+        ObjectNode body = body(ctx);
+        if (body == null) {
+            return;
+        }
+        EndpointFields f = new EndpointFields(body, UPDATE_FIELDS);
+        String url = f.text("url", false, EndpointFields.MAX_URL_LENGTH);
+        Set<String> types = f.eventTypes("event_types", false);
+        String description = f.text("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
+        Boolean enabled = f.bool("enabled");
+        if (!f.errors().isEmpty()) {
+            Problems.respond(ctx, Problem.invalid(f.errors()));
+            return;
+        }
+        URI target = null;
+        if (url != null) {
+            target = checkedUrl(ctx, url);
+            if (target == null) {
+                return;
+            }
+        }
+        answer(ctx, id, writer(ctx).update(account.id(), id, new EndpointUpdate(target, types, description, enabled)));
+    }
+
+    /** {@code DELETE /v1/webhook_endpoints/{id}}: the endpoint with its deliveries. */
+    public void delete(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        if (Ids.looksLike(ENDPOINT, id) && writer(ctx).delete(account.id(), id)) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", id);
+            m.put("object", "webhook_endpoint");
+            m.put("deleted", true);
+            Responses.json(ctx, 200, m);
+        } else {
+            notFound(ctx, "webhook endpoint", id);
+        }
+    }
+
+    /** {@code GET /v1/webhook_endpoints/{id}/secret}. */
+    public void secret(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        (Ids.looksLike(ENDPOINT, id) ? endpoints.secret(account.id(), id) : Optional.<dev.retrysafe.webhooks.WebhookSecret>empty())
+                .ifPresentOrElse(s -> {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("object", "webhook_endpoint_secret");
+                    m.put("endpoint_id", id);
+                    m.put("secret", s.encoded());
+                    Responses.json(ctx, 200, m);
+                }, () -> notFound(ctx, "webhook endpoint", id));
+    }
+
+    /** {@code POST /v1/webhook_endpoints/{id}/rotate_secret}: the new secret; the old one signs during the grace period. */
+    public void rotateSecret(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        (Ids.looksLike(ENDPOINT, id) ? writer(ctx).rotateSecret(account.id(), id) : Optional.<EndpointWithSecret>empty())
+                .ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpointWithSecret(e)),
+                        () -> notFound(ctx, "webhook endpoint", id));
+    }
+
+    /** {@code POST /v1/webhook_endpoints/{id}/enable}: enabled, its failing streak forgotten. */
+    public void enable(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        answer(ctx, id, Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty());
+    }
+
+    /** {@code GET /v1/webhook_endpoints/{id}/deliveries}, newest first. */
+    public void deliveries(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        if (!Ids.looksLike(ENDPOINT, id)) {
+            notFound(ctx, "webhook endpoint", id);
+            return;
+        }
+        PageRequest page = pageRequest(ctx, DELIVERY);
+        if (page != null) {
+            endpoints.deliveries(account.id(), id, page).ifPresentOrElse(
+                    p -> Responses.json(ctx, 200, list(p, WebhookJson::delivery)),
+                    () -> notFound(ctx, "webhook endpoint", id));
+        }
+    }
+
+    /** {@code POST /v1/webhook_endpoints/{id}/recover} {@code {since}}: re-sends failed deliveries since then. */
+    public void recover(Context ctx) throws Exception {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        if (!Ids.looksLike(ENDPOINT, id)) {
+            notFound(ctx, "webhook endpoint", id);
+            return;
+        }
+        ObjectNode body = body(ctx);
+        if (body == null) {
+            return;
+        }
+        EndpointFields f = new EndpointFields(body, Set.of("since"));
+        Instant since = f.time("since", true);
+        if (!f.errors().isEmpty() || since == null) {
+            Problems.respond(ctx, Problem.invalid(f.errors()));
+            return;
+        }
+        OptionalInt recovered = writer(ctx).recover(account.id(), id, since);
+        if (recovered.isEmpty()) {
+            notFound(ctx, "webhook endpoint", id);
+            return;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("object", "recovery");
+        m.put("endpoint_id", id);
+        m.put("since", WebhookJson.time(since));
+        m.put("recovered", recovered.getAsInt());
+        Responses.json(ctx, 202, m);
+    }
+
+    /** {@code GET /v1/deliveries/{id}}: the delivery, its payload and every attempt. */
+    public void delivery(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        (Ids.looksLike(DELIVERY, id) ? endpoints.delivery(account.id(), id) : Optional.<dev.retrysafe.delivery.DeliveryDetail>empty())
+                .ifPresentOrElse(d -> Responses.json(ctx, 200, WebhookJson.deliveryDetail(d)),
+                        () -> notFound(ctx, "delivery", id));
+    }
+
+    /** {@code POST /v1/deliveries/{id}/retry}: due now; {@code 409} if it succeeded or is being attempted. */
+    public void retry(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        RetryOutcome outcome = Ids.looksLike(DELIVERY, id) ? writer(ctx).retry(account.id(), id) : new RetryOutcome.NotFound();
+        switch (outcome) {
+            case RetryOutcome.Retried r -> Responses.json(ctx, 202, WebhookJson.delivery(r.delivery()));
+            case RetryOutcome.NotFound n -> notFound(ctx, "delivery", id);
+            case RetryOutcome.NotRetryable n -> Problems.respond(ctx, Problem.of(ProblemType.DELIVERY_NOT_RETRYABLE,
+                    "Delivery '" + id + "' is " + n.status().wireName() + "; only failed or pending deliveries are retried.")
+                    .with("delivery_status", n.status().wireName()));
+        }
+    }
+
+    /** The URL if the guard allows it, else the {@code 422} problem has been answered and {@code null} returned. */
+    private @Nullable URI checkedUrl(Context ctx, String url) {
+        TargetDecision decision = guard.check(url);
+        if (decision instanceof TargetDecision.Refused refused) {
+            Problems.respond(ctx, Problem.of(ProblemType.WEBHOOK_URL_REFUSED, "url: " + refused.message())
+                    .with("reason", refused.reason().name().toLowerCase(Locale.ROOT))
+                    .with("errors", List.of(new FieldError("url", refused.message()))));
+            return null;
+        }
+        try {
+            URI uri = new URI(url);
+            new NewEndpoint(uri, Set.of("*"), ""); // the store's own form check, so it cannot fail later
+            return uri;
+        } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+            Problems.respond(ctx, Problem.invalid(List.of(new FieldError("url",
+                    "must be an absolute http or https URL with a host"))));
+            return null;
+        }
+    }
+
+    /** The store writing in the request's transaction when the idempotency filter bound one. */
+    private WebhookEndpoints writer(Context ctx) {
+        Connection bound = RequestTransaction.connection(ctx.req());
+        return bound == null ? endpoints : storeOver.apply(new JoinedTransaction(bound));
+    }
+
+    private @Nullable ObjectNode body(Context ctx) throws Exception {
+        JsonBody.Result read = JsonBody.read(ctx, maxBodyBytes);
+        if (read instanceof JsonBody.Rejected r) {
+            Problems.respond(ctx, r.problem());
+            return null;
+        }
+        return ((JsonBody.Parsed) read).object();
+    }
+
+    private static @Nullable PageRequest pageRequest(Context ctx, String idPrefix) {
+        ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), idPrefix);
+        if (parsed instanceof ListQuery.Invalid invalid) {
+            Problems.respond(ctx, Problem.invalid(invalid.errors()));
+            return null;
+        }
+        ListQuery q = ((ListQuery.Valid) parsed).query();
+        return new PageRequest(q.limit(), q.startingAfter());
+    }
+
+    private static <T> Map<String, Object> list(Page<T> page, Function<T, ?> render) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("object", "list");
+        m.put("data", page.items().stream().map(render).toList());
+        m.put("has_more", page.hasMore());
+        return m;
+    }
+
+    private static void answer(Context ctx, String id, Optional<WebhookEndpoint> endpoint) {
+        endpoint.ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpoint(e)),
+                () -> notFound(ctx, "webhook endpoint", id));
+    }
+
+    private static void notFound(Context ctx, String noun, String id) {
+        String shown = id.length() > 64 ? id.substring(0, 64) + "..." : id;
+        Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND, "No " + noun + " '" + shown + "' in this account."));
+    }
+}

@@ -1,0 +1,332 @@
+package dev.retrysafe.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The webhook endpoint API, with the shipped SSRF settings (https only,
+ * no private targets). Endpoints point at a public address literal, so the guard needs no DNS;
+ * no test here makes an event, so nothing is ever sent there.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class WebhookEndpointsApiContract {
+
+    private static final String PUBLIC_URL = "https://1.1.1.1/hooks";
+
+    private TestServer server;
+    private Api api;
+    private Api other;
+
+    /** Starts the server under test (with the shipped webhook settings). */
+    abstract TestServer startServer();
+
+    /** Runs after the server stopped, e.g. to drop its database. */
+    void afterServerStopped() {
+    }
+
+    @BeforeAll
+    void start() {
+        server = startServer();
+        api = Api.of(server);
+        other = new Api(server.baseUri(), server.otherApiKey());
+    }
+
+    @AfterAll
+    void stop() {
+        try {
+            server.close();
+        } finally {
+            afterServerStopped();
+        }
+    }
+
+    private JsonNode create(Api client, String body) {
+        Api.Answer a = client.post("/v1/webhook_endpoints", body);
+        assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
+        return a.body();
+    }
+
+    private JsonNode createDefault(Api client) {
+        return create(client, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"payment.succeeded\"]}");
+    }
+
+    private Api.Answer patch(Api client, String path, String json) {
+        return client.send("PATCH", path, "application/json", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private Api.Answer delete(Api client, String path) {
+        return client.send("DELETE", path, null, new byte[0]);
+    }
+
+    @Test
+    void createAnswersTheEndpointWithItsSecretAndLocation() {
+        Api.Answer a = api.post("/v1/webhook_endpoints", "{\"url\": \"" + PUBLIC_URL + "\","
+                + " \"event_types\": [\"payment.succeeded\", \"refund.created\"], \"description\": \"orders\"}");
+
+        assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
+        JsonNode e = a.body();
+        assertThat(e.get("id").asText()).matches("we_[0-9a-z]{26}");
+        assertThat(e.get("object").asText()).isEqualTo("webhook_endpoint");
+        assertThat(e.get("url").asText()).isEqualTo(PUBLIC_URL);
+        assertThat(e.get("description").asText()).isEqualTo("orders");
+        assertThat(e.get("event_types").toString()).isEqualTo("[\"payment.succeeded\",\"refund.created\"]");
+        assertThat(e.get("enabled").asBoolean()).isTrue();
+        assertThat(e.get("secret").asText()).startsWith("whsec_");
+        assertThat(a.header("Location")).isEqualTo("/v1/webhook_endpoints/" + e.get("id").asText());
+
+        Api.Answer read = api.get("/v1/webhook_endpoints/" + e.get("id").asText());
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(read.body().get("url").asText()).isEqualTo(PUBLIC_URL);
+        assertThat(read.body().has("secret")).as("the secret is only shown on creation and by .../secret").isFalse();
+
+        Api.Answer secret = api.get("/v1/webhook_endpoints/" + e.get("id").asText() + "/secret");
+        assertThat(secret.status()).isEqualTo(200);
+        assertThat(secret.body().get("secret").asText()).isEqualTo(e.get("secret").asText());
+    }
+
+    @Test
+    void aRetriedCreateWithTheSameKeyReplaysTheFirstAnswerAndCreatesNothing() {
+        String body = "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"refund.created\"], \"description\": \"once\"}";
+        String key = java.util.UUID.randomUUID().toString();
+
+        Api.Answer first = api.post("/v1/webhook_endpoints", body, key);
+        Api.Answer again = api.post("/v1/webhook_endpoints", body, key);
+
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(again.body()).isEqualTo(first.body());
+        long made = 0;
+        for (JsonNode e : api.get("/v1/webhook_endpoints?limit=100").body().get("data")) {
+            made += e.get("description").asText().equals("once") ? 1 : 0;
+        }
+        assertThat(made).isEqualTo(1);
+    }
+
+    @Test
+    void aRetriedRotationWithTheSameKeyRotatesOnce() {
+        String id = createDefault(api).get("id").asText();
+        String key = java.util.UUID.randomUUID().toString();
+
+        Api.Answer first = api.post("/v1/webhook_endpoints/" + id + "/rotate_secret", "", key);
+        Api.Answer again = api.post("/v1/webhook_endpoints/" + id + "/rotate_secret", "", key);
+
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(again.body().get("secret")).isEqualTo(first.body().get("secret"));
+        assertThat(api.get("/v1/webhook_endpoints/" + id + "/secret").body().get("secret"))
+                .isEqualTo(first.body().get("secret"));
+    }
+
+    @Test
+    void listsEndpointsNewestFirstWithCursorPagination() {
+        Api fresh = new Api(server.baseUri(), server.otherApiKey());
+        List<String> made = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            made.add(createDefault(fresh).get("id").asText());
+        }
+        List<String> seen = new ArrayList<>();
+        String cursor = null;
+        boolean more = true;
+        while (more) {
+            Api.Answer page = fresh.get("/v1/webhook_endpoints?limit=2" + (cursor == null ? "" : "&starting_after=" + cursor));
+            assertThat(page.status()).isEqualTo(200);
+            assertThat(page.body().get("data").size()).isLessThanOrEqualTo(2);
+            for (JsonNode e : page.body().get("data")) {
+                seen.add(e.get("id").asText());
+                cursor = e.get("id").asText();
+            }
+            more = page.body().get("has_more").asBoolean();
+        }
+        assertThat(seen).containsSubsequence(made.reversed());
+        assertThat(seen).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void patchChangesOnlyTheGivenFieldsAndDisablesAndEnables() {
+        String id = createDefault(api).get("id").asText();
+
+        Api.Answer changed = patch(api, "/v1/webhook_endpoints/" + id,
+                "{\"description\": \"new\", \"event_types\": [\"*\"], \"url\": \"https://8.8.8.8/other\"}");
+        assertThat(changed.status()).as(changed.raw().body()).isEqualTo(200);
+        assertThat(changed.body().get("description").asText()).isEqualTo("new");
+        assertThat(changed.body().get("event_types").toString()).isEqualTo("[\"*\"]");
+        assertThat(changed.body().get("url").asText()).isEqualTo("https://8.8.8.8/other");
+
+        Api.Answer disabled = patch(api, "/v1/webhook_endpoints/" + id, "{\"enabled\": false}");
+        assertThat(disabled.status()).isEqualTo(200);
+        assertThat(disabled.body().get("enabled").asBoolean()).isFalse();
+        assertThat(disabled.body().get("disabled_reason").asText()).isEqualTo("manual");
+        assertThat(disabled.body().get("description").asText()).isEqualTo("new");
+
+        Api.Answer enabled = api.post("/v1/webhook_endpoints/" + id + "/enable", "");
+        assertThat(enabled.status()).as(enabled.raw().body()).isEqualTo(200);
+        assertThat(enabled.body().get("enabled").asBoolean()).isTrue();
+        assertThat(enabled.body().get("disabled_reason").isNull()).isTrue();
+    }
+
+    @Test
+    void patchChecksANewUrlWithTheGuard() {
+        String id = createDefault(api).get("id").asText();
+
+        Api.Answer refused = patch(api, "/v1/webhook_endpoints/" + id, "{\"url\": \"https://169.254.169.254/latest\"}");
+
+        assertThat(refused.status()).isEqualTo(422);
+        assertThat(refused.body().get("type").asText()).isEqualTo("/problems/webhook-url-refused");
+        assertThat(api.get("/v1/webhook_endpoints/" + id).body().get("url").asText()).isEqualTo(PUBLIC_URL);
+    }
+
+    @Test
+    void rotationAnswersANewSecretAndKeepsTheOldOneForTheGracePeriod() {
+        JsonNode created = createDefault(api);
+        String id = created.get("id").asText();
+
+        Api.Answer rotated = api.post("/v1/webhook_endpoints/" + id + "/rotate_secret", "");
+
+        assertThat(rotated.status()).as(rotated.raw().body()).isEqualTo(200);
+        String newSecret = rotated.body().get("secret").asText();
+        assertThat(newSecret).startsWith("whsec_").isNotEqualTo(created.get("secret").asText());
+        assertThat(rotated.body().get("previous_secret_expires_at").asText()).isNotEmpty();
+        assertThat(api.get("/v1/webhook_endpoints/" + id + "/secret").body().get("secret").asText()).isEqualTo(newSecret);
+    }
+
+    @Test
+    void deleteRemovesTheEndpoint() {
+        String id = createDefault(api).get("id").asText();
+
+        Api.Answer deleted = delete(api, "/v1/webhook_endpoints/" + id);
+
+        assertThat(deleted.status()).isEqualTo(200);
+        assertThat(deleted.body().get("deleted").asBoolean()).isTrue();
+        assertThat(api.get("/v1/webhook_endpoints/" + id).status()).isEqualTo(404);
+        assertThat(delete(api, "/v1/webhook_endpoints/" + id).status()).isEqualTo(404);
+    }
+
+    @Test
+    void anotherAccountsEndpointIsNotFoundWhateverTheOperation() {
+        String id = createDefault(api).get("id").asText();
+        String path = "/v1/webhook_endpoints/" + id;
+
+        List<Api.Answer> answers = List.of(
+                other.get(path),
+                other.get(path + "/secret"),
+                other.get(path + "/deliveries"),
+                patch(other, path, "{\"description\": \"mine now\"}"),
+                other.post(path + "/rotate_secret", ""),
+                other.post(path + "/enable", ""),
+                other.post(path + "/recover", "{\"since\": \"2020-01-01T00:00:00Z\"}"),
+                delete(other, path));
+
+        for (Api.Answer a : answers) {
+            assertThat(a.status()).as(a.raw().request().method() + " " + a.raw().uri()).isEqualTo(404);
+            assertThat(a.raw().body()).doesNotContain(PUBLIC_URL).doesNotContain("whsec_");
+        }
+        JsonNode still = api.get(path).body();
+        assertThat(still.get("description").asText()).isEmpty();
+        assertThat(still.get("enabled").asBoolean()).isTrue();
+        assertThat(other.get("/v1/webhook_endpoints").body().toString()).doesNotContain(id);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "https://169.254.169.254/latest/meta-data, not_public",
+            "https://127.0.0.1/hooks, not_public",
+            "https://10.0.0.1/hooks, not_public",
+            "https://[::1]/hooks, not_public",
+            "https://0x7f000001/hooks, not_public",
+            "https://[::ffff:127.0.0.1]/hooks, not_public",
+            "http://1.1.1.1/hooks, https_required",
+            "http://127.0.0.1:8080/hooks, https_required",
+            "ftp://1.1.1.1/hooks, unsupported_scheme",
+            "https://user:pass@1.1.1.1/hooks, userinfo",
+    })
+    void refusesUrlsTheGuardRefusesNamingTheReason(String url, String reason) {
+        Api.Answer a = api.post("/v1/webhook_endpoints", "{\"url\": \"" + url + "\", \"event_types\": [\"*\"]}");
+
+        assertThat(a.status()).as(a.raw().body()).isEqualTo(422);
+        assertThat(a.contentType()).startsWith("application/problem+json");
+        assertThat(a.body().get("type").asText()).isEqualTo("/problems/webhook-url-refused");
+        assertThat(a.body().get("reason").asText()).isEqualTo(reason);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "{}",
+            "{\"url\": \"" + PUBLIC_URL + "\"}",
+            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": []}",
+            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": \"payment.succeeded\"}",
+            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"Payment Succeeded\"]}",
+            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [7]}",
+            "{\"url\": 42, \"event_types\": [\"*\"]}",
+            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"description\": 5}",
+            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"secret\": \"whsec_mine\"}",
+            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"description\": \"a\\u0000b\"}",
+    })
+    void invalidBodiesAnswer400NamingTheField(String body) {
+        Api.Answer a = api.post("/v1/webhook_endpoints", body);
+
+        assertThat(a.status()).as(body + " -> " + a.raw().body()).isEqualTo(400);
+        assertThat(a.body().get("type").asText()).isEqualTo("/problems/validation-failed");
+        assertThat(a.body().get("errors").size()).isPositive();
+    }
+
+    @Test
+    void malformedRequestsNeverAnswer500() {
+        String id = createDefault(api).get("id").asText();
+        List<Api.Answer> answers = List.of(
+                api.post("/v1/webhook_endpoints", "not json"),
+                api.post("/v1/webhook_endpoints", "[1, 2]"),
+                api.post("/v1/webhook_endpoints", "{\"url\": \"https://[zz/\", \"event_types\": [\"*\"]}"),
+                api.post("/v1/webhook_endpoints", "{\"url\": \"" + "https://1.1.1.1/" + "a".repeat(3000)
+                        + "\", \"event_types\": [\"*\"]}"),
+                api.get("/v1/webhook_endpoints?limit=0"),
+                api.get("/v1/webhook_endpoints?limit=abc"),
+                api.get("/v1/webhook_endpoints?starting_after=pay_x"),
+                api.get("/v1/webhook_endpoints/not-an-id"),
+                api.get("/v1/webhook_endpoints/we_00000000000000000000000000"),
+                api.get("/v1/webhook_endpoints/" + id + "/deliveries?limit=1000"),
+                api.post("/v1/webhook_endpoints/" + id + "/recover", "{\"since\": \"yesterday\"}"),
+                api.post("/v1/webhook_endpoints/" + id + "/recover", "{}"),
+                patch(api, "/v1/webhook_endpoints/" + id, "{\"enabled\": \"yes\"}"),
+                api.get("/v1/deliveries/msg_nope"),
+                api.post("/v1/deliveries/msg_00000000000000000000000000/retry", ""),
+                api.get("/v1/events?type=NOT%20A%20TYPE"),
+                api.get("/v1/events?limit=101"),
+                api.get("/v1/events/evt_nope"));
+
+        for (Api.Answer a : answers) {
+            assertThat(a.status()).as(a.raw().request().method() + " " + a.raw().uri() + " -> " + a.raw().body())
+                    .isBetween(400, 499);
+            assertThat(a.contentType()).startsWith("application/problem+json");
+        }
+    }
+
+    @Test
+    void recoverCountsTheFailedDeliveriesItMadeDue() {
+        String id = createDefault(api).get("id").asText();
+
+        Api.Answer a = api.post("/v1/webhook_endpoints/" + id + "/recover", "{\"since\": \"2020-01-01T00:00:00Z\"}");
+
+        assertThat(a.status()).as(a.raw().body()).isEqualTo(202);
+        assertThat(a.body().get("recovered").asInt()).isZero();
+    }
+
+    @Test
+    void eventsListIsScopedAndFilteredByType() {
+        Api.Answer all = other.get("/v1/events?type=payment.succeeded&limit=5");
+
+        assertThat(all.status()).isEqualTo(200);
+        assertThat(all.body().get("data").isArray()).isTrue();
+        assertThat(all.body().has("has_more")).isTrue();
+    }
+}
