@@ -1,6 +1,7 @@
 package dev.retrysafe.server.payments;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.retrysafe.server.http.BodyFields;
 import dev.retrysafe.server.http.FieldError;
 import java.util.List;
 import java.util.Set;
@@ -22,7 +23,7 @@ public record PaymentRequest(long amount, String currency, @Nullable String desc
 
     /** Validates {@code body}. */
     public static Validated<PaymentRequest> parse(ObjectNode body) {
-        Fields f = new Fields(body, Set.of("amount", "currency", "description"));
+        BodyFields f = new BodyFields(body, Set.of("amount", "currency", "description"));
         Long amount = f.integer("amount", true, 1, MAX_AMOUNT);
         String currency = f.string("currency", true, 3);
         if (currency != null && !Currencies.isValid(currency)) {

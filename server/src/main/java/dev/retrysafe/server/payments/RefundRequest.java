@@ -2,6 +2,7 @@ package dev.retrysafe.server.payments;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.http.BodyFields;
 import dev.retrysafe.server.http.FieldError;
 import java.util.List;
 import java.util.Set;
@@ -17,7 +18,7 @@ public record RefundRequest(String paymentId, @Nullable Long amount) {
 
     /** Validates {@code body}. */
     public static Validated<RefundRequest> parse(ObjectNode body) {
-        Fields f = new Fields(body, Set.of("payment_id", "amount"));
+        BodyFields f = new BodyFields(body, Set.of("payment_id", "amount"));
         String paymentId = f.string("payment_id", true, 64);
         if (paymentId != null && !Ids.looksLike("pay_", paymentId)) {
             f.reject("payment_id", "must be a payment id (pay_...)");

@@ -13,6 +13,7 @@ import dev.retrysafe.delivery.WebhookEndpoint;
 import dev.retrysafe.delivery.WebhookEndpoints;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.http.BodyFields;
 import dev.retrysafe.server.http.FieldError;
 import dev.retrysafe.server.http.JsonBody;
 import dev.retrysafe.server.http.Problem;
@@ -74,10 +75,10 @@ public final class WebhookRoutes {
         if (body == null) {
             return;
         }
-        EndpointFields f = new EndpointFields(body, CREATE_FIELDS);
-        String url = f.text("url", true, EndpointFields.MAX_URL_LENGTH);
-        Set<String> types = f.eventTypes("event_types", true);
-        String description = f.text("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
+        BodyFields f = new BodyFields(body, CREATE_FIELDS);
+        String url = f.string("url", true, EndpointFields.MAX_URL_LENGTH);
+        Set<String> types = EndpointFields.eventTypes(f, "event_types", true);
+        String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         if (!f.errors().isEmpty() || url == null || types == null) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
             return;
@@ -120,10 +121,10 @@ public final class WebhookRoutes {
         if (body == null) {
             return;
         }
-        EndpointFields f = new EndpointFields(body, UPDATE_FIELDS);
-        String url = f.text("url", false, EndpointFields.MAX_URL_LENGTH);
-        Set<String> types = f.eventTypes("event_types", false);
-        String description = f.text("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
+        BodyFields f = new BodyFields(body, UPDATE_FIELDS);
+        String url = f.string("url", false, EndpointFields.MAX_URL_LENGTH);
+        Set<String> types = EndpointFields.eventTypes(f, "event_types", false);
+        String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         Boolean enabled = f.bool("enabled");
         if (!f.errors().isEmpty()) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
@@ -212,7 +213,7 @@ public final class WebhookRoutes {
         if (body == null) {
             return;
         }
-        EndpointFields f = new EndpointFields(body, Set.of("since"));
+        BodyFields f = new BodyFields(body, Set.of("since"));
         Instant since = f.time("since", true);
         if (!f.errors().isEmpty() || since == null) {
             Problems.respond(ctx, Problem.invalid(f.errors()));

@@ -1,8 +1,10 @@
-package dev.retrysafe.server.payments;
+package dev.retrysafe.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.retrysafe.server.http.FieldError;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -14,12 +16,13 @@ import org.jspecify.annotations.Nullable;
  * instead of stopping at the first, so a client can fix everything in one go. Not threadsafe:
  * one instance per request.
  */
-final class Fields {
+public final class BodyFields {
 
     private final ObjectNode body;
     private final List<FieldError> errors = new ArrayList<>();
 
-    Fields(ObjectNode body, Set<String> known) {
+    /** Reads {@code body}; every member not in {@code known} is an error. */
+    public BodyFields(ObjectNode body, Set<String> known) {
         this.body = body;
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String name = it.next();
@@ -30,7 +33,7 @@ final class Fields {
     }
 
     /** An integer in {@code [min, max]}; {@code null} when absent and optional, or invalid. */
-    @Nullable Long integer(String name, boolean required, long min, long max) {
+    public @Nullable Long integer(String name, boolean required, long min, long max) {
         JsonNode n = body.get(name);
         if (n == null || n.isNull()) {
             if (required) {
@@ -50,7 +53,7 @@ final class Fields {
     }
 
     /** A string of at most {@code maxLength} characters; {@code null} when absent and optional, or invalid. */
-    @Nullable String string(String name, boolean required, int maxLength) {
+    public @Nullable String string(String name, boolean required, int maxLength) {
         JsonNode n = body.get(name);
         if (n == null || n.isNull()) {
             if (required) {
@@ -74,11 +77,52 @@ final class Fields {
         return n.textValue();
     }
 
-    void reject(String name, String detail) {
+    /** Whether member {@code name} is present and not {@code null}. */
+    public boolean has(String name) {
+        JsonNode n = body.get(name);
+        return n != null && !n.isNull();
+    }
+
+    /** Member {@code name} as sent, or {@code null} when absent: for members of other shapes. */
+    public @Nullable JsonNode member(String name) {
+        JsonNode n = body.get(name);
+        return n == null || n.isNull() ? null : n;
+    }
+
+    /** A boolean; {@code null} when absent, or invalid. */
+    public @Nullable Boolean bool(String name) {
+        JsonNode n = member(name);
+        if (n == null) {
+            return null;
+        }
+        if (!n.isBoolean()) {
+            errors.add(new FieldError(name, "must be true or false"));
+            return null;
+        }
+        return n.booleanValue();
+    }
+
+    /** An RFC 3339 time such as {@code 2026-01-31T12:00:00Z}; {@code null} when absent and optional, or invalid. */
+    public @Nullable Instant time(String name, boolean required) {
+        String t = string(name, required, 64);
+        if (t == null) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(t).toInstant();
+        } catch (DateTimeParseException e) {
+            errors.add(new FieldError(name, "must be an RFC 3339 time such as 2026-01-31T12:00:00Z"));
+            return null;
+        }
+    }
+
+    /** Records an error of member {@code name}. */
+    public void reject(String name, String detail) {
         errors.add(new FieldError(name, detail));
     }
 
-    List<FieldError> errors() {
+    /** Every error found so far. */
+    public List<FieldError> errors() {
         return List.copyOf(errors);
     }
 
