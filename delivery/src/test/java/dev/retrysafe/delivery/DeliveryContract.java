@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.testkit.FakeClock;
+import dev.retrysafe.testkit.PooledDataSource;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import dev.retrysafe.webhooks.HeaderLookup;
 import dev.retrysafe.webhooks.WebhookSecret;

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.retrysafe.testkit.PooledDataSource;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.net.URI;
 import java.sql.Connection;

@@ -3,6 +3,7 @@ package dev.retrysafe.webhooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.testkit.PooledDataSource;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.TestInstance;
 abstract class JdbcWebhookDeduplicatorContract extends WebhookDeduplicatorContract {
 
     private ThrowawayDatabase database;
-    private ConnectionPool pool;
+    private PooledDataSource pool;
 
     /** A new, empty database of this test class's own. */
     protected abstract ThrowawayDatabase openDatabase();
@@ -33,7 +34,7 @@ abstract class JdbcWebhookDeduplicatorContract extends WebhookDeduplicatorContra
             // the whole script in one execute, as a Flyway Java migration would run it
             s.execute(JdbcWebhookDeduplicator.schemaSql());
         }
-        pool = new ConnectionPool(database.dataSource(), 16);
+        pool = new PooledDataSource(database.dataSource(), 16);
     }
 
     @AfterAll

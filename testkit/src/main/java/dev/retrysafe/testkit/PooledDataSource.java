@@ -1,4 +1,4 @@
-package dev.retrysafe.webhooks;
+package dev.retrysafe.testkit;
 
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
@@ -6,8 +6,8 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,23 +15,24 @@ import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
- * A fixed pool of connections for the concurrency tests, so that 10,000 claims do not open 10,000
- * PostgreSQL connections; counts borrowed connections so tests can assert none leaked.
- * Threadsafe.
+ * A small fixed pool over another data source, so that thousands of short transactions on
+ * PostgreSQL do not each open a connection. Counts borrowed connections so tests can assert none
+ * leaked. Threadsafe.
  */
-final class ConnectionPool implements DataSource, AutoCloseable {
+public final class PooledDataSource implements DataSource, AutoCloseable {
 
-    private final BlockingQueue<Connection> idle;
+    private final BlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
     private final AtomicInteger borrowed = new AtomicInteger();
 
-    ConnectionPool(DataSource source, int size) throws SQLException {
-        this.idle = new ArrayBlockingQueue<>(size);
+    /** A pool of {@code size} connections opened now from {@code source}. */
+    public PooledDataSource(DataSource source, int size) throws SQLException {
         for (int i = 0; i < size; i++) {
             idle.add(source.getConnection());
         }
     }
 
-    int borrowed() {
+    /** Connections handed out and not yet closed. */
+    public int borrowed() {
         return borrowed.get();
     }
 
@@ -42,10 +43,10 @@ final class ConnectionPool implements DataSource, AutoCloseable {
             physical = idle.poll(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SQLException("interrupted while waiting for a connection", e);
+            throw new SQLException("interrupted while waiting for a pooled connection", e);
         }
         if (physical == null) {
-            throw new SQLException("no connection free within 30 s: a test leaks connections");
+            throw new SQLException("no pooled connection free within 30 s: connections leak");
         }
         if (!physical.getAutoCommit()) {
             physical.rollback();
@@ -55,22 +56,31 @@ final class ConnectionPool implements DataSource, AutoCloseable {
         AtomicBoolean returned = new AtomicBoolean();
         return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
                 (proxy, method, args) -> {
-                    if (method.getName().equals("close")) {
-                        if (returned.compareAndSet(false, true)) {
-                            borrowed.decrementAndGet();
-                            idle.add(physical);
+                    switch (method.getName()) {
+                        case "close" -> {
+                            if (returned.compareAndSet(false, true)) {
+                                borrowed.decrementAndGet();
+                                idle.add(physical);
+                            }
+                            return null;
                         }
-                        return null;
-                    }
-                    if (method.getName().equals("isClosed")) {
-                        return returned.get();
-                    }
-                    try {
-                        return method.invoke(physical, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
+                        case "isClosed" -> {
+                            return returned.get();
+                        }
+                        default -> {
+                            try {
+                                return method.invoke(physical, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        }
                     }
                 });
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("pooled connections have one user");
     }
 
     @Override
@@ -81,13 +91,8 @@ final class ConnectionPool implements DataSource, AutoCloseable {
     }
 
     @Override
-    public Connection getConnection(String user, String password) {
-        throw new UnsupportedOperationException("not needed by tests");
-    }
-
-    @Override
     public PrintWriter getLogWriter() {
-        throw new UnsupportedOperationException("not needed by tests");
+        return new PrintWriter(System.err);
     }
 
     @Override
@@ -107,16 +112,16 @@ final class ConnectionPool implements DataSource, AutoCloseable {
 
     @Override
     public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException();
+        throw new SQLFeatureNotSupportedException("no parent logger");
     }
 
     @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-        throw new SQLException("not a wrapper");
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        throw new SQLException("not a wrapper of " + iface);
     }
 
     @Override
-    public boolean isWrapperFor(Class<?> type) {
+    public boolean isWrapperFor(Class<?> iface) {
         return false;
     }
 }
