@@ -123,6 +123,18 @@ class WebhookDeliveryTest {
         Api.Answer retry = api.post("/v1/deliveries/" + delivery.get("id").asText() + "/retry", "");
         assertThat(retry.status()).isEqualTo(409);
         assertThat(retry.body().get("type").asText()).isEqualTo("/problems/delivery-not-retryable");
+
+        // the run shows in the metrics: two failed attempts, one success, one first-attempt latency
+        Api.Answer metrics = new Api(server.baseUri(), null).get("/metrics");
+        assertThat(metrics.status()).isEqualTo(200);
+        assertThat(metrics.contentType()).startsWith("text/plain; version=0.0.4");
+        assertThat(metrics.raw().body().lines()).contains(
+                "retrysafe_webhook_attempts_total{outcome=\"http_error\"} 2",
+                "retrysafe_webhook_attempts_total{outcome=\"success\"} 1",
+                "retrysafe_webhook_deliveries_total{status=\"succeeded\"} 1",
+                "retrysafe_webhook_first_attempt_latency_seconds_bucket{le=\"+Inf\"} 1",
+                "retrysafe_webhook_first_attempt_latency_seconds_count 1",
+                "retrysafe_webhook_queue_depth{state=\"due\"} 0");
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
+import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.WebhookRoutes;
 import io.javalin.Javalin;
@@ -45,7 +46,8 @@ final class HttpApp {
 
     /** The handlers the routes call. */
     record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits,
-                    EventRoutes events, WebhookRoutes webhooks, DispatcherWakeUp wakeUp) {
+                    EventRoutes events, WebhookRoutes webhooks, DispatcherWakeUp wakeUp,
+                    DeliveryMetricsRoute metrics) {
     }
 
     static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter rateLimit, @Nullable Filter idempotency,
@@ -88,6 +90,7 @@ final class HttpApp {
             };
             read.accept("/health", h.probes()::health);
             read.accept("/ready", h.probes()::ready);
+            read.accept("/metrics", h.metrics()::metrics);
             read.accept("/problems", ProblemPages::index);
             read.accept("/problems/{slug}", ProblemPages::page);
             c.routes.post("/v1/payments", h.payments()::create);

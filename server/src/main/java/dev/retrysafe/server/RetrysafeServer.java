@@ -17,6 +17,7 @@ import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.payments.Refunds;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
+import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.Webhooks;
 import dev.retrysafe.servlet.IdempotencyFilter;
@@ -136,7 +137,8 @@ public final class RetrysafeServer implements AutoCloseable {
                     new RateLimitRoutes(config.rateLimits().enabled()),
                     new EventRoutes(transactions),
                     webhooks.routes(config.maxBodyBytes()),
-                    new DispatcherWakeUp(webhooks.dispatcher()::wakeUp));
+                    new DispatcherWakeUp(webhooks.dispatcher()::wakeUp),
+                    new DeliveryMetricsRoute(webhooks.dispatcher()));
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
             Javalin app = HttpApp.create(config, new AuthFilter(accounts), rateLimit, idempotency, handlers);
             app.start();
