@@ -1,0 +1,7 @@
+/** Durable asynchronous jobs over JDBC: leased claims, heartbeats, cancel, retention, per-kind limits. */
+module dev.retrysafe.jobs {
+    requires static transitive org.jspecify;
+    requires transitive java.sql;
+
+    exports dev.retrysafe.jobs;
+}
