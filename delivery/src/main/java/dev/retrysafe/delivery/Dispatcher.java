@@ -24,7 +24,10 @@ import javax.sql.DataSource;
  *       signed afresh (a new {@code webhook-timestamp} each time; {@code webhook-id} is the
  *       delivery id, the same for every attempt; both secrets while a rotation's grace period
  *       runs), sent by the {@link AttemptSender}, then stored in one transaction: the attempt log,
- *       the delivery's next state per the {@link RetrySchedule}, the endpoint's failing streak.</li>
+ *       the delivery's next state per the {@link RetrySchedule}, the endpoint's failing streak.
+ *       Successes that finish while another is being stored share a transaction (at most 64 in
+ *       one commit), the way a database groups commits: under load most of the cost of storing
+ *       an attempt is its commit. A failure keeps a transaction of its own.</li>
  *   <li><b>Isolation.</b> At most {@code maxInFlightPerEndpoint} attempts (default 10) go to one
  *       endpoint at once, counted over the live claims of all instances when claiming. Concurrent
  *       claims by two instances can exceed it briefly (best effort across instances, exact within
@@ -32,6 +35,23 @@ import javax.sql.DataSource;
  *       flowing while it hangs, as long as {@code workers} (default 1000) exceeds the number of
  *       endpoints that can hang at once times the cap. Overloaded endpoints ({@code 429}, {@code 502},
  *       {@code 503}, {@code 504}, timeouts) are paused as {@link RetrySchedule} describes.</li>
+ *   <li><b>Rate.</b> An endpoint with a rate limit of {@code r} attempts per second
+ *       ({@link WebhookEndpoint#rateLimit()}) gets its attempts at slots at least
+ *       {@code ceil(1 s / r)} apart, with no burst after idle time, so no half-open second holds
+ *       more than {@code r} slots. The slots are one schedule in the endpoint's row
+ *       ({@code rate_next_slot_ns}, the next free slot), which a claim moves forward with a
+ *       compare-and-set before it claims the deliveries: of two instances that read the same
+ *       schedule, one reserves and the other claims none of that endpoint's deliveries this
+ *       time, so the rate holds across instances, not only within one. A claim reserves the free
+ *       slots up to {@code rateLookahead} ahead (default 1 s); each attempt waits on its virtual
+ *       thread, holding no connection, until its slot, and never starts before it. What is not
+ *       exact: slots are wall-clock times, so instances whose clocks differ by {@code d} can
+ *       start two attempts up to {@code d} closer than the spacing (keep clocks synchronised); an
+ *       attempt that starts late (a busy machine) can end up closer to the next one; and a slot
+ *       reserved for a delivery that another instance then claimed stays unused (the rate is
+ *       undershot, never exceeded). An endpoint without a free slot is left out of the claim's
+ *       scan like one at its in-flight cap, so it never delays deliveries to other endpoints;
+ *       deliveries waiting for their slot count as in flight.</li>
  *   <li><b>Disabling.</b> An endpoint whose attempts have all failed for {@code disableAfter}
  *       (default 5 days), or that answered {@code 410 Gone}, is disabled, its waiting deliveries
  *       fail, and a {@code webhook_endpoint.disabled} event goes to the {@link EventSink} (default:
@@ -67,6 +87,8 @@ public final class Dispatcher implements AutoCloseable {
     public static final Duration DEFAULT_DISABLE_AFTER = Duration.ofDays(5);
     /** Default time {@link #close()} lets attempts in flight finish. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
+    /** Default look-ahead of rate slot reservations. */
+    public static final Duration DEFAULT_RATE_LOOKAHEAD = Duration.ofSeconds(1);
 
     private final DispatchEngine engine;
     private final DeliveryMetrics metrics;
@@ -97,6 +119,8 @@ public final class Dispatcher implements AutoCloseable {
     /**
      * Claims one batch of due deliveries and makes their attempts, returning once every outcome
      * is stored: the loop's step, run synchronously, for tests with a fake clock and for tools.
+     * Attempts to rate-limited endpoints wait for their slots first (at most the rate
+     * look-ahead; with a look-ahead of 0 nothing waits).
      *
      * @return how many attempts were made (0 if nothing was due)
      */
@@ -151,6 +175,7 @@ public final class Dispatcher implements AutoCloseable {
         private String instanceId = "dispatcher-" + ResourceIds.leaseToken().substring(0, 8);
         private RandomGenerator random = new Random();
         private EventSink eventSink = Outbox.create();
+        private Duration rateLookahead = DEFAULT_RATE_LOOKAHEAD;
 
         private Builder(DataSource dataSource, AttemptSender sender) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -233,11 +258,28 @@ public final class Dispatcher implements AutoCloseable {
             return this;
         }
 
-        /** The dispatcher, not started. */
+        /**
+         * How far ahead one claim reserves the rate slots of a rate-limited endpoint, 0 to 10 s and
+         * shorter than the lease (default 1 s). Longer lets one claim take more of a slow
+         * endpoint's slots (its attempts then wait for them); 0 takes only the slot that is free
+         * now, one attempt per endpoint per claim, which suits tests with a fake clock
+         * ({@link #dispatchDue()} then never waits).
+         */
+        public Builder rateLookahead(Duration rateLookahead) {
+            this.rateLookahead = DispatcherConfig.checkRange("rateLookahead", rateLookahead, Duration.ZERO,
+                    DispatcherConfig.MAX_RATE_LOOKAHEAD);
+            return this;
+        }
+
+        /**
+         * The dispatcher, not started.
+         *
+         * @throws IllegalArgumentException if the rate look-ahead is not shorter than the lease
+         */
         public Dispatcher build() {
             return new Dispatcher(new DispatcherConfig(dataSource, sender, clock, schedule, lease, batchSize, workers,
                     pollInterval, maxInFlightPerEndpoint, disableAfter, shutdownTimeout, instanceId, random,
-                    eventSink));
+                    eventSink, rateLookahead));
         }
     }
 }

@@ -9,17 +9,21 @@ import org.jspecify.annotations.Nullable;
  * A partial change of a webhook endpoint ({@code PATCH}): {@code null} fields stay as they are.
  * Immutable and threadsafe.
  *
- * @param url         the new URL (the SSRF guard must have accepted it)
- * @param eventTypes  the new subscriptions, replacing the old ones
- * @param description the new description
- * @param enabled     {@code true} enables (as {@link WebhookEndpoints#enable}), {@code false}
- *                    disables with reason {@link DisabledReason#MANUAL}
+ * @param url             the new URL (the SSRF guard must have accepted it)
+ * @param eventTypes      the new subscriptions, replacing the old ones
+ * @param description     the new description
+ * @param enabled         {@code true} enables (as {@link WebhookEndpoints#enable}), {@code false}
+ *                        disables with reason {@link DisabledReason#MANUAL}
+ * @param rateLimit       the new most attempts per second, 1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}
+ * @param removeRateLimit {@code true} removes the rate limit (then {@code rateLimit} must be {@code null})
  */
 public record EndpointUpdate(
         @Nullable URI url,
         @Nullable Set<String> eventTypes,
         @Nullable String description,
-        @Nullable Boolean enabled) {
+        @Nullable Boolean enabled,
+        @Nullable Integer rateLimit,
+        boolean removeRateLimit) {
 
     /** Checks the fields that are given. */
     public EndpointUpdate {
@@ -32,6 +36,19 @@ public record EndpointUpdate(
         if (description != null) {
             Checks.description(description);
         }
+        if (rateLimit != null) {
+            Checks.rateLimit(rateLimit);
+            if (removeRateLimit) {
+                throw new IllegalArgumentException("rateLimit (" + rateLimit
+                        + ") and removeRateLimit contradict each other: give one of them");
+            }
+        }
+    }
+
+    /** An update that leaves the rate limit as it is. */
+    public EndpointUpdate(@Nullable URI url, @Nullable Set<String> eventTypes, @Nullable String description,
+                          @Nullable Boolean enabled) {
+        this(url, eventTypes, description, enabled, null, false);
     }
 
     /** A builder of an update that changes nothing until told. */
@@ -45,6 +62,8 @@ public record EndpointUpdate(
         private @Nullable Set<String> eventTypes;
         private @Nullable String description;
         private @Nullable Boolean enabled;
+        private @Nullable Integer rateLimit;
+        private boolean removeRateLimit;
 
         private Builder() {
         }
@@ -73,9 +92,23 @@ public record EndpointUpdate(
             return this;
         }
 
+        /** Limits attempts to {@code perSecond} (1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}). */
+        public Builder rateLimit(int perSecond) {
+            this.rateLimit = Checks.rateLimit(perSecond);
+            this.removeRateLimit = false;
+            return this;
+        }
+
+        /** Removes the rate limit. */
+        public Builder noRateLimit() {
+            this.rateLimit = null;
+            this.removeRateLimit = true;
+            return this;
+        }
+
         /** The update. */
         public EndpointUpdate build() {
-            return new EndpointUpdate(url, eventTypes, description, enabled);
+            return new EndpointUpdate(url, eventTypes, description, enabled, rateLimit, removeRateLimit);
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.retrysafe.delivery.internal.Checks;
 import java.net.URI;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a new webhook endpoint is made of. Immutable and threadsafe. The URL is only checked for
@@ -12,13 +13,24 @@ import java.util.Set;
  * @param url         an absolute http(s) URL, at most 2048 characters
  * @param eventTypes  1 to 100 event types such as {@code payment.succeeded}, or {@code *} for all
  * @param description free text, at most 1024 characters
+ * @param rateLimit   most attempts per second to the endpoint, 1 to
+ *                    {@value WebhookEndpoints#MAX_RATE_LIMIT}; {@code null} for no limit (see
+ *                    {@link Dispatcher} for how exactly it is kept)
  */
-public record NewEndpoint(URI url, Set<String> eventTypes, String description) {
+public record NewEndpoint(URI url, Set<String> eventTypes, String description, @Nullable Integer rateLimit) {
 
     /** Checks every field. */
     public NewEndpoint {
         Checks.url(Objects.requireNonNull(url, "url"));
         eventTypes = Checks.eventTypes(Objects.requireNonNull(eventTypes, "eventTypes"));
         Checks.description(Objects.requireNonNull(description, "description"));
+        if (rateLimit != null) {
+            Checks.rateLimit(rateLimit);
+        }
+    }
+
+    /** An endpoint without a rate limit. */
+    public NewEndpoint(URI url, Set<String> eventTypes, String description) {
+        this(url, eventTypes, description, null);
     }
 }

@@ -1,8 +1,9 @@
 package dev.retrysafe.delivery;
 
+import java.util.Locale;
 import java.util.Objects;
 
-/** What asking to retry one delivery now came to ({@code POST /v1/deliveries/{id}/retry}). */
+/** What asking to send one delivery again now came to ({@code POST /v1/deliveries/{id}/retry}). */
 public sealed interface RetryOutcome {
 
     /**
@@ -22,14 +23,34 @@ public sealed interface RetryOutcome {
     }
 
     /**
-     * The delivery succeeded or an attempt is under way, so it is not retried (answer {@code 409}).
+     * The delivery was left as it is (answer {@code 409}).
      *
-     * @param status its status
+     * @param delivery the delivery as it stands
+     * @param reason   why
      */
-    record NotRetryable(DeliveryStatus status) implements RetryOutcome {
+    record NotRetryable(Delivery delivery, Reason reason) implements RetryOutcome {
         /** Checks presence. */
         public NotRetryable {
-            Objects.requireNonNull(status, "status");
+            Objects.requireNonNull(delivery, "delivery");
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        /** The delivery's status. */
+        public DeliveryStatus status() {
+            return delivery.status();
+        }
+    }
+
+    /** Why a delivery is not sent again. */
+    enum Reason {
+        /** An attempt is under way (status {@code delivering}); it ends within the sender's timeout. */
+        ATTEMPT_UNDER_WAY,
+        /** Its endpoint is disabled; enable the endpoint first. */
+        ENDPOINT_DISABLED;
+
+        /** The name in the API, e.g. {@code endpoint_disabled}. */
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.retrysafe.delivery;
 
+import dev.retrysafe.delivery.internal.Checks;
 import java.net.URI;
 import java.time.Instant;
 import java.util.Objects;
@@ -21,6 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param updatedAt               time of the last change by its owner or by the dispatcher
  * @param failingSince            start of the current streak of failed attempts, if any
  * @param previousSecretExpiresAt while a rotation's grace period runs: when the old secret stops signing
+ * @param rateLimit               most attempts per second to it (1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}),
+ *                                {@code null} for no limit
  */
 public record WebhookEndpoint(
         String id,
@@ -33,9 +36,10 @@ public record WebhookEndpoint(
         Instant createdAt,
         Instant updatedAt,
         @Nullable Instant failingSince,
-        @Nullable Instant previousSecretExpiresAt) {
+        @Nullable Instant previousSecretExpiresAt,
+        @Nullable Integer rateLimit) {
 
-    /** Checks presence and copies the types. */
+    /** Checks presence and the rate, and copies the types. */
     public WebhookEndpoint {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(accountId, "accountId");
@@ -44,6 +48,9 @@ public record WebhookEndpoint(
         eventTypes = Set.copyOf(eventTypes);
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
+        if (rateLimit != null) {
+            Checks.rateLimit(rateLimit);
+        }
         if (enabled != (disabledReason == null)) {
             throw new IllegalArgumentException("disabledReason goes with a disabled endpoint only: enabled="
                     + enabled + ", disabledReason=" + disabledReason);

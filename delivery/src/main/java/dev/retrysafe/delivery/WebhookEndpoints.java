@@ -1,5 +1,6 @@
 package dev.retrysafe.delivery;
 
+import dev.retrysafe.delivery.internal.Checks;
 import dev.retrysafe.delivery.internal.EndpointStore;
 import dev.retrysafe.webhooks.WebhookSecret;
 import java.time.Clock;
@@ -30,6 +31,8 @@ public final class WebhookEndpoints {
     public static final Duration DEFAULT_ROTATION_GRACE = Duration.ofHours(24);
     /** Longest rotation grace accepted. */
     public static final Duration MAX_ROTATION_GRACE = Duration.ofDays(7);
+    /** Highest per-endpoint rate limit accepted, attempts per second. */
+    public static final int MAX_RATE_LIMIT = Checks.MAX_RATE_LIMIT;
 
     private final EndpointStore store;
 
@@ -108,9 +111,14 @@ public final class WebhookEndpoints {
     }
 
     /**
-     * Makes a failed or pending delivery due now. The attempt counts like any other: a failure
-     * is scheduled by the retry schedule, or fails the delivery again if the schedule is used up.
-     * A delivery of a disabled endpoint waits until the endpoint is enabled.
+     * Sends the delivery again now: a pending one sooner, a failed one again, a succeeded one once
+     * more (a replay). It becomes pending and due now, and the next attempt, by any dispatcher,
+     * carries the same {@code webhook-id}, signed afresh with a new timestamp. The attempt counts
+     * like any other: a failure is scheduled by the retry schedule after the attempts made so far,
+     * or fails the delivery again if the schedule is used up. Not retried ({@link RetryOutcome.NotRetryable}):
+     * a delivery whose attempt is under way, and any delivery of a disabled endpoint (enable it
+     * first). Each call that is retried causes one more attempt; a caller that may repeat its
+     * request should make the call idempotent (the server's idempotency keys do).
      */
     public RetryOutcome retry(String accountId, String deliveryId) {
         return store.retry(accountId, deliveryId);

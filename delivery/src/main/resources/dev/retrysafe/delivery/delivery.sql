@@ -1,10 +1,15 @@
--- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 1).
+-- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 2).
 -- Runs unchanged on PostgreSQL 15+ and on H2 2.x in MODE=PostgreSQL.
--- Times are epoch milliseconds from the application's clock, never the database's.
+-- Times are epoch milliseconds from the application's clock, never the database's (one
+-- exception, named so: rate_next_slot_ns). A database made by an earlier version of this
+-- script is brought up to this one by the upgrade scripts (delivery-upgrade-<version>.sql).
 --
 -- webhook_endpoints.secret and previous_secret hold whsec_ secrets in clear text: the sender
 -- needs the key itself to sign. Encrypt them at rest (disk or tablespace encryption) and keep
 -- them out of logs and dumps; the library never logs them.
+-- rate_limit is the most attempts per second (1..10000), NULL for no limit; rate_next_slot_ns
+-- the earliest start of the endpoint's next attempt (epoch nanoseconds: at 10,000/s slots are
+-- 100 us apart), moved forward by every claim that reserves attempt slots (both since version 2).
 CREATE TABLE webhook_endpoints (
     id                         VARCHAR(64)   NOT NULL,
     account_id                 VARCHAR(255)  NOT NULL,
@@ -19,6 +24,8 @@ CREATE TABLE webhook_endpoints (
     updated_at                 BIGINT        NOT NULL,
     failing_since              BIGINT,
     not_before                 BIGINT,
+    rate_limit                 INTEGER,
+    rate_next_slot_ns          BIGINT,
     CONSTRAINT webhook_endpoints_pk PRIMARY KEY (id)
 );
 CREATE INDEX webhook_endpoints_account ON webhook_endpoints (account_id, id);

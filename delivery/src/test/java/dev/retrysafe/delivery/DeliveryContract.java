@@ -268,7 +268,7 @@ abstract class DeliveryContract {
     }
 
     @Test
-    void retryMakesAFailedDeliveryDueNowAndRefusesASucceededOne() {
+    void retryMakesAFailedDeliveryDueNow() {
         endpoint(ACCOUNT, URL_A, "*");
         String delivery = deliverOneEvent(ACCOUNT);
         sender.respond((url, d) -> FakeSender.status(400));
@@ -285,8 +285,67 @@ abstract class DeliveryContract {
         sender.respond((url, d) -> FakeSender.ok());
         assertThat(dispatcher.dispatchDue()).isEqualTo(1);
         assertThat(status(delivery)).isEqualTo(DeliveryStatus.SUCCEEDED);
-        assertThat(endpoints.retry(ACCOUNT, delivery)).isEqualTo(new RetryOutcome.NotRetryable(DeliveryStatus.SUCCEEDED));
         assertThat(endpoints.retry(ACCOUNT, "msg_nope")).isEqualTo(new RetryOutcome.NotFound());
+    }
+
+    @Test
+    void retryOfASucceededDeliverySendsItAgainWithTheSameIdSignedAfresh() throws Exception {
+        String id = endpoint(ACCOUNT, URL_A, "*");
+        WebhookSecret secret = endpoints.secret(ACCOUNT, id).orElseThrow();
+        String delivery = deliverOneEvent(ACCOUNT);
+        Dispatcher dispatcher = dispatcher();
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+        assertThat(status(delivery)).isEqualTo(DeliveryStatus.SUCCEEDED);
+        clock.advance(Duration.ofMinutes(10));
+
+        RetryOutcome replay = endpoints.retry(ACCOUNT, delivery);
+
+        assertThat(replay).isInstanceOfSatisfying(RetryOutcome.Retried.class, r -> {
+            assertThat(r.delivery().status()).isEqualTo(DeliveryStatus.PENDING);
+            assertThat(r.delivery().nextAttemptAt()).isEqualTo(clock.instant());
+            assertThat(r.delivery().attempts()).isEqualTo(1);
+        });
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+        List<FakeSender.Sent> sent = sender.sent();
+        assertThat(sent).hasSize(2).extracting(FakeSender.Sent::deliveryId).containsOnly(delivery);
+        assertThat(sent.get(1).body()).isEqualTo(sent.get(0).body());
+        assertThat(sent.get(1).headers().get("webhook-timestamp"))
+                .isEqualTo(Long.toString(clock.instant().getEpochSecond()))
+                .isNotEqualTo(sent.get(0).headers().get("webhook-timestamp"));
+        verifier(secret).verify(HeaderLookup.of(sent.get(1).headers()), sent.get(1).body());
+        DeliveryDetail detail = endpoints.delivery(ACCOUNT, delivery).orElseThrow();
+        assertThat(detail.delivery().status()).isEqualTo(DeliveryStatus.SUCCEEDED);
+        assertThat(detail.attempts()).extracting(DeliveryAttempt::number).containsExactly(1, 2);
+        assertThat(dispatcher.metrics().firstAttemptLatency().count()).as("a replay is no first attempt").isEqualTo(1);
+    }
+
+    @Test
+    void retryIsRefusedWhileAnAttemptIsUnderWayAndWhenTheEndpointIsDisabled() throws SQLException {
+        String id = endpoint(ACCOUNT, URL_A, "*");
+        String delivery = deliverOneEvent(ACCOUNT);
+        long leaseEnd = clock.instant().plus(Dispatcher.DEFAULT_LEASE).toEpochMilli();
+        execute("UPDATE deliveries SET status = 'delivering', lease_owner = 'other', lease_token = 'x', "
+                + "lease_expires_at = " + leaseEnd + ", next_attempt_at = " + leaseEnd);
+
+        assertThat(endpoints.retry(ACCOUNT, delivery)).isInstanceOfSatisfying(RetryOutcome.NotRetryable.class, n -> {
+            assertThat(n.reason()).isEqualTo(RetryOutcome.Reason.ATTEMPT_UNDER_WAY);
+            assertThat(n.status()).isEqualTo(DeliveryStatus.DELIVERING);
+        });
+        assertThat(endpoints.delivery(ACCOUNT, delivery).orElseThrow().delivery().nextAttemptAt())
+                .as("the claim is left alone").isEqualTo(Instant.ofEpochMilli(leaseEnd));
+
+        execute("UPDATE deliveries SET status = 'succeeded', next_attempt_at = NULL, lease_owner = NULL, "
+                + "lease_token = NULL, lease_expires_at = NULL");
+        endpoints.update(ACCOUNT, id, EndpointUpdate.builder().enabled(false).build());
+        assertThat(endpoints.retry(ACCOUNT, delivery)).isInstanceOfSatisfying(RetryOutcome.NotRetryable.class, n -> {
+            assertThat(n.reason()).isEqualTo(RetryOutcome.Reason.ENDPOINT_DISABLED);
+            assertThat(n.delivery().endpointId()).isEqualTo(id);
+            assertThat(n.status()).isEqualTo(DeliveryStatus.SUCCEEDED);
+        });
+        assertThat(status(delivery)).isEqualTo(DeliveryStatus.SUCCEEDED);
+
+        endpoints.enable(ACCOUNT, id);
+        assertThat(endpoints.retry(ACCOUNT, delivery)).isInstanceOf(RetryOutcome.Retried.class);
     }
 
     @Test
@@ -567,6 +626,133 @@ abstract class DeliveryContract {
         assertThat(dispatcher.dispatchDue()).isEqualTo(2);
         assertThat(dispatcher.dispatchDue()).isEqualTo(2);
         assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+    }
+
+    // --- rate limit ------------------------------------------------------------------------
+
+    @Test
+    void rateLimitIsSetOnCreateChangedAndRemovedByUpdate() {
+        String limited = endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("*"), "", 25)).endpoint().id();
+        clock.advance(Duration.ofMillis(1)); // ids sort by creation time only across milliseconds
+        String open = endpoint(ACCOUNT, URL_B, "*");
+
+        assertThat(endpoints.get(ACCOUNT, limited).orElseThrow().rateLimit()).isEqualTo(25);
+        assertThat(endpoints.get(ACCOUNT, open).orElseThrow().rateLimit()).isNull();
+        assertThat(endpoints.update(ACCOUNT, limited, EndpointUpdate.builder().description("kept").build())
+                .orElseThrow().rateLimit()).as("untouched by other changes").isEqualTo(25);
+        assertThat(endpoints.update(ACCOUNT, limited, EndpointUpdate.builder().rateLimit(10_000).build())
+                .orElseThrow().rateLimit()).isEqualTo(10_000);
+        assertThat(endpoints.update(ACCOUNT, limited, EndpointUpdate.builder().noRateLimit().build())
+                .orElseThrow().rateLimit()).isNull();
+        assertThat(endpoints.update(ACCOUNT, open, EndpointUpdate.builder().rateLimit(1).build())
+                .orElseThrow().rateLimit()).isEqualTo(1);
+        assertThat(endpoints.list(ACCOUNT, PageRequest.first(10)).items()).extracting(WebhookEndpoint::rateLimit)
+                .containsExactly(1, null);
+    }
+
+    @Test
+    void rateLimitOutsideOneToTenThousandIsRefusedNamingIt() {
+        for (int bad : new int[] {0, -1, 10_001, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
+            assertThatThrownBy(() -> new NewEndpoint(URL_A, Set.of("*"), "", bad))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLimit")
+                    .hasMessageContaining(Integer.toString(bad));
+            assertThatThrownBy(() -> EndpointUpdate.builder().rateLimit(bad))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLimit");
+        }
+        assertThatThrownBy(() -> new EndpointUpdate(null, null, null, null, 5, true))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("removeRateLimit");
+    }
+
+    @Test
+    void rateLimitedEndpointGetsOneAttemptPerSlotWhileOthersFlowAtOnce() {
+        String limited = endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("payment.succeeded"), "", 2))
+                .endpoint().id();
+        endpoint(OTHER_ACCOUNT, URL_B, "*");
+        for (int i = 0; i < 4; i++) {
+            deliverOneEvent(ACCOUNT);
+            deliverOneEvent(OTHER_ACCOUNT);
+        }
+        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).rateLookahead(Duration.ZERO));
+
+        assertThat(dispatcher.dispatchDue()).as("the limited endpoint's first slot and all of the other's").isEqualTo(5);
+        assertThat(dispatcher.dispatchDue()).as("the next slot is 500 ms away").isZero();
+        clock.advance(Duration.ofMillis(499));
+        assertThat(dispatcher.dispatchDue()).isZero();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(dispatcher.dispatchDue()).as("idle time gives no burst").isEqualTo(1);
+        clock.advance(Duration.ofMillis(500));
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+
+        assertThat(sender.sentTo(URL_B)).hasSize(4);
+        List<Instant> times = sender.sentTo(URL_A).stream().map(FakeSender.Sent::at).toList();
+        assertThat(times).hasSize(4);
+        for (int i = 1; i < times.size(); i++) {
+            assertThat(Duration.between(times.get(i - 1), times.get(i))).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+        }
+        assertThat(deliveriesOf(limited)).extracting(Delivery::status).containsOnly(DeliveryStatus.SUCCEEDED);
+    }
+
+    @Test
+    void twoDispatchersShareOneEndpointsRateSlots() {
+        endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("*"), "", 1));
+        for (int i = 0; i < 3; i++) {
+            deliverOneEvent(ACCOUNT);
+        }
+        Dispatcher a = track(Dispatcher.builder(dataSource, sender).clock(clock).instanceId("a").rateLookahead(Duration.ZERO));
+        Dispatcher b = track(Dispatcher.builder(dataSource, sender).clock(clock).instanceId("b").rateLookahead(Duration.ZERO));
+
+        assertThat(a.dispatchDue()).isEqualTo(1);
+        assertThat(b.dispatchDue()).as("the slot is taken by the other instance").isZero();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(b.dispatchDue()).isEqualTo(1);
+        assertThat(a.dispatchDue()).isZero();
+        clock.advance(Duration.ofMillis(999));
+        assertThat(a.dispatchDue()).isZero();
+        assertThat(b.dispatchDue()).isZero();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(a.dispatchDue() + b.dispatchDue()).isEqualTo(1);
+        assertThat(sender.sentTo(URL_A)).hasSize(3);
+    }
+
+    @Test
+    void rateLimitedBacklogNeverTakesTheClaimFromOtherEndpoints() {
+        endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("payment.succeeded"), "", 1));
+        endpoint(OTHER_ACCOUNT, URL_B, "*");
+        for (int i = 0; i < 30; i++) {
+            deliverOneEvent(ACCOUNT);
+        }
+        clock.advance(Duration.ofMillis(1));
+        deliverOneEvent(OTHER_ACCOUNT);
+        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).batchSize(2)
+                .rateLookahead(Duration.ZERO));
+
+        assertThat(dispatcher.dispatchDue()).as("one slot of the older backlog, then the other endpoint").isEqualTo(2);
+        assertThat(sender.sentTo(URL_B)).hasSize(1);
+    }
+
+    @Test
+    void removingTheRateLimitLetsTheBacklogFlow() {
+        String id = endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("*"), "", 1)).endpoint().id();
+        for (int i = 0; i < 5; i++) {
+            deliverOneEvent(ACCOUNT);
+        }
+        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).rateLookahead(Duration.ZERO));
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+
+        endpoints.update(ACCOUNT, id, EndpointUpdate.builder().noRateLimit().build());
+
+        assertThat(dispatcher.dispatchDue()).isEqualTo(4);
+    }
+
+    @Test
+    void lookaheadMustBeShorterThanTheLease() {
+        assertThatThrownBy(() -> Dispatcher.builder(dataSource, sender).lease(Duration.ofSeconds(2))
+                .rateLookahead(Duration.ofSeconds(2)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLookahead");
+        assertThatThrownBy(() -> Dispatcher.builder(dataSource, sender).rateLookahead(Duration.ofSeconds(11)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLookahead");
     }
 
     // --- helpers ---------------------------------------------------------------------------

@@ -73,6 +73,44 @@ class GracefulCloseTest {
         }
     }
 
+    @Test
+    void attemptsWaitingForTheirRateSlotGiveTheirClaimsBackOnClose() throws Exception {
+        try (ThrowawayDatabase database = ThrowawayDatabase.h2("close_rate")) {
+            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute(DeliverySchema.schemaSql());
+            }
+            Clock clock = Clock.systemUTC();
+            FakeSender sender = new FakeSender(clock);
+            WebhookEndpoints.builder(database.dataSource()).clock(clock).build()
+                    .create("acct_1", new NewEndpoint(RECEIVER, Set.of("*"), "", 1));
+            for (int i = 0; i < 4; i++) {
+                try (Connection tx = database.dataSource().getConnection()) {
+                    tx.setAutoCommit(false);
+                    Outbox.create().append(tx, new OutboxEvent("evt_" + i, "acct_1", "payment.succeeded",
+                            clock.instant(), "{}".getBytes(UTF_8)));
+                    tx.commit();
+                    tx.setAutoCommit(true);
+                }
+            }
+            // the endpoint's next free slot is 5 s away: every attempt claimed now waits for it
+            long fiveSecondsAhead = (clock.millis() + 5_000) * 1_000_000L;
+            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+                s.execute("UPDATE webhook_endpoints SET rate_next_slot_ns = " + fiveSecondsAhead);
+            }
+            Dispatcher dispatcher = Dispatcher.builder(database.dataSource(), sender).clock(clock)
+                    .rateLookahead(Duration.ofSeconds(10)).build();
+            dispatcher.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> dispatcher.metrics().inFlight() == 4);
+
+            CompletableFuture.runAsync(dispatcher::close).get(4, TimeUnit.SECONDS);
+
+            assertThat(sender.sent()).as("no attempt started before its slot").isEmpty();
+            assertThat(statuses(database)).isEqualTo(Map.of("pending", 4L));
+            assertThat(dispatcher.queueDepth()).isEqualTo(new QueueDepth(4, 0, 0));
+            assertThat(database.dataSource().openConnections()).isZero();
+        }
+    }
+
     private static Map<String, Long> statuses(ThrowawayDatabase database) throws Exception {
         try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT status, COUNT(*) FROM deliveries WHERE lease_token IS NULL "

@@ -1,9 +1,12 @@
 package dev.retrysafe.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -15,8 +18,7 @@ class SchemaSqlTest {
         assertThat(DeliverySchema.schemaStatements()).hasSize(10)
                 .allSatisfy(s -> assertThat(DeliverySchema.schemaSql()).contains(s));
         assertThat(DeliverySchema.schemaStatements().getFirst()).startsWith("CREATE TABLE webhook_endpoints");
-        String url = "jdbc:h2:mem:schema_" + UUID.randomUUID().toString().replace("-", "") + ";MODE=PostgreSQL";
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(h2Url()); Statement s = c.createStatement()) {
             for (String statement : DeliverySchema.schemaStatements()) {
                 s.execute(statement);
             }
@@ -25,5 +27,50 @@ class SchemaSqlTest {
                 assertThat(s.executeQuery("SELECT COUNT(*) FROM " + table).next()).isTrue();
             }
         }
+    }
+
+    @Test
+    void upgradeFromVersionOneAddsTheRateColumnsAndChangesNothingOnACurrentSchema() throws Exception {
+        try (Connection c = DriverManager.getConnection(h2Url())) {
+            upgradeFromVersionOne(c);
+        }
+        try (ThrowawayDatabase pg = ThrowawayDatabase.postgres(); Connection c = pg.dataSource().getConnection()) {
+            upgradeFromVersionOne(c);
+        }
+    }
+
+    @Test
+    void upgradeStatementsExistForEveryEarlierVersionOnly() {
+        assertThat(DeliverySchema.VERSION).isEqualTo(2);
+        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(2)
+                .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
+        assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
+        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
+        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(3)).hasMessageContaining("fromVersion");
+    }
+
+    /** Makes the version 1 tables (the current ones without the version 2 columns), upgrades, and upgrades again. */
+    private static void upgradeFromVersionOne(Connection c) throws Exception {
+        try (Statement s = c.createStatement()) {
+            s.execute(DeliverySchema.schemaSql());
+            s.execute("ALTER TABLE webhook_endpoints DROP COLUMN rate_limit");
+            s.execute("ALTER TABLE webhook_endpoints DROP COLUMN rate_next_slot_ns");
+            s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
+                    + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
+            for (int round = 0; round < 2; round++) {
+                for (String statement : DeliverySchema.upgradeStatements(1)) {
+                    s.execute(statement);
+                }
+            }
+            try (ResultSet r = s.executeQuery("SELECT rate_limit, rate_next_slot_ns FROM webhook_endpoints")) {
+                assertThat(r.next()).isTrue();
+                assertThat(r.getObject(1)).as("an old endpoint has no limit").isNull();
+                assertThat(r.getObject(2)).isNull();
+            }
+        }
+    }
+
+    private static String h2Url() {
+        return "jdbc:h2:mem:schema_" + UUID.randomUUID().toString().replace("-", "") + ";MODE=PostgreSQL";
     }
 }

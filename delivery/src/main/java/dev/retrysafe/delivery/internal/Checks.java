@@ -19,6 +19,8 @@ public final class Checks {
     public static final int MAX_DESCRIPTION_LENGTH = 1024;
     /** Most event types one endpoint subscribes to. */
     public static final int MAX_EVENT_TYPES = 100;
+    /** Highest per-endpoint rate limit, attempts per second. */
+    public static final int MAX_RATE_LIMIT = 10_000;
 
     // dotted lower-case words: payment.succeeded, webhook_endpoint.disabled
     private static final Pattern EVENT_TYPE = Pattern.compile("[a-z0-9_]+(\\.[a-z0-9_]+)*");
@@ -78,6 +80,15 @@ public final class Checks {
                     + " characters, was " + description.length());
         }
         return description;
+    }
+
+    /** {@code perSecond} if it is 1 to {@link #MAX_RATE_LIMIT}. */
+    public static int rateLimit(int perSecond) {
+        if (perSecond < 1 || perSecond > MAX_RATE_LIMIT) {
+            throw new IllegalArgumentException("rateLimit must be 1 to " + MAX_RATE_LIMIT
+                    + " attempts per second, was " + perSecond);
+        }
+        return perSecond;
     }
 
     /** The first 64 characters, for messages. */

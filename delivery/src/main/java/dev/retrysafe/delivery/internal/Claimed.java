@@ -4,8 +4,9 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One claimed delivery with what its attempt needs. Holds secrets: never logged (toString
- * leaves them out).
+ * One claimed delivery with what its attempt needs: for an endpoint with a rate limit, the
+ * reserved slot before which the attempt must not start ({@code null}: at once). Holds secrets:
+ * never logged (toString leaves them out).
  */
 record Claimed(
         String id,
@@ -18,7 +19,8 @@ record Claimed(
         String secret,
         @Nullable String previousSecret,
         @Nullable Instant previousSecretExpiresAt,
-        String leaseToken) {
+        String leaseToken,
+        @Nullable Instant slot) {
 
     @Override
     public String toString() {

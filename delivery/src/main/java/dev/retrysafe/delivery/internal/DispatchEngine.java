@@ -18,10 +18,14 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -33,11 +37,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Claims due deliveries and runs their attempts, each on a virtual thread. No database
- * connection is held while an attempt is in flight: a claim is a few short statements on one
- * auto-commit connection (in-flight counts, a keyset scan of due rows, one batch of conditional
- * updates, one read of what was taken), and
- * an attempt's outcome is one short transaction that locks the endpoint row before any delivery
- * row (the order every writer here and in {@link EndpointStore} uses). Threadsafe.
+ * connection is held while an attempt is in flight or waits for its rate slot: a claim is a few
+ * short statements on one auto-commit connection (in-flight counts, a keyset scan of due rows,
+ * the rate slots of rate-limited endpoints as compare-and-sets, one batch of conditional updates,
+ * one read of what was taken), and an attempt's outcome is one short transaction that locks the
+ * endpoint row before any delivery row (the order every writer here and in {@link EndpointStore}
+ * uses); successes that finish together share one ({@link SuccessStore}). Threadsafe.
  *
  * <p>Lifecycle: {@link #start()} runs the claim loop on a virtual thread; {@link #close()} stops
  * claiming, gives back claims whose attempt has not begun, lets attempts in flight finish within
@@ -53,6 +58,7 @@ public final class DispatchEngine implements AutoCloseable {
     private final Jdbc jdbc;
     private final AttemptListener listener;
     private final Semaphore slots;
+    private final SuccessStore successes;
     private final ExecutorService attempts = Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("retrysafe-delivery-attempt-", 0).factory());
     private final ReentrantLock lock = new ReentrantLock();
@@ -60,6 +66,8 @@ public final class DispatchEngine implements AutoCloseable {
     private boolean wakeRequested;
     private boolean waitingForSlots;
     private volatile boolean closing;
+    /** Released when closing starts: attempts waiting for their rate slot give their claim back. */
+    private final CountDownLatch closed = new CountDownLatch(1);
     private @Nullable Thread loop;
 
     /** An engine with {@code config}, telling {@code listener} of every stored attempt. */
@@ -68,6 +76,7 @@ public final class DispatchEngine implements AutoCloseable {
         this.jdbc = new Jdbc(config.dataSource());
         this.listener = listener;
         this.slots = new Semaphore(config.workers());
+        this.successes = new SuccessStore(jdbc, config.instanceId());
     }
 
     /** Attempts under way in this instance. */
@@ -119,7 +128,7 @@ public final class DispatchEngine implements AutoCloseable {
      * returning when all of them are stored. Returns how many attempts were made.
      */
     public int dispatchDue() {
-        List<Future<?>> started = claimAndStart();
+        List<Future<?>> started = claimAndStart().attempts();
         for (Future<?> f : started) {
             try {
                 f.get();
@@ -157,6 +166,7 @@ public final class DispatchEngine implements AutoCloseable {
                 return;
             }
             closing = true;
+            closed.countDown();
             wake.signalAll();
             running = loop;
         } finally {
@@ -173,6 +183,7 @@ public final class DispatchEngine implements AutoCloseable {
                         + "will expire and another instance will retry them", config.instanceId(), inFlight(),
                         config.shutdownTimeout());
                 attempts.shutdownNow();
+                successes.close();
                 return;
             }
             slots.release(config.workers());
@@ -180,6 +191,7 @@ public final class DispatchEngine implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         attempts.shutdown();
+        successes.close();
     }
 
     // --- the loop --------------------------------------------------------------------------
@@ -189,18 +201,23 @@ public final class DispatchEngine implements AutoCloseable {
             int free = slots.availablePermits();
             int asked = Math.min(config.batchSize(), free);
             int claimed = 0;
+            boolean heldBack = false;
             if (asked > 0) {
                 try {
-                    claimed = claimAndStart().size();
+                    Started started = claimAndStart();
+                    claimed = started.attempts().size();
+                    heldBack = started.heldBack();
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "dispatcher " + config.instanceId() + ": claiming failed; trying again in "
                             + config.pollInterval(), e);
                 }
             }
             if (asked == 0 || claimed < asked) {
-                // after a claim that took something, more may be due as soon as an attempt ends
-                // (slots, or an endpoint's in-flight cap, were the limit): wake on the first end
-                awaitWork(asked == 0 || claimed > 0);
+                // when slots or endpoints' in-flight caps held due deliveries back, more can be
+                // taken as soon as an attempt ends: wake on the first end. Otherwise nothing due
+                // was left, and only a commit (wakeUp) or time brings more: claiming after every
+                // attempt would only cost the database a query that finds nothing
+                awaitWork(asked == 0 || heldBack);
             }
         }
     }
@@ -222,23 +239,29 @@ public final class DispatchEngine implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closing = true;
+            closed.countDown();
         } finally {
             lock.unlock();
         }
     }
 
-    private List<Future<?>> claimAndStart() {
+    /** The attempts one claim started, and whether due deliveries were left for their caps or slots. */
+    private record Started(List<Future<?>> attempts, boolean heldBack) {
+    }
+
+    private Started claimAndStart() {
         int wanted = Math.min(config.batchSize(), slots.availablePermits());
         if (wanted == 0 || !slots.tryAcquire(wanted)) {
-            return List.of();
+            return new Started(List.of(), true);
         }
-        List<Claimed> claims;
+        Claims result;
         try {
-            claims = claim(wanted);
+            result = claim(wanted);
         } catch (RuntimeException e) {
             slots.release(wanted);
             throw e;
         }
+        List<Claimed> claims = result.claimed();
         slots.release(wanted - claims.size());
         List<Future<?>> started = new ArrayList<>(claims.size());
         for (Claimed claimed : claims) {
@@ -251,7 +274,7 @@ public final class DispatchEngine implements AutoCloseable {
                 }
             }));
         }
-        return started;
+        return new Started(started, result.heldBack() || claims.size() == wanted);
     }
 
     // --- claim -------------------------------------------------------------------------------
@@ -261,15 +284,21 @@ public final class DispatchEngine implements AutoCloseable {
     /** Chunks one claim reads at most: bounds the work when saturated endpoints have huge backlogs. */
     private static final int MAX_SCAN_CHUNKS = 20;
 
-    private List<Claimed> claim(int limit) {
+    /** What one claim took, and whether due deliveries were left for caps, rate slots or the limit. */
+    private record Claims(List<Claimed> claimed, boolean heldBack) {
+    }
+
+    private Claims claim(int limit) {
         Instant now = config.clock().instant();
         long nowMillis = now.toEpochMilli();
         long leaseEnd = now.plus(config.lease()).toEpochMilli();
         String token = ResourceIds.leaseToken();
         return jdbc.autocommit("claim due deliveries", c -> {
-            List<String> chosen = choose(c, nowMillis, limit);
+            Choice choice = choose(c, now, limit);
+            List<String> chosen = reserveRateSlots(c, choice);
+            boolean heldBack = choice.heldBack() || chosen.size() < choice.ids().size();
             if (chosen.isEmpty()) {
-                return List.<Claimed>of();
+                return new Claims(List.of(), heldBack);
             }
             try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_ONE)) {
                 for (String id : chosen) {
@@ -284,7 +313,7 @@ public final class DispatchEngine implements AutoCloseable {
                 s.executeBatch();
             } catch (SQLException e) {
                 if (Jdbc.isTransientConflict(e)) {
-                    return List.<Claimed>of(); // a lock wait gave up: nothing claimed, try at the next poll
+                    return new Claims(List.of(), true); // a lock wait gave up: nothing claimed, try again soon
                 }
                 throw e;
             }
@@ -293,23 +322,63 @@ public final class DispatchEngine implements AutoCloseable {
                 s.setString(1, token);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        out.add(new Claimed(r.getString("id"), r.getString("endpoint_id"), r.getString("account_id"),
+                        String id = r.getString("id");
+                        @Nullable Long slot = choice.slots().get(id);
+                        out.add(new Claimed(id, r.getString("endpoint_id"), r.getString("account_id"),
                                 r.getBytes("payload"), r.getInt("attempts"),
                                 Instant.ofEpochMilli(r.getLong("created_at")), r.getString("url"),
                                 r.getString("secret"), r.getString("previous_secret"),
-                                Jdbc.millis(r, "previous_secret_expires_at"), token));
+                                Jdbc.millis(r, "previous_secret_expires_at"), token,
+                                slot == null ? null : EpochNanos.toInstant(slot)));
                     }
                 }
             }
-            return out;
+            return new Claims(out, heldBack);
         });
     }
 
     /**
-     * Picks up to {@code limit} due deliveries, oldest first, filling each endpoint only up to
-     * its cap minus the attempts already in flight to it (all instances); returned in id order.
+     * What one claim chose: the deliveries, and for endpoints with a rate limit the slots they
+     * take (delivery id to epoch ns) and the reservations to make before claiming them.
      */
-    private List<String> choose(Connection c, long now, int limit) throws SQLException {
+    private record Choice(List<String> ids, Map<String, Long> slots, List<Reservation> reservations, boolean heldBack) {
+    }
+
+    /** Slots of one rate-limited endpoint taken by this claim. */
+    private record Reservation(String endpointId, int rate, long readNextFree, long newNextFree, List<String> deliveries) {
+    }
+
+    /** One rate-limited endpoint while the claim scans: its window and the deliveries placed in it. */
+    private static final class Pace {
+        final int rate;
+        final @Nullable Long readNextFree;
+        final RatePacing.Window window;
+        final List<String> deliveries = new ArrayList<>();
+
+        Pace(int rate, @Nullable Long readNextFree, RatePacing.Window window) {
+            this.rate = rate;
+            this.readNextFree = readNextFree;
+            this.window = window;
+        }
+
+        boolean full() {
+            return deliveries.size() >= window.capacity();
+        }
+    }
+
+    /**
+     * Picks up to {@code limit} due deliveries, oldest first, filling each endpoint only up to
+     * its cap minus the attempts already in flight to it (all instances), and a rate-limited one
+     * only with the free slots of its look-ahead; ids returned in id order. Endpoints already at
+     * their cap are left out by the database. The scan goes on chunk by chunk while chunks yield
+     * picks: a chunk that yields none holds only the backlogs of endpoints this claim filled, and
+     * reading on (possibly through the whole backlog) would cost more than the next claim, which
+     * finds those endpoints at their cap and leaves them out.
+     */
+    private Choice choose(Connection c, Instant nowInstant, int limit) throws SQLException {
+        long now = nowInstant.toEpochMilli();
+        long nowNanos = EpochNanos.of(nowInstant);
+        long lookahead = config.rateLookahead().toNanos();
         Map<String, Integer> busy = new HashMap<>();
         try (PreparedStatement s = c.prepareStatement(DispatchSql.IN_FLIGHT_BY_ENDPOINT)) {
             s.setLong(1, now);
@@ -322,15 +391,20 @@ public final class DispatchEngine implements AutoCloseable {
         Object[] saturated = busy.entrySet().stream()
                 .filter(e -> e.getValue() >= config.maxInFlightPerEndpoint()).map(Map.Entry::getKey).toArray();
         java.sql.Array excluded = c.createArrayOf("VARCHAR", saturated);
+        boolean heldBack = saturated.length > 0;
+        Map<String, Pace> paces = new HashMap<>();
+        Map<String, Long> slots = new HashMap<>();
         List<String> chosen = new ArrayList<>(limit);
         @Nullable String lastId = null;
         long lastDue = 0;
         for (int chunk = 0; chunk < MAX_SCAN_CHUNKS && chosen.size() < limit; chunk++) {
             int read = 0;
+            int picked = chosen.size();
             try (PreparedStatement s = c.prepareStatement(lastId == null ? DispatchSql.DUE_FIRST : DispatchSql.DUE_AFTER)) {
                 int i = 1;
                 s.setLong(i++, now);
                 s.setLong(i++, now);
+                s.setLong(i++, nowNanos + lookahead);
                 s.setArray(i++, excluded);
                 if (lastId != null) {
                     s.setLong(i++, lastDue);
@@ -341,23 +415,97 @@ public final class DispatchEngine implements AutoCloseable {
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
                         read++;
-                        lastId = r.getString(1);
-                        lastDue = r.getLong(3);
+                        String id = r.getString(1);
                         String endpoint = r.getString(2);
+                        lastId = id;
+                        lastDue = r.getLong(3);
+                        @Nullable Integer rate = Jdbc.integer(r, "rate_limit");
+                        long nextFree = r.getLong("rate_next_slot_ns");
+                        @Nullable Long readNextFree = r.wasNull() ? null : nextFree;
                         int inFlight = busy.getOrDefault(endpoint, 0);
-                        if (inFlight < config.maxInFlightPerEndpoint() && chosen.size() < limit) {
-                            busy.put(endpoint, inFlight + 1);
-                            chosen.add(lastId);
+                        if (inFlight >= config.maxInFlightPerEndpoint() || chosen.size() >= limit) {
+                            heldBack = true;
+                            continue;
                         }
+                        if (rate != null) {
+                            Pace pace = paces.computeIfAbsent(endpoint, k -> new Pace(rate, readNextFree,
+                                    RatePacing.window(readNextFree, nowNanos, lookahead, rate)));
+                            if (pace.full()) {
+                                heldBack = true;
+                                continue;
+                            }
+                            slots.put(id, pace.window.slot(pace.deliveries.size()));
+                            pace.deliveries.add(id);
+                        }
+                        busy.put(endpoint, inFlight + 1);
+                        chosen.add(id);
                     }
                 }
             }
             if (read < SCAN_CHUNK) {
                 break;
             }
+            heldBack = true; // rows past this chunk were not read
+            if (chosen.size() == picked) {
+                break;
+            }
         }
         chosen.sort(null);
-        return chosen;
+        List<Reservation> reservations = new ArrayList<>(paces.size());
+        paces.forEach((endpoint, pace) -> {
+            if (!pace.deliveries.isEmpty()) {
+                reservations.add(new Reservation(endpoint, pace.rate,
+                        pace.readNextFree == null ? -1 : pace.readNextFree,
+                        pace.window.nextFreeAfter(pace.deliveries.size()), List.copyOf(pace.deliveries)));
+            }
+        });
+        reservations.sort(Comparator.comparing(Reservation::endpointId));
+        return new Choice(chosen, slots, reservations, heldBack);
+    }
+
+    /**
+     * Reserves the rate slots of the choice (one compare-and-set per rate-limited endpoint, in
+     * endpoint id order, before any delivery is claimed) and answers the deliveries that may be
+     * claimed: the choice without those of endpoints whose schedule another instance moved first.
+     * A slot reserved for a delivery that is then not claimed (another instance took it) stays
+     * unused: the rate can be undershot, never exceeded.
+     */
+    private List<String> reserveRateSlots(Connection c, Choice choice) throws SQLException {
+        if (choice.reservations().isEmpty()) {
+            return choice.ids();
+        }
+        int[] moved;
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.RESERVE_RATE_SLOTS)) {
+            for (Reservation r : choice.reservations()) {
+                s.setLong(1, r.newNextFree());
+                s.setString(2, r.endpointId());
+                s.setInt(3, r.rate());
+                s.setLong(4, r.readNextFree());
+                s.addBatch();
+            }
+            moved = s.executeBatch();
+        } catch (SQLException e) {
+            if (!Jdbc.isTransientConflict(e)) {
+                throw e;
+            }
+            moved = new int[choice.reservations().size()]; // a lock wait gave up: no slot is ours
+        }
+        Set<String> lost = new HashSet<>();
+        for (int i = 0; i < moved.length; i++) {
+            if (moved[i] == 0) {
+                lost.addAll(choice.reservations().get(i).deliveries());
+            }
+        }
+        if (lost.isEmpty()) {
+            return choice.ids();
+        }
+        List<String> kept = new ArrayList<>(choice.ids().size());
+        for (String id : choice.ids()) {
+            if (!lost.contains(id)) {
+                kept.add(id);
+            }
+        }
+        return kept;
     }
 
     private void release(Claimed claimed) {
@@ -379,7 +527,7 @@ public final class DispatchEngine implements AutoCloseable {
     // --- attempt -----------------------------------------------------------------------------
 
     private void attempt(Claimed claimed) {
-        if (closing) {
+        if (closing || !awaitSlot(claimed)) {
             release(claimed); // claimed but not begun: give it back rather than start during shutdown
             return;
         }
@@ -397,15 +545,51 @@ public final class DispatchEngine implements AutoCloseable {
         }
         AttemptResult outcome = result;
         try {
-            Stored stored = jdbc.transaction("store attempt of delivery " + claimed.id(),
-                    c -> store(c, claimed, started, outcome));
+            Stored stored = outcome.succeeded() ? storeSuccess(claimed, started, outcome)
+                    : jdbc.transaction("store attempt of delivery " + claimed.id(), c -> store(c, claimed, started, outcome));
             listener.attempted(outcome.outcome(),
                     claimed.attempts() == 0 ? Duration.between(claimed.createdAt(), started) : null,
                     stored.finished(), stored.disabledEndpoint());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
             LOG.log(Level.ERROR, "dispatcher " + config.instanceId() + ": attempt of delivery " + claimed.id()
                     + " was made (" + outcome.outcome() + ") but could not be stored; it is retried when its "
                     + "lease runs out", e);
+        }
+    }
+
+    /** A success goes to the batched store: one commit for the successes that finish together. */
+    private Stored storeSuccess(Claimed claimed, Instant started, AttemptResult result) throws InterruptedException {
+        if (successes.store(new SuccessStore.Success(claimed, started, result))) {
+            return new Stored(DeliveryStatus.SUCCEEDED, false);
+        }
+        LOG.log(Level.WARNING, "dispatcher {0}: the lease on delivery {1} ran out during its attempt (or the delivery "
+                + "was deleted); the attempt is logged if it still exists, the delivery is left to its new holder",
+                config.instanceId(), claimed.id());
+        return new Stored(null, false);
+    }
+
+    /**
+     * Waits (holding no connection) until the claimed delivery's rate slot begins; false if the
+     * dispatcher began closing meanwhile. The wait is measured once on the wall clock, then
+     * kept on the monotonic one: an attempt never starts before its slot, only after it.
+     */
+    private boolean awaitSlot(Claimed claimed) {
+        Instant slot = claimed.slot();
+        if (slot == null) {
+            return true;
+        }
+        long wait = Duration.between(config.clock().instant(), slot).toNanos();
+        if (wait <= 0) {
+            return true;
+        }
+        try {
+            return !closed.await(wait, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -495,17 +679,23 @@ public final class DispatchEngine implements AutoCloseable {
 
     private void insertAttempt(Connection c, Claimed claimed, Instant started, AttemptResult result) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(DispatchSql.INSERT_ATTEMPT)) {
-            s.setString(1, ResourceIds.next(ResourceIds.ATTEMPT, started));
-            s.setInt(2, claimed.attempts() + 1);
-            s.setLong(3, started.toEpochMilli());
-            s.setString(4, result.outcome().name());
-            Jdbc.setInteger(s, 5, result.status());
-            s.setLong(6, Math.max(0, result.latency().toMillis()));
-            s.setString(7, truncate(result.snippet()));
-            s.setString(8, truncate(result.detail()));
-            s.setString(9, claimed.id());
+            bindAttempt(s, claimed, started, result);
             s.executeUpdate();
         }
+    }
+
+    /** Binds {@link DispatchSql#INSERT_ATTEMPT} for one attempt. */
+    static void bindAttempt(PreparedStatement s, Claimed claimed, Instant started, AttemptResult result)
+            throws SQLException {
+        s.setString(1, ResourceIds.next(ResourceIds.ATTEMPT, started));
+        s.setInt(2, claimed.attempts() + 1);
+        s.setLong(3, started.toEpochMilli());
+        s.setString(4, result.outcome().name());
+        Jdbc.setInteger(s, 5, result.status());
+        s.setLong(6, Math.max(0, result.latency().toMillis()));
+        s.setString(7, truncate(result.snippet()));
+        s.setString(8, truncate(result.detail()));
+        s.setString(9, claimed.id());
     }
 
     private record EndpointState(String accountId, String url, boolean enabled, @Nullable Instant failingSince) {

@@ -24,29 +24,47 @@ final class DispatchSql {
             GROUP BY endpoint_id""";
 
     /**
-     * Due deliveries of open endpoints (enabled, not slowed down), oldest first, one chunk of a
-     * keyset scan. A claimed delivery's {@code next_attempt_at} is its lease's end, so the
-     * claims of a dead instance come due here too. Endpoints at their cap are left out by the
-     * database (an array of ids), so their backlogs are not even read. Params: now, now,
-     * saturated endpoints, chunk size.
+     * Due deliveries of open endpoints (enabled, not slowed down, with a free rate slot within the
+     * claim's look-ahead), oldest first, one chunk of a keyset scan, with the endpoint's rate limit
+     * and next free rate slot. A claimed delivery's {@code next_attempt_at} is its lease's end, so
+     * the claims of a dead instance come due here too. Endpoints at their cap are left out by the
+     * database (an array of ids), so their backlogs are not even read. Params: now, now, end of
+     * the look-ahead (epoch ns), left-out endpoints, chunk size.
      */
     static final String DUE_FIRST = """
-            SELECT d.id, d.endpoint_id, d.next_attempt_at
+            SELECT d.id, d.endpoint_id, d.next_attempt_at, e.rate_limit, e.rate_next_slot_ns
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
             WHERE d.next_attempt_at <= ? AND e.enabled = TRUE AND (e.not_before IS NULL OR e.not_before <= ?)
+              AND (e.rate_limit IS NULL OR e.rate_next_slot_ns IS NULL OR e.rate_next_slot_ns <= ?)
               AND d.endpoint_id <> ALL (?)
             ORDER BY d.next_attempt_at, d.id
             LIMIT ?""";
 
-    /** The next chunk after (due time, id); params: now, now, saturated endpoints, due time, due time, id, chunk size. */
+    /**
+     * The next chunk after (due time, id); params: now, now, end of the look-ahead, left-out
+     * endpoints, due time, due time, id, chunk size.
+     */
     static final String DUE_AFTER = """
-            SELECT d.id, d.endpoint_id, d.next_attempt_at
+            SELECT d.id, d.endpoint_id, d.next_attempt_at, e.rate_limit, e.rate_next_slot_ns
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
             WHERE d.next_attempt_at <= ? AND e.enabled = TRUE AND (e.not_before IS NULL OR e.not_before <= ?)
+              AND (e.rate_limit IS NULL OR e.rate_next_slot_ns IS NULL OR e.rate_next_slot_ns <= ?)
               AND d.endpoint_id <> ALL (?)
               AND (d.next_attempt_at > ? OR (d.next_attempt_at = ? AND d.id > ?))
             ORDER BY d.next_attempt_at, d.id
             LIMIT ?""";
+
+    /**
+     * Reserves rate slots of one endpoint: moves its next free slot forward, only if the rate
+     * and the next free slot are still what the claim read (compare and set; -1 stands for
+     * none). Of two instances that read the same schedule, one moves it and the other changes
+     * nothing and leaves that endpoint's deliveries alone, so no two instances hand out the same
+     * slot. Run as one batch in endpoint id order (no deadlock between concurrent batches).
+     * Params: next free slot, endpoint, rate, next free slot as read.
+     */
+    static final String RESERVE_RATE_SLOTS = """
+            UPDATE webhook_endpoints SET rate_next_slot_ns = ?
+            WHERE id = ? AND rate_limit = ? AND COALESCE(rate_next_slot_ns, -1) = ?""";
 
     /**
      * Claims one delivery if it is still due: a conditional update, so of two instances that chose

@@ -26,6 +26,8 @@ import javax.sql.DataSource;
  * @param instanceId             names this instance's claims
  * @param random                 jitter source (threadsafe)
  * @param eventSink              where the disabled-endpoint event goes
+ * @param rateLookahead          how far ahead a claim reserves the rate slots of rate-limited
+ *                               endpoints; shorter than the lease
  */
 public record DispatcherConfig(
         DataSource dataSource,
@@ -41,7 +43,8 @@ public record DispatcherConfig(
         Duration shutdownTimeout,
         String instanceId,
         RandomGenerator random,
-        EventSink eventSink) {
+        EventSink eventSink,
+        Duration rateLookahead) {
 
     /** Checks every value; messages name the parameter and the bad value. */
     public DispatcherConfig {
@@ -63,7 +66,15 @@ public record DispatcherConfig(
         }
         Objects.requireNonNull(random, "random");
         Objects.requireNonNull(eventSink, "eventSink");
+        checkRange("rateLookahead", rateLookahead, Duration.ZERO, MAX_RATE_LOOKAHEAD);
+        if (rateLookahead.compareTo(lease) >= 0) {
+            throw new IllegalArgumentException("rateLookahead (" + rateLookahead + ") must be shorter than the lease ("
+                    + lease + "): an attempt waits for its slot while its claim lasts");
+        }
     }
+
+    /** The longest rate look-ahead. */
+    public static final Duration MAX_RATE_LOOKAHEAD = Duration.ofSeconds(10);
 
     /** {@code value} if within {@code [min, max]}. */
     public static Duration checkRange(String name, Duration value, Duration min, Duration max) {

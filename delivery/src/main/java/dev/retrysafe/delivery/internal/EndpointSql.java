@@ -11,12 +11,12 @@ final class EndpointSql {
 
     static final String ENDPOINT_COLUMNS = """
             id, account_id, url, description, enabled, disabled_reason, created_at, updated_at,
-            failing_since, previous_secret_expires_at""";
+            failing_since, previous_secret_expires_at, rate_limit""";
 
     static final String INSERT_ENDPOINT = """
             INSERT INTO webhook_endpoints
-                (id, account_id, url, description, enabled, secret, created_at, updated_at)
-            VALUES (?, ?, ?, ?, TRUE, ?, ?, ?)""";
+                (id, account_id, url, description, enabled, secret, created_at, updated_at, rate_limit)
+            VALUES (?, ?, ?, ?, TRUE, ?, ?, ?, ?)""";
 
     static final String INSERT_EVENT_TYPE = "INSERT INTO webhook_endpoint_event_types (endpoint_id, event_type) VALUES (?, ?)";
 
@@ -43,9 +43,13 @@ final class EndpointSql {
     static final String LIST_AFTER = "SELECT " + ENDPOINT_COLUMNS
             + " FROM webhook_endpoints WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
 
-    /** Writes the fields a PATCH may change; params: url, description, updated_at, account, id. */
+    /**
+     * Writes the fields a PATCH may change; params: url, description, rate limit, updated_at,
+     * account, id. The rate's schedule ({@code rate_next_slot_ns}) is kept: slots already
+     * reserved stay reserved, and the next reservation spaces attempts by the new rate.
+     */
     static final String UPDATE_FIELDS = """
-            UPDATE webhook_endpoints SET url = ?, description = ?, updated_at = ?
+            UPDATE webhook_endpoints SET url = ?, description = ?, rate_limit = ?, updated_at = ?
             WHERE account_id = ? AND id = ?""";
 
     /** Enables and forgets the failing streak and any slow-down; params: updated_at, account, id. */
@@ -99,10 +103,19 @@ final class EndpointSql {
                    response_snippet, error_detail
             FROM delivery_attempts WHERE delivery_id = ? ORDER BY started_at, attempt_number, id""";
 
-    /** Makes a failed or pending delivery due now; params: now, account, id. */
+    /** The endpoint of an account's delivery; params: account, id. */
+    static final String SELECT_DELIVERY_ENDPOINT = "SELECT endpoint_id FROM deliveries WHERE account_id = ? AND id = ?";
+
+    /** Whether an endpoint is enabled, locking its row (the first lock, as everywhere); param: id. */
+    static final String LOCK_ENDPOINT_ENABLED = "SELECT enabled FROM webhook_endpoints WHERE id = ? FOR UPDATE";
+
+    /**
+     * Makes a delivery due now unless an attempt is under way: a pending one sooner, a failed one
+     * again, a succeeded one once more (a replay, with the same id). Params: now, account, id.
+     */
     static final String RETRY_DELIVERY = """
             UPDATE deliveries SET status = 'pending', next_attempt_at = ?
-            WHERE account_id = ? AND id = ? AND status IN ('pending', 'failed')""";
+            WHERE account_id = ? AND id = ? AND status IN ('pending', 'failed', 'succeeded')""";
 
     /** Makes an endpoint's failed deliveries since a time due now; params: now, account, endpoint, since. */
     static final String RECOVER_DELIVERIES = """

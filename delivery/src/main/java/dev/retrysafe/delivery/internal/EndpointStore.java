@@ -61,6 +61,7 @@ public final class EndpointStore {
                 s.setString(5, secret.encoded());
                 s.setLong(6, now.toEpochMilli());
                 s.setLong(7, now.toEpochMilli());
+                Jdbc.setInteger(s, 8, request.rateLimit());
                 s.executeUpdate();
             }
             insertEventTypes(c, id, request.eventTypes());
@@ -116,9 +117,11 @@ public final class EndpointStore {
             try (PreparedStatement s = c.prepareStatement(EndpointSql.UPDATE_FIELDS)) {
                 s.setString(1, (update.url() == null ? e.url() : update.url()).toString());
                 s.setString(2, update.description() == null ? e.description() : update.description());
-                s.setLong(3, now.toEpochMilli());
-                s.setString(4, accountId);
-                s.setString(5, id);
+                Jdbc.setInteger(s, 3, update.removeRateLimit() ? null
+                        : update.rateLimit() == null ? e.rateLimit() : update.rateLimit());
+                s.setLong(4, now.toEpochMilli());
+                s.setString(5, accountId);
+                s.setString(6, id);
                 s.executeUpdate();
             }
             if (update.eventTypes() != null) {
@@ -254,22 +257,50 @@ public final class EndpointStore {
 
     public RetryOutcome retry(String accountId, String deliveryId) {
         Instant now = clock.instant();
-        return jdbc.autocommit("retry delivery " + deliveryId, c -> {
-            try (PreparedStatement s = c.prepareStatement(EndpointSql.RETRY_DELIVERY)) {
-                s.setLong(1, now.toEpochMilli());
-                s.setString(2, accountId);
-                s.setString(3, deliveryId);
-                s.executeUpdate();
+        return jdbc.transaction("retry delivery " + deliveryId, c -> {
+            String endpointId;
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.SELECT_DELIVERY_ENDPOINT)) {
+                s.setString(1, accountId);
+                s.setString(2, deliveryId);
+                try (ResultSet r = s.executeQuery()) {
+                    if (!r.next()) {
+                        return new RetryOutcome.NotFound();
+                    }
+                    endpointId = r.getString(1);
+                }
+            }
+            // the endpoint row first (the lock order everywhere): a concurrent disable either
+            // ran before (we see it) or waits and then fails what we made pending
+            boolean enabled;
+            try (PreparedStatement s = c.prepareStatement(EndpointSql.LOCK_ENDPOINT_ENABLED)) {
+                s.setString(1, endpointId);
+                try (ResultSet r = s.executeQuery()) {
+                    if (!r.next()) {
+                        return new RetryOutcome.NotFound(); // deleted meanwhile, with its deliveries
+                    }
+                    enabled = r.getBoolean(1);
+                }
+            }
+            if (enabled) {
+                try (PreparedStatement s = c.prepareStatement(EndpointSql.RETRY_DELIVERY)) {
+                    s.setLong(1, now.toEpochMilli());
+                    s.setString(2, accountId);
+                    s.setString(3, deliveryId);
+                    s.executeUpdate();
+                }
             }
             Optional<Delivery> after = readDelivery(c, accountId, deliveryId);
             if (after.isEmpty()) {
                 return new RetryOutcome.NotFound();
             }
             Delivery d = after.get();
+            if (!enabled) {
+                return new RetryOutcome.NotRetryable(d, RetryOutcome.Reason.ENDPOINT_DISABLED);
+            }
             // due now means our update took it (or someone else made it due now: the same thing)
             return d.status() == DeliveryStatus.PENDING && d.nextAttemptAt() != null && !d.nextAttemptAt().isAfter(now)
                     ? new RetryOutcome.Retried(d)
-                    : new RetryOutcome.NotRetryable(d.status());
+                    : new RetryOutcome.NotRetryable(d, RetryOutcome.Reason.ATTEMPT_UNDER_WAY);
         });
     }
 
@@ -387,7 +418,8 @@ public final class EndpointStore {
 
     private static WebhookEndpoint withTypes(WebhookEndpoint e, Set<String> types) {
         return new WebhookEndpoint(e.id(), e.accountId(), e.url(), e.description(), types, e.enabled(),
-                e.disabledReason(), e.createdAt(), e.updatedAt(), e.failingSince(), e.previousSecretExpiresAt());
+                e.disabledReason(), e.createdAt(), e.updatedAt(), e.failingSince(), e.previousSecretExpiresAt(),
+                e.rateLimit());
     }
 
     private record Row(String id, WebhookEndpoint endpoint) {

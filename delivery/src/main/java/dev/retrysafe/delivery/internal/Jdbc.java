@@ -79,7 +79,8 @@ public final class Jdbc {
     /** Whether {@code e} is a lock conflict after which the transaction may simply run again. */
     public static boolean isTransientConflict(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && TRANSIENT_CONFLICTS.contains(sql.getSQLState())) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null
+                    && TRANSIENT_CONFLICTS.contains(sql.getSQLState())) {
                 return true;
             }
         }

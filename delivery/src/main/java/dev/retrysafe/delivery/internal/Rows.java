@@ -33,7 +33,8 @@ final class Rows {
                 Instant.ofEpochMilli(r.getLong("created_at")),
                 Instant.ofEpochMilli(r.getLong("updated_at")),
                 Jdbc.millis(r, "failing_since"),
-                Jdbc.millis(r, "previous_secret_expires_at"));
+                Jdbc.millis(r, "previous_secret_expires_at"),
+                Jdbc.integer(r, "rate_limit"));
     }
 
     static Delivery delivery(ResultSet r) throws SQLException {

@@ -1,0 +1,186 @@
+package dev.retrysafe.delivery.internal;
+
+import dev.retrysafe.delivery.AttemptResult;
+import dev.retrysafe.delivery.DeliveryStatus;
+import dev.retrysafe.delivery.DeliveryStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Stores successful attempts in batches, the way a database groups commits: a writer takes
+ * every success waiting (at most {@link #MAX_BATCH}) and stores them in one transaction of three
+ * batched statements (end the endpoints' failing streaks, log the attempts, finish the
+ * deliveries) and one commit. Under light load a success is stored alone, at once; under heavy
+ * load one commit serves many, which is what lets the dispatcher keep up (a commit costs
+ * PostgreSQL far more than the rows it writes). A success needs nothing else: it never slows
+ * down, disables or reschedules anything, so the endpoint state the single-attempt path reads
+ * is not needed.
+ *
+ * <p>Lock order, as everywhere: the endpoint rows first (in id order, and only those with a
+ * failing streak to end), then the delivery rows (in id order, each fenced by its claim's lease
+ * token). If a batch cannot be stored, each of its successes is tried alone, so one bad row does
+ * not keep the others from being stored. Failures do not come here: their bookkeeping stays one
+ * transaction per attempt. Threadsafe.
+ */
+final class SuccessStore implements AutoCloseable {
+
+    /** Most successes stored in one transaction. */
+    static final int MAX_BATCH = 64;
+    /** Writers at once: while one commits, the next batch gathers. */
+    private static final int WRITERS = 2;
+
+    /** One successful attempt to store. */
+    record Success(Claimed claimed, Instant started, AttemptResult result) {
+    }
+
+    private record Pending(Success success, CompletableFuture<Boolean> stored) {
+    }
+
+    private final Jdbc jdbc;
+    private final String instanceId;
+    private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<Thread> writers = new ArrayList<>(WRITERS);
+    private boolean closed;
+
+    SuccessStore(Jdbc jdbc, String instanceId) {
+        this.jdbc = jdbc;
+        this.instanceId = instanceId;
+    }
+
+    /**
+     * Stores {@code success} and returns once it is committed: true if the delivery was still
+     * claimed by this attempt (it is now succeeded), false if its lease had run out and another
+     * holder has it, or it was deleted.
+     *
+     * @throws DeliveryStoreException if it could not be stored
+     * @throws InterruptedException   if interrupted while waiting (it may still be stored)
+     */
+    boolean store(Success success) throws InterruptedException {
+        Pending pending = new Pending(success, new CompletableFuture<>());
+        lock.lock();
+        try {
+            if (closed) {
+                throw new DeliveryStoreException("the dispatcher " + instanceId + " is closed",
+                        new SQLException("closed"));
+            }
+            while (writers.size() < WRITERS) {
+                writers.add(Thread.ofVirtual().name("retrysafe-delivery-store-" + instanceId + "-" + writers.size())
+                        .start(this::write));
+            }
+            queue.add(pending);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            return pending.stored().get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof DeliveryStoreException d ? d
+                    : new DeliveryStoreException("storing a successful attempt failed", e.getCause());
+        }
+    }
+
+    /** Successes waiting for a writer (for tests). */
+    int waiting() {
+        return queue.size();
+    }
+
+    /** Stops the writers; successes not yet written are left to their leases. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+            writers.forEach(Thread::interrupt);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void write() {
+        List<Pending> batch = new ArrayList<>(MAX_BATCH);
+        while (true) {
+            batch.clear();
+            try {
+                batch.add(queue.take());
+            } catch (InterruptedException e) {
+                return;
+            }
+            queue.drainTo(batch, MAX_BATCH - 1);
+            writeBatch(batch);
+        }
+    }
+
+    private void writeBatch(List<Pending> batch) {
+        batch.sort(Comparator.<Pending, String>comparing(p -> p.success().claimed().endpointId())
+                .thenComparing(p -> p.success().claimed().id()));
+        try {
+            int[] finished = jdbc.transaction("store " + batch.size() + " successful attempts", c -> store(c, batch));
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).stored().complete(finished[i] != 0);
+            }
+        } catch (RuntimeException e) {
+            if (batch.size() == 1) {
+                batch.getFirst().stored().completeExceptionally(e);
+                return;
+            }
+            for (Pending p : batch) {
+                writeBatch(new ArrayList<>(List.of(p)));
+            }
+        }
+    }
+
+    /** The three statements; answers, per success, the rows its delivery update changed. */
+    private static int[] store(Connection c, List<Pending> batch) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.CLEAR_FAILING)) {
+            @Nullable String last = null;
+            for (Pending p : batch) {
+                String endpoint = p.success().claimed().endpointId();
+                if (!endpoint.equals(last)) {
+                    s.setString(1, endpoint);
+                    s.addBatch();
+                    last = endpoint;
+                }
+            }
+            s.executeBatch();
+        }
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.INSERT_ATTEMPT)) {
+            for (Pending p : batch) {
+                DispatchEngine.bindAttempt(s, p.success().claimed(), p.success().started(), p.success().result());
+                s.addBatch();
+            }
+            s.executeBatch();
+        }
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.FINISH_ATTEMPT)) {
+            for (Pending p : batch) {
+                Success success = p.success();
+                s.setString(1, DeliveryStatus.SUCCEEDED.wireName());
+                Jdbc.setMillis(s, 2, null);
+                s.setLong(3, success.started().toEpochMilli());
+                s.setString(4, success.result().outcome().name());
+                Jdbc.setInteger(s, 5, success.result().status());
+                s.setString(6, success.claimed().id());
+                s.setString(7, success.claimed().leaseToken());
+                s.addBatch();
+            }
+            int[] counts = s.executeBatch();
+            for (int i = 0; i < counts.length; i++) {
+                if (counts[i] == Statement.SUCCESS_NO_INFO) {
+                    counts[i] = 1; // a driver that does not count: no way to tell a lost lease
+                }
+            }
+            return counts;
+        }
+    }
+}
