@@ -5,6 +5,8 @@ import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.accounts.ApiKeys;
 import dev.retrysafe.server.cli.Command;
 import dev.retrysafe.server.cli.CommandLine;
+import dev.retrysafe.server.cli.DemoCommands;
+import dev.retrysafe.server.cli.DemoEnvironment;
 import dev.retrysafe.server.config.ConfigException;
 import dev.retrysafe.server.config.ConfigLoader;
 import dev.retrysafe.server.config.ServerConfig;
@@ -20,8 +22,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The command line of the Retrysafe server: {@code serve} (default), {@code create-account},
- * {@code migrate}, {@code webhooks sign|verify}, {@code --help}. Exit codes: 0 success, 1 failure
- * (or a rejected webhook), 2 bad command line or configuration.
+ * {@code migrate}, {@code webhooks sign|verify}, {@code demo retry|lost-answer}, {@code --help}. Exit
+ * codes: 0 success, 1 failure (or a rejected webhook, or a demo whose outcome was not the promised
+ * one), 2 bad command line or configuration.
  */
 public final class Main {
 
@@ -85,6 +88,8 @@ public final class Main {
                         createAccount(c, EmbeddedH2.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
                 case Command.WebhookSign sign -> WebhookCommands.sign(sign, in, out, err);
                 case Command.WebhookVerify verify -> WebhookCommands.verify(verify, in, out, err, Clock.systemUTC());
+                case Command.DemoRetry retry -> DemoCommands.retry(out, DemoEnvironment.system());
+                case Command.DemoLostAnswer lost -> DemoCommands.lostAnswer(lost, out, err, DemoEnvironment.system());
                 case Command.Serve s -> throw new IllegalArgumentException("serve is run by main()");
             };
         } catch (ConfigException e) {

@@ -1,6 +1,7 @@
 package dev.retrysafe.server.cli;
 
 import dev.retrysafe.webhooks.WebhookSecret;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +70,35 @@ public sealed interface Command {
         @Override
         public @Nullable Path config() {
             return null;
+        }
+    }
+
+    /** {@code demo retry}: the retrying client against a local server that fails three times. */
+    record DemoRetry() implements Command {
+        @Override
+        public @Nullable Path config() {
+            return null;
+        }
+    }
+
+    /**
+     * {@code demo lost-answer}: a payment whose answers are lost, retried with one key.
+     *
+     * @param url the Retrysafe server to use, or {@code null} to start an embedded one
+     * @param apiKey the API key for {@code url}, or {@code null}
+     * @param timeoutMillis each attempt's timeout in milliseconds, or {@code null} for the demo's default
+     */
+    record DemoLostAnswer(@Nullable URI url, @Nullable String apiKey, @Nullable Integer timeoutMillis)
+            implements Command {
+        @Override
+        public @Nullable Path config() {
+            return null;
+        }
+
+        @Override
+        public String toString() {
+            return "DemoLostAnswer[url=" + url + ", apiKey=" + (apiKey == null ? null : "(hidden)")
+                    + ", timeoutMillis=" + timeoutMillis + "]";
         }
     }
 

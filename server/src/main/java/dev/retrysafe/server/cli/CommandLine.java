@@ -27,6 +27,16 @@ public final class CommandLine {
                                          Print the webhook-signature of the body read from standard
                                          input (its exact bytes: use printf '%s', not echo). Repeat
                                          --secret to sign with several secrets, as during a rotation.
+              demo retry                 The retrying client against a local server answering 503
+                                         (Retry-After: 1), 500, 429 (Retry-After: 0), then 200; then one
+                                         answering 400. Prints every attempt, status, wait and outcome.
+              demo lost-answer [--url URL --api-key K] [--timeout MS]
+                                         A payment whose answer is lost: the client's timeout is below
+                                         the bank's latency, so it retries with one generated key; shows
+                                         one payment and the same id on every answer. Without --url it
+                                         starts an embedded server (bank latency 500 ms, timeout 200 ms);
+                                         with --url the timeout defaults to 50 ms (the server's bank takes
+                                         100 ms unless RETRYSAFE_BANK_LATENCY_MS says otherwise).
               webhooks verify --secret S --id I --timestamp T --signature V [--now T | --no-tolerance]
                                          Verify the body on standard input like a receiver: prints ok
                                          (exit 0) or the reason it was rejected (exit 1). The timestamp
@@ -48,7 +58,7 @@ public final class CommandLine {
             line or configuration.
             """;
 
-    private static final Set<String> COMMANDS = Set.of("serve", "create-account", "migrate", "webhooks");
+    private static final Set<String> COMMANDS = Set.of("serve", "create-account", "migrate", "webhooks", "demo");
     private static final Set<String> CREATE_ACCOUNT_OPTIONS = Set.of("--name", "--plan");
 
     private CommandLine() {
@@ -91,6 +101,10 @@ public final class CommandLine {
                 if (!COMMANDS.contains(arg)) {
                     return new Command.Invalid("unknown command '" + arg
                             + "' (commands: serve, create-account, migrate, webhooks)");
+                }
+                if (arg.equals("demo")) {
+                    return options.isEmpty() && config == null ? DemoCommandLine.parse(list.subList(i + 1, list.size()))
+                            : new Command.Invalid("demo takes no --config or create-account options");
                 }
                 if (arg.equals("webhooks")) {
                     // its own options, some repeatable: parsed apart from the server's
