@@ -119,19 +119,27 @@ class WebhookDeliveryTest {
         assertThat(detail.get("payload")).isEqualTo(received);
         assertThat(api.get("/v1/events?type=payment.succeeded").body().get("data").get(0)).isEqualTo(received);
 
-        // a delivery that succeeded is not sent again by hand (the receiver has it)
-        Api.Answer retry = api.post("/v1/deliveries/" + delivery.get("id").asText() + "/retry", "");
-        assertThat(retry.status()).isEqualTo(409);
-        assertThat(retry.body().get("type").asText()).isEqualTo("/problems/delivery-not-retryable");
+        // a delivery that succeeded is sent again on request (a replay); the receiver's
+        // deduplication by webhook-id recognises it, so its effect happens once
+        String deliveryUri = "/v1/deliveries/" + delivery.get("id").asText();
+        Api.Answer retry = api.post(deliveryUri + "/retry", "");
+        assertThat(retry.status()).as(retry.raw().body()).isEqualTo(202);
+        await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
+            JsonNode d = api.get(deliveryUri).body();
+            return d.get("attempt_count").asInt() == 4 && d.get("status").asText().equals("succeeded");
+        });
+        assertThat(statusCodes(api.get(deliveryUri).body())).containsExactly(500, 500, 200, 200);
+        assertThat(receiver.duplicates()).isEqualTo(1);
+        assertThat(receiver.handled()).hasSize(1);
 
-        // the run shows in the metrics: two failed attempts, one success, one first-attempt latency
+        // the run shows in the metrics: two failed attempts, two successes, one first-attempt latency
         Api.Answer metrics = new Api(server.baseUri(), null).get("/metrics");
         assertThat(metrics.status()).isEqualTo(200);
         assertThat(metrics.contentType()).startsWith("text/plain; version=0.0.4");
         assertThat(metrics.raw().body().lines()).contains(
                 "retrysafe_webhook_attempts_total{outcome=\"http_error\"} 2",
-                "retrysafe_webhook_attempts_total{outcome=\"success\"} 1",
-                "retrysafe_webhook_deliveries_total{status=\"succeeded\"} 1",
+                "retrysafe_webhook_attempts_total{outcome=\"success\"} 2",
+                "retrysafe_webhook_deliveries_total{status=\"succeeded\"} 2",
                 "retrysafe_webhook_first_attempt_latency_seconds_bucket{le=\"+Inf\"} 1",
                 "retrysafe_webhook_first_attempt_latency_seconds_count 1",
                 "retrysafe_webhook_queue_depth{state=\"due\"} 0");

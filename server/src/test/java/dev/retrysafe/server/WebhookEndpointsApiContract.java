@@ -176,6 +176,54 @@ abstract class WebhookEndpointsApiContract {
     }
 
     @Test
+    void rateLimitIsSetOnCreateShownOnGetChangedByPatchAndRemovedWithNull() {
+        JsonNode created = create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"rate_limit\": 50}");
+        String path = "/v1/webhook_endpoints/" + created.get("id").asText();
+        assertThat(created.get("rate_limit").asInt()).isEqualTo(50);
+        assertThat(api.get(path).body().get("rate_limit").asInt()).isEqualTo(50);
+
+        Api.Answer other = patch(api, path, "{\"description\": \"rate kept\"}");
+        assertThat(other.body().get("rate_limit").asInt()).as("a PATCH without it keeps it").isEqualTo(50);
+        Api.Answer raised = patch(api, path, "{\"rate_limit\": 10000}");
+        assertThat(raised.status()).as(raised.raw().body()).isEqualTo(200);
+        assertThat(raised.body().get("rate_limit").asInt()).isEqualTo(10_000);
+        Api.Answer removed = patch(api, path, "{\"rate_limit\": null}");
+        assertThat(removed.status()).as(removed.raw().body()).isEqualTo(200);
+        assertThat(removed.body().get("rate_limit").isNull()).isTrue();
+        assertThat(api.get(path).body().get("rate_limit").isNull()).isTrue();
+        assertThat(patch(api, path, "{\"rate_limit\": 1}").body().get("rate_limit").asInt()).isEqualTo(1);
+
+        JsonNode unlimited = createDefault(api);
+        assertThat(unlimited.has("rate_limit")).isTrue();
+        assertThat(unlimited.get("rate_limit").isNull()).as("no limit unless asked").isTrue();
+        JsonNode explicitNull = create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"rate_limit\": null}");
+        assertThat(explicitNull.get("rate_limit").isNull()).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "-1", "-10000", "10001", "2147483648", "99999999999999999999", "1e3", "2.5",
+            "10.0", "\"10\"", "true", "[5]", "{\"per_second\": 5}"})
+    void invalidRateLimitsAnswerAValidationProblemNamingTheFieldOnCreateAndPatch(String value) {
+        String id = createDefault(api).get("id").asText();
+        List<Api.Answer> answers = List.of(
+                api.post("/v1/webhook_endpoints", "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], "
+                        + "\"rate_limit\": " + value + "}"),
+                patch(api, "/v1/webhook_endpoints/" + id, "{\"rate_limit\": " + value + "}"));
+
+        for (Api.Answer a : answers) {
+            assertThat(a.status()).as(value + " -> " + a.raw().body()).isEqualTo(400);
+            assertThat(a.contentType()).startsWith("application/problem+json");
+            assertThat(a.body().get("type").asText()).isEqualTo("/problems/validation-failed");
+            assertThat(a.body().get("errors")).singleElement().satisfies(e -> {
+                assertThat(e.get("field").asText()).isEqualTo("rate_limit");
+                assertThat(e.get("detail").asText()).contains("1 to 10000");
+            });
+        }
+        assertThat(api.get("/v1/webhook_endpoints/" + id).body().get("rate_limit").isNull())
+                .as("the refused PATCH changed nothing").isTrue();
+    }
+
+    @Test
     void patchChecksANewUrlWithTheGuard() {
         String id = createDefault(api).get("id").asText();
 
@@ -300,6 +348,7 @@ abstract class WebhookEndpointsApiContract {
                 patch(api, "/v1/webhook_endpoints/" + id, "{\"enabled\": \"yes\"}"),
                 api.get("/v1/deliveries/msg_nope"),
                 api.post("/v1/deliveries/msg_00000000000000000000000000/retry", ""),
+                patch(api, "/v1/webhook_endpoints/" + id, "{\"rate_limit\": \"fast\"}"),
                 api.get("/v1/events?type=NOT%20A%20TYPE"),
                 api.get("/v1/events?limit=101"),
                 api.get("/v1/events/evt_nope"));

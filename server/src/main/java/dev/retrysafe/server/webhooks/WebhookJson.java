@@ -34,6 +34,7 @@ final class WebhookJson {
         m.put("updated_at", time(e.updatedAt()));
         m.put("failing_since", time(e.failingSince()));
         m.put("previous_secret_expires_at", time(e.previousSecretExpiresAt()));
+        m.put("rate_limit", e.rateLimit());
         return m;
     }
 

@@ -48,8 +48,8 @@ public final class WebhookRoutes {
 
     private static final String ENDPOINT = "we_";
     private static final String DELIVERY = "msg_";
-    private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description");
-    private static final Set<String> UPDATE_FIELDS = Set.of("url", "event_types", "description", "enabled");
+    private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description", "rate_limit");
+    private static final Set<String> UPDATE_FIELDS = Set.of("url", "event_types", "description", "enabled", "rate_limit");
 
     private final WebhookEndpoints endpoints;
     private final Function<DataSource, WebhookEndpoints> storeOver;
@@ -68,7 +68,7 @@ public final class WebhookRoutes {
         this.maxBodyBytes = maxBodyBytes;
     }
 
-    /** {@code POST /v1/webhook_endpoints} {@code {url, event_types, description}}: {@code 201} with the secret. */
+    /** {@code POST /v1/webhook_endpoints} {@code {url, event_types, description?, rate_limit?}}: {@code 201} with the secret. */
     public void create(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
         ObjectNode body = body(ctx);
@@ -79,6 +79,7 @@ public final class WebhookRoutes {
         String url = f.string("url", true, EndpointFields.MAX_URL_LENGTH);
         Set<String> types = EndpointFields.eventTypes(f, "event_types", true);
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
+        EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
         if (!f.errors().isEmpty() || url == null || types == null) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
             return;
@@ -88,7 +89,7 @@ public final class WebhookRoutes {
             return;
         }
         EndpointWithSecret created = writer(ctx).create(account.id(),
-                new NewEndpoint(target, types, description == null ? "" : description));
+                new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond()));
         ctx.header("Location", "/v1/webhook_endpoints/" + created.endpoint().id());
         Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created));
     }
@@ -109,7 +110,10 @@ public final class WebhookRoutes {
         answer(ctx, id, Ids.looksLike(ENDPOINT, id) ? endpoints.get(account.id(), id) : Optional.empty());
     }
 
-    /** {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?}}. */
+    /**
+     * {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?}};
+     * {@code "rate_limit": null} removes the limit.
+     */
     public void update(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
@@ -126,6 +130,7 @@ public final class WebhookRoutes {
         Set<String> types = EndpointFields.eventTypes(f, "event_types", false);
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         Boolean enabled = f.bool("enabled");
+        EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
         if (!f.errors().isEmpty()) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
             return;
@@ -137,7 +142,8 @@ public final class WebhookRoutes {
                 return;
             }
         }
-        answer(ctx, id, writer(ctx).update(account.id(), id, new EndpointUpdate(target, types, description, enabled)));
+        answer(ctx, id, writer(ctx).update(account.id(), id, new EndpointUpdate(target, types, description, enabled,
+                rate.perSecond(), rate.present() && rate.perSecond() == null)));
     }
 
     /** {@code DELETE /v1/webhook_endpoints/{id}}: the endpoint with its deliveries. */
@@ -241,7 +247,11 @@ public final class WebhookRoutes {
                         () -> notFound(ctx, "delivery", id));
     }
 
-    /** {@code POST /v1/deliveries/{id}/retry}: due now; {@code 409} if it succeeded or is being attempted. */
+    /**
+     * {@code POST /v1/deliveries/{id}/retry}: {@code 202}, sent again now (also a succeeded
+     * delivery: a replay with the same {@code webhook-id}); {@code 409} while an attempt is under
+     * way or when its endpoint is disabled.
+     */
     public void retry(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
@@ -249,10 +259,22 @@ public final class WebhookRoutes {
         switch (outcome) {
             case RetryOutcome.Retried r -> Responses.json(ctx, 202, WebhookJson.delivery(r.delivery()));
             case RetryOutcome.NotFound n -> notFound(ctx, "delivery", id);
-            case RetryOutcome.NotRetryable n -> Problems.respond(ctx, Problem.of(ProblemType.DELIVERY_NOT_RETRYABLE,
-                    "Delivery '" + id + "' is " + n.status().wireName() + "; only failed or pending deliveries are retried.")
-                    .with("delivery_status", n.status().wireName()));
+            case RetryOutcome.NotRetryable n -> Problems.respond(ctx, notRetryable(id, n));
         }
+    }
+
+    private static Problem notRetryable(String id, RetryOutcome.NotRetryable n) {
+        String endpoint = n.delivery().endpointId();
+        String detail = switch (n.reason()) {
+            case ENDPOINT_DISABLED -> "Delivery '" + id + "' cannot be sent again: its webhook endpoint '" + endpoint
+                    + "' is disabled. Enable it (POST /v1/webhook_endpoints/" + endpoint + "/enable), then retry.";
+            case ATTEMPT_UNDER_WAY -> "Delivery '" + id + "' is being attempted right now; look at it again once"
+                    + " the attempt has ended (within the attempt timeout), then retry if you still need to.";
+        };
+        return Problem.of(ProblemType.DELIVERY_NOT_RETRYABLE, detail)
+                .with("reason", n.reason().wireName())
+                .with("delivery_status", n.status().wireName())
+                .with("endpoint_id", endpoint);
     }
 
     /** The URL if the guard allows it, else the {@code 422} problem has been answered and {@code null} returned. */
