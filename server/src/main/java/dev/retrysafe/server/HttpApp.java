@@ -4,13 +4,14 @@ import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.ErrorMapping;
+import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.ProblemErrorHandler;
 import dev.retrysafe.server.http.ProblemPages;
 import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
-import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
+import dev.retrysafe.server.reports.JobRoutes;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.WebhookRoutes;
 import io.javalin.Javalin;
@@ -34,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link AuthFilter#requireAccount()}: {@code 401} for a request the first step could
  *       not authenticate (after the rate limit, so that guessing keys is limited by address);</li>
  *   <li>{@link DispatcherWakeUp}: after a successful POST has committed, the webhook dispatcher
- *       is told to claim at once;</li>
+ *       and the job workers are told to claim at once;</li>
  *   <li>the idempotency filter, scoped by that account (when enabled);</li>
  *   <li>Javalin's routes, with every error mapped to a problem.</li>
  * </ol>
@@ -46,8 +47,8 @@ final class HttpApp {
 
     /** The handlers the routes call. */
     record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits,
-                    EventRoutes events, WebhookRoutes webhooks, DispatcherWakeUp wakeUp,
-                    DeliveryMetricsRoute metrics) {
+                    EventRoutes events, WebhookRoutes webhooks, JobRoutes jobs, DispatcherWakeUp wakeUp,
+                    MetricsRoute metrics) {
     }
 
     static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter rateLimit, @Nullable Filter idempotency,
@@ -102,6 +103,10 @@ final class HttpApp {
             read.accept("/v1/rate_limit", h.rateLimits()::budgets);
             read.accept("/v1/events", h.events()::list);
             read.accept("/v1/events/{id}", h.events()::get);
+            c.routes.post("/v1/reports", h.jobs()::create);
+            read.accept("/v1/jobs/{id}", h.jobs()::get);
+            c.routes.delete("/v1/jobs/{id}", h.jobs()::cancel);
+            read.accept("/v1/jobs/{id}/result", h.jobs()::result);
             c.routes.post("/v1/webhook_endpoints", h.webhooks()::create);
             read.accept("/v1/webhook_endpoints", h.webhooks()::list);
             read.accept("/v1/webhook_endpoints/{id}", h.webhooks()::get);

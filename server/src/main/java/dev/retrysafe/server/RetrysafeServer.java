@@ -9,6 +9,7 @@ import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
+import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.payments.PaymentRoutes;
@@ -17,6 +18,8 @@ import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.payments.Refunds;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
+import dev.retrysafe.server.reports.JobMetricsText;
+import dev.retrysafe.server.reports.Reports;
 import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.Webhooks;
@@ -43,7 +46,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running Retrysafe server: database pools, migrations, bootstrap accounts, the purge task, the
- * webhook dispatcher and the HTTP server. {@link #close()} stops it gracefully: no new
+ * webhook dispatcher, the job workers and the HTTP server. {@link #close()} stops it gracefully: no new
  * connections, in-flight requests finish (bounded by the shutdown timeout), then the dispatcher
  * lets its attempts in flight finish and gives back its other claims, then the webhook sender and
  * finally the pools close. This class is threadsafe.
@@ -115,12 +118,13 @@ public final class RetrysafeServer implements AutoCloseable {
                         .scope(RequestAccount::idOf)
                         .route("POST", "/v1/payments", true)
                         .route("POST", "/v1/refunds", true)
+                        .route("POST", "/v1/reports", true)
                         .honourEveryPost(true)
                         .lease(config.idempotency().lease())
                         .maxBodyBytes(config.maxBodyBytes())
                         .problemTypeBase("/problems/")
                         // Allow: a replayed 405 must still say which methods the path takes
-                        .storedHeaders("Content-Type", "Location", "Allow")
+                        .storedHeaders("Content-Type", "Location", "Allow", "Retry-After")
                         .build();
                 resources.add(schedulePurge(store, config, clock));
             } else {
@@ -130,6 +134,7 @@ public final class RetrysafeServer implements AutoCloseable {
             Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault(),
                     bankProcessing, config.idempotency().retention());
             Webhooks webhooks = Webhooks.start(config, ds, clock, resources);
+            Reports reports = Reports.start(config, ds, ids, clock, resources);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
@@ -137,8 +142,13 @@ public final class RetrysafeServer implements AutoCloseable {
                     new RateLimitRoutes(config.rateLimits().enabled()),
                     new EventRoutes(transactions),
                     webhooks.routes(config.maxBodyBytes()),
-                    new DispatcherWakeUp(webhooks.dispatcher()::wakeUp),
-                    new DeliveryMetricsRoute(webhooks.dispatcher()));
+                    reports.routes(config.maxBodyBytes()),
+                    new DispatcherWakeUp(() -> {
+                        webhooks.dispatcher().wakeUp();
+                        reports.jobs().wakeUp();
+                    }),
+                    new MetricsRoute(List.of(new DeliveryMetricsRoute(webhooks.dispatcher()),
+                            new JobMetricsText(reports.jobs()))));
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
             Javalin app = HttpApp.create(config, new AuthFilter(accounts), rateLimit, idempotency, handlers);
             app.start();

@@ -63,6 +63,15 @@ public final class Api {
         }
     }
 
+    /** {@code text} as a JSON string literal. */
+    public static String quote(String text) {
+        try {
+            return JSON.writeValueAsString(text);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
     /** GET {@code path}. */
     public Answer get(String path) {
         return send(request(path).GET().build());

@@ -96,6 +96,7 @@ public final class ConfigLoader {
                         s.duration("idempotency.retention"), s.duration("idempotency.purge_interval")),
                 rateLimits(s, redis),
                 webhooks(s),
+                jobs(s),
                 s.integer("limits.max_body_bytes"),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
@@ -132,6 +133,11 @@ public final class ConfigLoader {
         return new WebhooksConfig(s.duration("webhooks.timeout"), schedule, s.decimal("webhooks.jitter"),
                 s.duration("webhooks.disable_after"), s.integer("webhooks.max_in_flight_per_endpoint"),
                 s.list("webhooks.allow_private_targets"), s.bool("webhooks.require_https"));
+    }
+
+    private static JobsConfig jobs(Settings s) {
+        return new JobsConfig(s.integer("jobs.workers"), s.duration("jobs.lease"), s.integer("jobs.max_attempts"),
+                s.duration("jobs.result_retention"), s.duration("jobs.report_min_duration"));
     }
 
     private static ObjectNode defaults() {

@@ -58,8 +58,28 @@ public enum ProblemType {
                     + "name resolved to. Register a publicly reachable URL."),
     /** A delivery cannot be retried in its current state. */
     DELIVERY_NOT_RETRYABLE("delivery-not-retryable", 409, "Delivery cannot be retried now",
-            "Only failed or pending deliveries can be retried. This one has succeeded, or an attempt is under "
-                    + "way right now (its <code>status</code> says which); look at the delivery again before retrying."),
+            "An attempt of this delivery is under way right now, or its endpoint is disabled; the problem's "
+                    + "<code>reason</code> says which. Wait for the attempt to finish, or enable the endpoint, "
+                    + "then retry."),
+    /** A finished job cannot be canceled. */
+    JOB_FINISHED("job-finished", 409, "Job already finished",
+            "The job has already succeeded or failed, so there is nothing left to cancel. The problem's "
+                    + "<code>job</code> member is the job as it stands."),
+    /** The job's result is not there (yet). */
+    JOB_RESULT_NOT_READY("job-result-not-ready", 409, "Job result not available",
+            "Only a succeeded job has a result. While the job is queued or running, poll <code>GET /v1/jobs/{id}</code> "
+                    + "after <code>Retry-After</code> seconds; a failed or canceled job never gets one."),
+    /** The job's result is past its retention. */
+    JOB_RESULT_EXPIRED("job-result-expired", 410, "Job result expired",
+            "The result was kept for its retention time (24 hours by default, <code>result_expires_at</code> on the job) "
+                    + "and has been deleted. Create a new report to get a fresh one."),
+    /** A job failed because its worker kept dying. */
+    JOB_WORKER_LOST("worker-lost", 500, "The job's worker stopped",
+            "Every worker that took this job stopped before finishing it (the server instance crashed or was killed), "
+                    + "as many times as the job may be tried. Nothing of it was kept. Create the job again."),
+    /** A job failed with an error inside the server. */
+    JOB_ERROR("job-error", 500, "The job failed",
+            "The job stopped with an error inside the server. Nothing of it was kept; creating it again is safe."),
     /** The simulated bank failed; nothing was charged. */
     BANK_UNAVAILABLE("bank-unavailable", 503, "Bank unavailable",
             "The bank could not process the charge. Nothing was recorded and nothing was charged: retry "

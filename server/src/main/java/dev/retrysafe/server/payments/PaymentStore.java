@@ -92,7 +92,7 @@ final class PaymentStore {
         }
     }
 
-    private static Payment read(ResultSet rs) throws SQLException {
+    static Payment read(ResultSet rs) throws SQLException {
         return new Payment(rs.getString("id"), rs.getString("account_id"), rs.getLong("amount"),
                 rs.getLong("amount_refunded"), rs.getString("currency"), rs.getString("status"),
                 rs.getString("description"), Times.read(rs, "created_at"));

@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /** Reads and validates the JSON body of a create request, answering the problem when it fails. */
-final class RequestBodies {
+public final class RequestBodies {
 
     private RequestBodies() {
     }
@@ -18,7 +18,7 @@ final class RequestBodies {
      * The validated request, or empty when the body was refused (too large, wrong type, not JSON,
      * invalid fields), in which case the problem has been answered already.
      */
-    static <T> Optional<T> read(Context ctx, int maxBodyBytes, Function<ObjectNode, Validated<T>> validate)
+    public static <T> Optional<T> read(Context ctx, int maxBodyBytes, Function<ObjectNode, Validated<T>> validate)
             throws Exception {
         JsonBody.Result body = JsonBody.read(ctx, maxBodyBytes);
         if (body instanceof JsonBody.Rejected r) {
