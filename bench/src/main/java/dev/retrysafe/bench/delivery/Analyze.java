@@ -1,0 +1,104 @@
+package dev.retrysafe.bench.delivery;
+
+import java.io.BufferedReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Joins the producers' commit logs with the receiver's first arrivals and prints one
+ * machine-readable line:
+ *
+ * <pre>
+ * BENCH committed=N committed_per_s=.. arrived=M deliveries_per_s=.. delivered_of_committed=K missing=..
+ *       p50_ms=.. p90_ms=.. p99_ms=.. p999_ms=.. max_ms=.. min_ms=.. arrivals_span_ms=.. arrivals_span_per_s=..
+ * </pre>
+ *
+ * {@code committed}: events committed within [from, to); {@code arrived}: events whose first
+ * arrival at the receiver lies within [from, to) (the sustained rate); latencies: first arrival
+ * minus commit, for events committed within the window (an arrival can precede the producer's
+ * own record of the commit by a little: the dispatcher may see the commit before the producer
+ * gets the answer to its COMMIT). {@code arrivals_span_per_s}: the arrivals in the window over
+ * the time from the first to the last of them (the rate of a drain).
+ *
+ * <pre>
+ * java -cp bench/target/benchmarks.jar dev.retrysafe.bench.delivery.Analyze --arrivals FILE \
+ *     --commits FILE,FILE --from EPOCH_MS --to EPOCH_MS
+ * </pre>
+ */
+public final class Analyze {
+
+    private Analyze() {
+    }
+
+    /** Prints the analysis. */
+    public static void main(String[] args) throws Exception {
+        Options o = new Options(args);
+        long from = o.longValue("from") * 1_000L;
+        long to = o.longValue("to") * 1_000L;
+        Map<String, Long> arrivals = read(Path.of(o.string("arrivals")));
+        long arrivedInWindow = arrivals.values().stream().filter(t -> t >= from && t < to).count();
+        long firstArrival = arrivals.values().stream().filter(t -> t >= from && t < to).mapToLong(Long::longValue).min().orElse(0);
+        long lastArrival = arrivals.values().stream().filter(t -> t >= from && t < to).mapToLong(Long::longValue).max().orElse(0);
+        long committed = 0;
+        long missing = 0;
+        long[] latencies = new long[16];
+        int n = 0;
+        for (String file : o.string("commits").split(",")) {
+            for (Map.Entry<String, Long> c : read(Path.of(file)).entrySet()) {
+                long commit = c.getValue();
+                if (commit < from || commit >= to) {
+                    continue;
+                }
+                committed++;
+                Long arrival = arrivals.get(c.getKey());
+                if (arrival == null) {
+                    missing++;
+                    continue;
+                }
+                if (n == latencies.length) {
+                    latencies = Arrays.copyOf(latencies, n * 2);
+                }
+                latencies[n++] = arrival - commit;
+            }
+        }
+        Arrays.sort(latencies, 0, n);
+        double seconds = (to - from) / 1e6;
+        System.out.printf(Locale.ROOT, "BENCH committed=%d committed_per_s=%.1f arrived=%d deliveries_per_s=%.1f "
+                        + "delivered_of_committed=%d missing=%d p50_ms=%s p90_ms=%s p99_ms=%s p999_ms=%s max_ms=%s min_ms=%s "
+                        + "arrivals_span_ms=%.1f arrivals_span_per_s=%.1f%n",
+                committed, committed / seconds, arrivedInWindow, arrivedInWindow / seconds, n, missing,
+                ms(latencies, n, 0.50), ms(latencies, n, 0.90), ms(latencies, n, 0.99), ms(latencies, n, 0.999),
+                n == 0 ? "-" : format(latencies[n - 1]), n == 0 ? "-" : format(latencies[0]),
+                (lastArrival - firstArrival) / 1000.0,
+                lastArrival > firstArrival ? (arrivedInWindow - 1) / ((lastArrival - firstArrival) / 1e6) : 0.0);
+    }
+
+    private static String ms(long[] sorted, int n, double q) {
+        if (n == 0) {
+            return "-";
+        }
+        int index = (int) Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1));
+        return format(sorted[index]);
+    }
+
+    private static String format(long micros) {
+        return String.format(Locale.ROOT, "%.2f", micros / 1000.0);
+    }
+
+    private static Map<String, Long> read(Path file) throws Exception {
+        Map<String, Long> out = new HashMap<>();
+        try (BufferedReader r = Files.newBufferedReader(file)) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                int space = line.indexOf(' ');
+                if (space > 0) {
+                    out.put(line.substring(0, space), Long.parseLong(line.substring(space + 1).trim()));
+                }
+            }
+        }
+        return out;
+    }
+}
