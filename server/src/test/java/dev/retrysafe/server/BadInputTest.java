@@ -255,4 +255,15 @@ class BadInputTest {
         assertThat(bigHeader.status()).isEqualTo(431);
         assertThat(bigHeader.body().get("type").asText()).isEqualTo("/problems/headers-too-large");
     }
+
+    /** Regression (found by HttpFuzzTest): Jetty wrote its error body only for GET, POST and HEAD. */
+    @ParameterizedTest
+    @ValueSource(strings = {"GET", "POST", "DELETE", "PATCH", "PUT"})
+    void anAmbiguousPathIsABadRequestProblemWhateverTheMethod(String method) {
+        Api.Answer a = api.send(method, "/v1/webhook_endpoints/a%2Fb", "application/json", "{}".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(a.status()).isEqualTo(400);
+        assertThat(a.contentType()).startsWith("application/problem+json");
+        assertThat(a.body().get("type").asText()).isEqualTo("/problems/bad-request");
+    }
 }
