@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -265,5 +266,22 @@ class BadInputTest {
         assertThat(a.status()).isEqualTo(400);
         assertThat(a.contentType()).startsWith("application/problem+json");
         assertThat(a.body().get("type").asText()).isEqualTo("/problems/bad-request");
+    }
+
+    /** A 404 repeats a well-formed id, and nothing else a client put in the URL (a pasted secret, markup). */
+    @Test
+    void aNotFoundProblemEchoesOnlyWellFormedIds() {
+        Api.Answer wellFormed = api.get("/v1/payments/pay_0000000000000000000000000x");
+        assertThat(wellFormed.status()).isEqualTo(404);
+        assertThat(wellFormed.body().get("detail").asText()).isEqualTo("No payment 'pay_0000000000000000000000000x' in this account.");
+
+        for (String path : List.of("/v1/payments/" + server.apiKey(), "/v1/webhook_endpoints/%3Cscript%3E",
+                "/v1/jobs/whsec_c2VjcmV0", "/v1/events/evt_%22onerror%3D", "/v1/deliveries/" + server.otherApiKey())) {
+            Api.Answer a = api.get(path);
+            assertThat(a.status()).as(path).isEqualTo(404);
+            assertThat(a.body().get("detail").asText()).as(path).endsWith("with that id in this account.");
+            assertThat(a.raw().body()).doesNotContain(server.apiKey()).doesNotContain(server.otherApiKey())
+                    .doesNotContain("<script>").doesNotContain("whsec_");
+        }
     }
 }

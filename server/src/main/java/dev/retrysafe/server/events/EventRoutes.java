@@ -5,7 +5,6 @@ import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.http.FieldError;
 import dev.retrysafe.server.http.Problem;
-import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.http.Responses;
@@ -41,8 +40,7 @@ public final class EventRoutes {
                 ? transactions.inNewTransaction(c -> EventStore.find(c, account.id(), id))
                 : Optional.empty();
         found.ifPresentOrElse(e -> Responses.json(ctx, 200, e),
-                () -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND,
-                        "No event '" + shortened(id) + "' in this account.")));
+                () -> Problems.respond(ctx, Problem.notFound("event", "evt_", id)));
     }
 
     /** {@code GET /v1/events?type=&limit=&starting_after=}, newest first. */
@@ -64,10 +62,5 @@ public final class EventRoutes {
         ListQuery query = ((ListQuery.Valid) parsed).query();
         Page<Map<String, Object>> page = transactions.inNewTransaction(c -> EventStore.list(c, account.id(), type, query));
         Responses.json(ctx, 200, page.json(Function.identity()));
-    }
-
-    /** An id from the URL, cut short for a message. */
-    static String shortened(String id) {
-        return id.length() > 64 ? id.substring(0, 64) + "..." : id;
     }
 }

@@ -21,6 +21,21 @@ public record Problem(ProblemType type, String detail, Map<String, Object> exten
         headers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(headers));
     }
 
+    /** What an id may look like to be shown back in a problem: letters, digits, {@code _} and {@code -}. */
+    private static final java.util.regex.Pattern SHOWABLE_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    /**
+     * A {@code 404} for the {@code noun} that {@code id} names. The id is repeated in the detail
+     * only when it is well-formed for {@code idPrefix}: whatever else a client put in the URL (a
+     * secret pasted by mistake, markup) is not echoed back.
+     */
+    public static Problem notFound(String noun, String idPrefix, String id) {
+        boolean showable = id.startsWith(idPrefix) && SHOWABLE_ID.matcher(id).matches();
+        return of(ProblemType.NOT_FOUND, showable
+                ? "No " + noun + " '" + id + "' in this account."
+                : "No " + noun + " with that id in this account.");
+    }
+
     /** A problem with no extensions or headers. */
     public static Problem of(ProblemType type, String detail) {
         return new Problem(type, detail, Map.of(), Map.of());

@@ -38,8 +38,8 @@ public final class RefundRoutes {
                 ctx.header("Location", "/v1/refunds/" + created.refund().id());
                 Responses.json(ctx, 201, created.refund().json());
             }
-            case Refunds.PaymentNotFound n -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND,
-                    "No payment '" + request.paymentId() + "' in this account."));
+            case Refunds.PaymentNotFound n -> Problems.respond(ctx,
+                    Problem.notFound("payment", "pay_", request.paymentId()));
             case Refunds.NotRefundable n -> Problems.respond(ctx, Problem.of(ProblemType.PAYMENT_NOT_REFUNDABLE,
                     "Payment " + request.paymentId() + " has status '" + n.status() + "'; only succeeded payments can be refunded."));
             case Refunds.ExceedsRemaining e -> Problems.respond(ctx, Problem.of(ProblemType.REFUND_EXCEEDS_PAYMENT,

@@ -6,7 +6,6 @@ import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.server.http.Page;
 import dev.retrysafe.server.http.Problem;
-import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.http.Responses;
@@ -47,8 +46,7 @@ final class ResourceReads {
                 ? transactions.inNewTransaction(c -> finder.find(c, account.id(), id))
                 : Optional.empty();
         found.ifPresentOrElse(r -> Responses.json(ctx, 200, render.apply(r)),
-                () -> Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND,
-                        "No " + noun + " '" + shortened(id) + "' in this account.")));
+                () -> Problems.respond(ctx, Problem.notFound(noun, idPrefix, id)));
     }
 
     /** Answers a page selected by {@code ?limit=&starting_after=}, newest first, or a 400 problem. */
@@ -65,8 +63,4 @@ final class ResourceReads {
         Responses.json(ctx, 200, page.json(render));
     }
 
-    /** An id from the URL, cut short for a message. */
-    static String shortened(String id) {
-        return id.length() > 64 ? id.substring(0, 64) + "..." : id;
-    }
 }

@@ -150,7 +150,6 @@ public final class JobRoutes {
 
     private static void notFound(Context ctx) {
         String id = ctx.pathParam("id");
-        Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND,
-                "No job '" + (id.length() > MAX_ID_LENGTH ? id.substring(0, MAX_ID_LENGTH) + "..." : id) + "' in this account."));
+        Problems.respond(ctx, Problem.notFound("job", "job_", id));
     }
 }

@@ -336,7 +336,6 @@ public final class WebhookRoutes {
     }
 
     private static void notFound(Context ctx, String noun, String id) {
-        String shown = id.length() > 64 ? id.substring(0, 64) + "..." : id;
-        Problems.respond(ctx, Problem.of(ProblemType.NOT_FOUND, "No " + noun + " '" + shown + "' in this account."));
+        Problems.respond(ctx, Problem.notFound(noun, noun.equals("webhook endpoint") ? ENDPOINT : DELIVERY, id));
     }
 }
