@@ -56,6 +56,14 @@ public final class Database implements AutoCloseable {
         if (!config.password().isEmpty()) {
             hc.setPassword(config.password());
         }
+        if (config.jdbcUrl(dataDir).startsWith("jdbc:postgresql:")) {
+            // no outbound call without a bound: connecting gives up after 5 s, and a read that
+            // hears nothing for 60 s (a dead server or network) fails instead of hanging a
+            // request or a worker forever; parameters in the URL take precedence over these
+            hc.addDataSourceProperty("connectTimeout", "5");
+            hc.addDataSourceProperty("socketTimeout", "60");
+            hc.addDataSourceProperty("tcpKeepAlive", "true");
+        }
         hc.setMaximumPoolSize(size);
         hc.setMinimumIdle(Math.min(2, size));
         hc.setConnectionTimeout(Duration.ofSeconds(5).toMillis());
