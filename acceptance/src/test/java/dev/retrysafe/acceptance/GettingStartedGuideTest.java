@@ -3,6 +3,7 @@ package dev.retrysafe.acceptance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.retrysafe.testkit.RepositoryRoot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class GettingStartedGuideTest {
 
-    private static final Path GUIDE = Path.of("docs", "getting-started.md");
+    private static final String GUIDE = "getting-started.md";
     private static final Duration READY_DEADLINE = Duration.ofSeconds(90);
     private static final Duration BLOCK_DEADLINE = Duration.ofSeconds(90);
     private static final Duration OUTPUT_DEADLINE = Duration.ofSeconds(10);
@@ -57,8 +58,8 @@ class GettingStartedGuideTest {
 
     @Test
     void theGettingStartedGuideRunsAsWrittenAndPrintsWhatItShows() throws Exception {
-        Path root = ServerProcess.repositoryRoot();
-        Guide guide = Guide.parse(Files.readString(root.resolve(GUIDE), StandardCharsets.UTF_8));
+        Path root = RepositoryRoot.find();
+        Guide guide = Guide.parse(Files.readString(RepositoryRoot.doc(GUIDE), StandardCharsets.UTF_8));
         int port = ServerProcess.freePort();
         int receiverPort = ServerProcess.freePort();
         Map<String, String> settings = Map.of("PORT", Integer.toString(port),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.retrysafe.testkit.RepositoryRoot;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -147,7 +148,7 @@ class NewcomerRunTest {
 
     /** Starts the repository's {@code ./run} with {@code args} and only {@code env} as Retrysafe settings. */
     private ServerProcess run(String name, Map<String, String> env, String... args) throws Exception {
-        Path root = ServerProcess.repositoryRoot();
+        Path root = RepositoryRoot.find();
         List<String> command = new ArrayList<>();
         command.add(root.resolve("run").toString());
         command.addAll(List.of(args));

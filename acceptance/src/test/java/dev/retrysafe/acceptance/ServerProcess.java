@@ -98,21 +98,6 @@ final class ServerProcess implements AutoCloseable {
         return new ServerProcess(name, pb.start(), out, err);
     }
 
-    /**
-     * The repository's root: Maven's {@code maven.multiModuleProjectDirectory} when the test JVM
-     * has it, else the parent of this module's folder (Surefire runs tests in the module folder).
-     */
-    static Path repositoryRoot() {
-        String fromMaven = System.getProperty("maven.multiModuleProjectDirectory");
-        Path root = fromMaven != null && !fromMaven.isBlank()
-                ? Path.of(fromMaven)
-                : Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
-        if (!Files.isExecutable(root.resolve("run")) || !Files.isDirectory(root.resolve("acceptance"))) {
-            throw new AssertionError("not the repository's root (no executable ./run or no acceptance folder): " + root);
-        }
-        return root;
-    }
-
     /** A free TCP port on the loopback interface (free when this returns; a race is unlikely). */
     static int freePort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
