@@ -22,7 +22,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The command line of the Retrysafe server: {@code serve} (default), {@code create-account},
- * {@code migrate}, {@code webhooks sign|verify}, {@code demo retry|lost-answer}, {@code --help}. Exit
+ * {@code migrate}, {@code webhooks sign|verify|listen}, {@code demo retry|lost-answer}, {@code --help}. Exit
  * codes: 0 success, 1 failure (or a rejected webhook, or a demo whose outcome was not the promised
  * one), 2 bad command line or configuration.
  */
@@ -88,6 +88,7 @@ public final class Main {
                         createAccount(c, EmbeddedH2.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
                 case Command.WebhookSign sign -> WebhookCommands.sign(sign, in, out, err);
                 case Command.WebhookVerify verify -> WebhookCommands.verify(verify, in, out, err, Clock.systemUTC());
+                case Command.WebhookListen listen -> WebhookCommands.listen(listen, out, err, Clock.systemUTC());
                 case Command.DemoRetry retry -> DemoCommands.retry(out, DemoEnvironment.system());
                 case Command.DemoLostAnswer lost -> DemoCommands.lostAnswer(lost, out, err, DemoEnvironment.system());
                 case Command.Serve s -> throw new IllegalArgumentException("serve is run by main()");

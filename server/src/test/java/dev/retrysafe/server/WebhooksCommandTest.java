@@ -115,8 +115,12 @@ class WebhooksCommandTest {
         assertThat(run("", "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP)).isEqualTo(2);
         assertThat(run("", "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP,
                 "--signature", SIGNATURE, "--now", "1", "--no-tolerance")).isEqualTo(2);
+        assertThat(run("", "webhooks", "listen", "--port", "9000")).isEqualTo(2);
+        assertThat(run("", "webhooks", "listen", "--secret", SECRET, "--port", "65536")).isEqualTo(2);
+        assertThat(run("", "webhooks", "listen", "--secret", SECRET, "--no-tolerance")).isEqualTo(2);
 
-        assertThat(err()).contains("sign or verify").contains("needs --secret").contains("needs --id")
+        assertThat(err()).contains("sign, verify or listen").contains("webhooks listen needs --secret")
+                .contains("--port must be 0 to 65535, was '65536'").contains("unknown option '--no-tolerance' for webhooks listen").contains("needs --secret").contains("needs --id")
                 .contains("--timestamp must be seconds").contains("unknown option '--signature' for webhooks sign")
                 .contains("needs --signature").contains("either --now or --no-tolerance");
         assertThat(out()).isEmpty();
@@ -134,6 +138,7 @@ class WebhooksCommandTest {
     void helpListsTheWebhookCommands() {
         assertThat(run("", "--help")).isZero();
 
-        assertThat(out()).contains("webhooks sign", "webhooks verify", "--signature", "--no-tolerance", "--now");
+        assertThat(out()).contains("webhooks sign", "webhooks verify", "--signature", "--no-tolerance", "--now",
+                "webhooks listen", "--port");
     }
 }

@@ -73,6 +73,24 @@ public sealed interface Command {
         }
     }
 
+    /**
+     * {@code webhooks listen}: receive webhooks on 127.0.0.1 until stopped, printing each one.
+     *
+     * @param secrets the secrets to verify with (several during a rotation)
+     * @param port the port to listen on, 0 for a free one
+     */
+    record WebhookListen(List<WebhookSecret> secrets, int port) implements Command {
+        /** Copies the secrets. */
+        public WebhookListen {
+            secrets = List.copyOf(secrets);
+        }
+
+        @Override
+        public @Nullable Path config() {
+            return null;
+        }
+    }
+
     /** {@code demo retry}: the retrying client against a local server that fails three times. */
     record DemoRetry() implements Command {
         @Override

@@ -43,6 +43,12 @@ public final class CommandLine {
                                          must be within 5 minutes of now, or of --now T (seconds since
                                          the epoch); --no-tolerance checks only the signature, to debug
                                          an old message. Repeat --secret for a receiver that rotates.
+              webhooks listen --secret S [--port P]
+                                         Receive webhooks on http://127.0.0.1:P/ (default 9000) until
+                                         stopped: verifies each POST, skips a webhook-id seen before,
+                                         prints one line per request (<id> verified: <body>, <id>
+                                         duplicate, <id> rejected: <REASON>). Register it with a server
+                                         that allows private targets (see docs/getting-started.md).
 
             Options:
               --config FILE              YAML configuration; every setting and its default is documented

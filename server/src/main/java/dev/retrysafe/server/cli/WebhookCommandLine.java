@@ -9,7 +9,8 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Parses the arguments after {@code webhooks}: {@code sign} or {@code verify} and their options.
+ * Parses the arguments after {@code webhooks}: {@code sign}, {@code verify} or {@code listen} and
+ * their options.
  * Secrets are parsed here, so that a malformed one is a bad command line (exit 2) with a message
  * that never repeats it.
  */
@@ -17,24 +18,35 @@ final class WebhookCommandLine {
 
     private static final Set<String> SIGN_OPTIONS = Set.of("--secret", "--id", "--timestamp");
     private static final Set<String> VERIFY_OPTIONS = Set.of("--secret", "--id", "--timestamp", "--signature", "--now");
+    private static final Set<String> LISTEN_OPTIONS = Set.of("--secret", "--port");
     private static final String NO_TOLERANCE = "--no-tolerance";
+    /** The port {@code listen} takes unless told otherwise. */
+    static final int DEFAULT_LISTEN_PORT = 9000;
+    private static final int MAX_PORT = 65535;
 
     private WebhookCommandLine() {
     }
 
     /** Parses {@code args} (what follows {@code webhooks}); never throws. */
     static Command parse(List<String> args) {
-        if (args.isEmpty() || !(args.getFirst().equals("sign") || args.getFirst().equals("verify"))) {
-            return new Command.Invalid("webhooks needs a subcommand: sign or verify");
+        String subcommand = args.isEmpty() ? "" : args.getFirst();
+        Set<String> allowed = switch (subcommand) {
+            case "sign" -> SIGN_OPTIONS;
+            case "verify" -> VERIFY_OPTIONS;
+            case "listen" -> LISTEN_OPTIONS;
+            default -> Set.of();
+        };
+        if (allowed.isEmpty()) {
+            return new Command.Invalid("webhooks needs a subcommand: sign, verify or listen");
         }
-        boolean sign = args.getFirst().equals("sign");
-        Set<String> allowed = sign ? SIGN_OPTIONS : VERIFY_OPTIONS;
+        boolean sign = subcommand.equals("sign");
+        boolean verify = subcommand.equals("verify");
         List<String> secretTexts = new ArrayList<>();
         Map<String, String> options = new HashMap<>();
         boolean noTolerance = false;
         for (int i = 1; i < args.size(); i++) {
             String arg = args.get(i);
-            if (!sign && arg.equals(NO_TOLERANCE)) {
+            if (verify && arg.equals(NO_TOLERANCE)) {
                 noTolerance = true;
                 continue;
             }
@@ -73,6 +85,9 @@ final class WebhookCommandLine {
                 return new Command.Invalid("--secret: " + e.getMessage());
             }
         }
+        if (subcommand.equals("listen")) {
+            return listen(secrets, options.get("--port"));
+        }
         for (String required : sign ? List.of("--id", "--timestamp") : List.of("--id", "--timestamp", "--signature")) {
             if (!options.containsKey(required)) {
                 return new Command.Invalid("webhooks " + args.getFirst() + " needs " + required);
@@ -98,6 +113,17 @@ final class WebhookCommandLine {
         }
         return new Command.WebhookVerify(secrets, options.get("--id"), options.get("--timestamp"),
                 options.get("--signature"), now, noTolerance);
+    }
+
+    private static Command listen(List<WebhookSecret> secrets, @Nullable String portText) {
+        if (portText == null) {
+            return new Command.WebhookListen(secrets, DEFAULT_LISTEN_PORT);
+        }
+        if (portText.isEmpty() || portText.length() > 5 || !portText.chars().allMatch(c -> c >= '0' && c <= '9')
+                || Integer.parseInt(portText) > MAX_PORT) {
+            return new Command.Invalid("--port must be 0 to " + MAX_PORT + ", was '" + portText + "'");
+        }
+        return new Command.WebhookListen(secrets, Integer.parseInt(portText));
     }
 
     /** Decimal seconds since the epoch (at most 18 digits), or null. */

@@ -13,11 +13,13 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code webhooks sign} and {@code webhooks verify}: the library's signer and verifier for people
- * debugging an integration. The body is standard input, byte for byte.
+ * {@code webhooks sign}, {@code webhooks verify} and {@code webhooks listen}: the library's signer,
+ * verifier and a receiver for people trying out or debugging an integration. The body of
+ * {@code sign} and {@code verify} is standard input, byte for byte.
  */
 public final class WebhookCommands {
 
@@ -39,6 +41,23 @@ public final class WebhookCommands {
             err.println("retrysafe: " + e.getMessage());
             return REJECTED;
         }
+    }
+
+    /**
+     * Receives webhooks on 127.0.0.1 until the process is stopped, printing each one; returns
+     * (with exit code 1) only when the port cannot be had.
+     */
+    public static int listen(Command.WebhookListen command, PrintStream out, PrintStream err, Clock clock)
+            throws InterruptedException {
+        try {
+            WebhookListener listener = WebhookListener.start(command.port(), command.secrets(), out, clock);
+            out.println("Listening for webhooks on " + listener.url() + " (Ctrl-C stops it)");
+        } catch (IOException e) {
+            err.println("retrysafe: cannot listen on 127.0.0.1:" + command.port() + ": " + e.getMessage());
+            return REJECTED;
+        }
+        new CountDownLatch(1).await(); // until SIGTERM or Ctrl-C ends the JVM
+        return 0;
     }
 
     /** Prints {@code ok} or why the body on {@code in} was rejected; returns the exit code. */

@@ -140,6 +140,11 @@ public final class ConfigLoader {
                 s.duration("jobs.result_retention"), s.duration("jobs.report_min_duration"));
     }
 
+    /** Every environment variable the loader reads, to the setting it overrides. */
+    public static Map<String, String> environmentVariables() {
+        return ENV_SETTINGS;
+    }
+
     private static ObjectNode defaults() {
         try (InputStream in = ConfigLoader.class.getResourceAsStream(DEFAULTS_RESOURCE)) {
             if (in == null) {
