@@ -1,4 +1,4 @@
-/** Jakarta Servlet filters: idempotency with the request's transaction, rate limits, and webhook verification for receivers. */
+/** Jakarta Servlet filters: idempotency with the request's transaction, rate limits, client addresses behind trusted proxies, and webhook verification for receivers. */
 module dev.retrysafe.servlet {
     requires static transitive org.jspecify;
     requires transitive dev.retrysafe.idempotency;

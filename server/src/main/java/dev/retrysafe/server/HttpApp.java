@@ -14,6 +14,8 @@ import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.reports.JobRoutes;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.WebhookRoutes;
+import dev.retrysafe.servlet.ClientAddressFilter;
+import dev.retrysafe.servlet.TrustedProxies;
 import io.javalin.Javalin;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
@@ -29,6 +31,7 @@ import org.jspecify.annotations.Nullable;
  * The one place where the HTTP pipeline is put together. A request passes, in this order:
  * <ol>
  *   <li>Jetty (virtual threads; graceful stop);</li>
+ *   <li>{@link ClientAddressFilter}: behind trusted proxies, the client's address from {@code X-Forwarded-For};</li>
  *   <li>{@link AuthFilter}: API key to account (only under {@code /v1/});</li>
  *   <li>the rate-limit filter (when enabled): headers on every answer, {@code 429} over a limit;
  *       keyed requests are decided later, by the idempotency filter, once they will run;</li>
@@ -70,7 +73,8 @@ final class HttpApp {
             });
             c.jetty.modifyServletContextHandler(context -> {
                 context.setErrorHandler(new ProblemErrorHandler());
-                // the order of cross-cutting concerns: authentication, rate limit, then idempotency
+                // the order of cross-cutting concerns: client address, authentication, rate limit, then idempotency
+                addFilter(context, new ClientAddressFilter(TrustedProxies.of(config.rateLimits().trustedProxies())));
                 addFilter(context, auth);
                 if (rateLimit != null) {
                     addFilter(context, rateLimit);

@@ -44,7 +44,8 @@ public final class ConfigLoader {
             "RETRYSAFE_DATABASE_PASSWORD", "database.password",
             "RETRYSAFE_REDIS_URL", "redis.url",
             "RETRYSAFE_BANK_LATENCY_MS", "bank.latency",
-            "RETRYSAFE_BOOTSTRAP_API_KEYS", "bootstrap_api_keys");
+            "RETRYSAFE_BOOTSTRAP_API_KEYS", "bootstrap_api_keys",
+            "RETRYSAFE_TRUSTED_PROXIES", "rate_limits.trusted_proxies");
 
     private static final ObjectMapper YAML = YAMLMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -122,7 +123,7 @@ public final class ConfigLoader {
         return new RateLimitConfig(s.bool("rate_limits.enabled"), store,
                 RateLimitPolicies.parse(s.node("rate_limits.policies")), plans,
                 s.duration("rate_limits.retry_after_jitter"), s.duration("rate_limits.redis_timeout"),
-                s.nonBlank("rate_limits.redis_key_prefix"));
+                s.nonBlank("rate_limits.redis_key_prefix"), s.list("rate_limits.trusted_proxies"));
     }
 
     private static WebhooksConfig webhooks(Settings s) {

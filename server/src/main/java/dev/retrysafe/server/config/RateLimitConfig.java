@@ -1,6 +1,7 @@
 package dev.retrysafe.server.config;
 
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.servlet.TrustedProxies;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.Map;
  *                         closed
  * @param redisKeyPrefix   what every counter key in Redis starts with, so that deployments
  *                         sharing one Redis keep apart
+ * @param trustedProxies   load balancers (CIDR blocks) whose {@code X-Forwarded-For} names the client
  */
 public record RateLimitConfig(
         boolean enabled,
@@ -27,7 +29,8 @@ public record RateLimitConfig(
         Map<String, Double> plans,
         Duration retryAfterJitter,
         Duration redisTimeout,
-        String redisKeyPrefix) {
+        String redisKeyPrefix,
+        List<String> trustedProxies) {
 
     /** Where counters live. */
     public enum Store {
@@ -60,20 +63,32 @@ public record RateLimitConfig(
                 "rate_limits.redis_timeout", "must be between 1ms and 10s, was " + Durations.format(redisTimeout));
         ConfigException.check(redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"), "rate_limits.redis_key_prefix",
                 "must be 1..64 characters of A-Z a-z 0-9 _ . : -, was '" + redisKeyPrefix + "'");
+        trustedProxies = List.copyOf(trustedProxies);
+        try {
+            TrustedProxies.of(trustedProxies);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("rate_limits.trusted_proxies", "rate_limits.trusted_proxies: " + e.getMessage());
+        }
     }
 
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
     public RateLimitConfig disabled() {
-        return new RateLimitConfig(false, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix);
+        return new RateLimitConfig(false, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix, trustedProxies);
     }
 
     /** The same settings with other policies. */
     public RateLimitConfig withPolicies(List<Policy> newPolicies) {
-        return new RateLimitConfig(true, store, newPolicies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix);
+        return new RateLimitConfig(true, store, newPolicies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix, trustedProxies);
     }
 
     /** The same settings with another store. */
     public RateLimitConfig withStore(Store newStore) {
-        return new RateLimitConfig(enabled, newStore, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix);
+        return new RateLimitConfig(enabled, newStore, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix, trustedProxies);
+    }
+
+    /** The same limits with these trusted proxies. */
+    public RateLimitConfig withTrustedProxies(List<String> newTrustedProxies) {
+        return new RateLimitConfig(enabled, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
+                newTrustedProxies);
     }
 }
