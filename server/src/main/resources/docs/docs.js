@@ -238,15 +238,37 @@
     return box;
   }
 
+  // Shared headers (references to components/headers) as one line of links, described once in
+  // the Headers section; headers written out in place as a table.
   function headersView(headers) {
     const entries = Object.entries(headers || {});
     if (!entries.length) {
       return null;
     }
+    const box = el('div');
+    const shared = entries.filter(([, h]) => h && h.$ref);
+    if (shared.length) {
+      const line = el('div', null, el('span', { class: 'muted' }, 'headers: '));
+      shared.forEach(([name, h], i) => {
+        line.append(i ? ', ' : '', el('a', { href: '#' + anchor('header', refName(h.$ref)) }, name));
+        if (deref(h).required) {
+          line.append(el('span', { class: 'required' }, 'always'));
+        }
+      });
+      box.append(line);
+    }
+    const own = entries.filter(([, h]) => !(h && h.$ref));
+    if (own.length) {
+      box.append(headerTable(own, false));
+    }
+    return box;
+  }
+
+  function headerTable(entries, withIds) {
     const table = el('table', null, el('tr', null, el('th', null, 'header'), el('th', null, 'schema'), el('th', null, 'description')));
     for (const [name, raw] of entries) {
       const h = deref(raw);
-      table.append(el('tr', null,
+      table.append(el('tr', withIds ? { id: anchor('header', name) } : null,
         el('td', { class: 'name' }, el('code', null, name), h.required ? el('span', { class: 'required' }, 'always') : null),
         el('td', null, schemaView(h.schema, 1)),
         el('td', null, desc(h.description))));
@@ -343,6 +365,12 @@
         }
       }
       nav.append(el('h2', null, 'Webhooks'), list);
+    }
+
+    const headers = Object.entries((doc.components || {}).headers || {});
+    if (headers.length) {
+      main.append(el('h2', { id: 'headers' }, 'Headers'), headerTable(headers, true));
+      nav.append(el('h2', null, el('a', { href: '#headers' }, 'Headers')));
     }
 
     const schemas = Object.entries((doc.components || {}).schemas || {});
