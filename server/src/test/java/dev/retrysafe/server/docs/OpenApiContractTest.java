@@ -10,14 +10,12 @@ import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import com.sun.net.httpserver.HttpServer;
 import dev.retrysafe.server.Api;
+import dev.retrysafe.server.LoopbackReceiver;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -29,9 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -69,14 +64,8 @@ class OpenApiContractTest {
      */
     private static final Set<String> REFUSED_EXAMPLES = Set.of("DELETE /v1/jobs/{id}");
 
-    /** One webhook as the receiver got it. */
-    private record Received(Map<String, String> headers, byte[] body) {
-    }
-
-    private final ConcurrentLinkedQueue<Received> received = new ConcurrentLinkedQueue<>();
-    private final ExecutorService receiverThreads = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, String> ids = new HashMap<>();
-    private HttpServer receiver;
+    private LoopbackReceiver receiver;
     private TestServer server;
     private Api api;
     private Api anonymous;
@@ -84,19 +73,8 @@ class OpenApiContractTest {
     private Schemas schemas;
 
     @BeforeAll
-    void start() throws IOException {
-        receiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        receiver.setExecutor(receiverThreads);
-        receiver.createContext("/", exchange -> {
-            Map<String, String> headers = new HashMap<>();
-            for (String name : List.of("webhook-id", "webhook-timestamp", "webhook-signature")) {
-                headers.put(name, exchange.getRequestHeaders().getFirst(name));
-            }
-            received.add(new Received(headers, exchange.getRequestBody().readAllBytes()));
-            exchange.sendResponseHeaders(204, -1);
-            exchange.close();
-        });
-        receiver.start();
+    void start() {
+        receiver = LoopbackReceiver.start();
         RateLimitConfig shipped = ServerConfig.defaults().rateLimits();
         server = TestServer.h2()
                 .loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(50)))
@@ -117,14 +95,13 @@ class OpenApiContractTest {
                 server.close();
             }
         } finally {
-            receiver.stop(0);
-            receiverThreads.close();
+            receiver.close();
         }
     }
 
     /** One of each resource, so the examples' ids can be replaced by real ones. */
     private void createResources() {
-        ids.put("we", created(api.post("/v1/webhook_endpoints", "{\"url\": " + Api.quote(receiverUrl("hooks"))
+        ids.put("we", created(api.post("/v1/webhook_endpoints", "{\"url\": " + Api.quote(receiver.url("hooks"))
                 + ", \"event_types\": [\"*\"]}")).get("id").asText());
         ids.put("pay", created(api.post("/v1/payments", "{\"amount\": 1000, \"currency\": \"eur\"}")).get("id").asText());
         ids.put("re", created(api.post("/v1/refunds", "{\"payment_id\": \"" + ids.get("pay") + "\", \"amount\": 100}"))
@@ -147,10 +124,6 @@ class OpenApiContractTest {
     private static JsonNode created(Api.Answer answer) {
         assertThat(answer.status()).as(answer.raw().body()).isBetween(200, 202);
         return answer.body();
-    }
-
-    private String receiverUrl(String path) {
-        return "http://127.0.0.1:" + receiver.getAddress().getPort() + "/" + path;
     }
 
     @Test
@@ -231,8 +204,8 @@ class OpenApiContractTest {
         }
         assertThat(types).contains("payment.succeeded", "refund.created", "report.succeeded");
 
-        assertThat(received).isNotEmpty();
-        for (Received webhook : received) {
+        assertThat(receiver.received()).isNotEmpty();
+        for (LoopbackReceiver.Received webhook : receiver.received()) {
             JsonNode body = JSON.readTree(webhook.body());
             String pointer = "/webhooks/" + Operations.escape(body.path("type").asText()) + "/post";
             assertThat(schemas.errors(webhookPayload(body.path("type").asText()), body)).as(body.toString()).isEmpty();
@@ -350,7 +323,7 @@ class OpenApiContractTest {
                 return TextNode.valueOf(ids.get(id.group(1)));
             }
             return text.startsWith(EXAMPLE_WEBHOOK_HOST)
-                    ? TextNode.valueOf(receiverUrl(text.substring(EXAMPLE_WEBHOOK_HOST.length()))) : example;
+                    ? TextNode.valueOf(receiver.url(text.substring(EXAMPLE_WEBHOOK_HOST.length()))) : example;
         }
         if (example instanceof ObjectNode object) {
             ObjectNode copy = JSON.createObjectNode();
