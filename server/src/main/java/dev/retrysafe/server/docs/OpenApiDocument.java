@@ -31,11 +31,9 @@ public final class OpenApiDocument {
     private static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
     private static final String SHARED_RESPONSE = "#/components/responses/";
 
-    private final ObjectNode tree;
     private final byte[] json;
 
     private OpenApiDocument(ObjectNode tree) {
-        this.tree = tree;
         this.json = Json.bytes(tree);
     }
 
@@ -54,11 +52,6 @@ public final class OpenApiDocument {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + SOURCE, e);
         }
-    }
-
-    /** The document as a tree (a copy). */
-    public ObjectNode tree() {
-        return tree.deepCopy();
     }
 
     /** The document as JSON (UTF-8), as {@code GET /openapi.json} answers it. */
