@@ -11,6 +11,9 @@ import java.sql.Connection;
 @FunctionalInterface
 public interface EventSink {
 
+    /** The type of the event the {@link Dispatcher} emits when it disables an endpoint. */
+    String ENDPOINT_DISABLED = "webhook_endpoint.disabled";
+
     /**
      * Records {@code event} in the transaction of {@code transaction}: it takes effect if and
      * only if that transaction commits. Never commits, rolls back or changes auto-commit.

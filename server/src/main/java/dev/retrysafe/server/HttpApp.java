@@ -1,6 +1,7 @@
 package dev.retrysafe.server;
 
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.docs.DocsRoutes;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.ErrorMapping;
@@ -51,7 +52,7 @@ final class HttpApp {
     /** The handlers the routes call. */
     record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits,
                     EventRoutes events, WebhookRoutes webhooks, JobRoutes jobs, DispatcherWakeUp wakeUp,
-                    MetricsRoute metrics) {
+                    MetricsRoute metrics, DocsRoutes docs) {
     }
 
     static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter rateLimit, @Nullable Filter idempotency,
@@ -98,6 +99,9 @@ final class HttpApp {
             read.accept("/metrics", h.metrics()::metrics);
             read.accept("/problems", ProblemPages::index);
             read.accept("/problems/{slug}", ProblemPages::page);
+            read.accept("/openapi.json", h.docs()::openApi);
+            read.accept("/docs", h.docs()::page);
+            read.accept("/docs/{asset}", h.docs()::asset);
             c.routes.post("/v1/payments", h.payments()::create);
             read.accept("/v1/payments", h.payments()::list);
             read.accept("/v1/payments/{id}", h.payments()::get);

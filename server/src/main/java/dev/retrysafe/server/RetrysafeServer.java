@@ -7,6 +7,8 @@ import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Database;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.docs.DocsRoutes;
+import dev.retrysafe.server.docs.OpenApiDocument;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.MetricsRoute;
@@ -148,7 +150,8 @@ public final class RetrysafeServer implements AutoCloseable {
                         reports.jobs().wakeUp();
                     }),
                     new MetricsRoute(List.of(new DeliveryMetricsRoute(webhooks.dispatcher()),
-                            new JobMetricsText(reports.jobs()))));
+                            new JobMetricsText(reports.jobs()))),
+                    new DocsRoutes(OpenApiDocument.load()));
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
             Javalin app = HttpApp.create(config, new AuthFilter(accounts), rateLimit, idempotency, handlers);
             app.start();
@@ -185,6 +188,16 @@ public final class RetrysafeServer implements AutoCloseable {
     /** The port the server listens on (the real one when configured with 0). */
     public int port() {
         return app.port();
+    }
+
+    /**
+     * Every route the HTTP server answers, as {@code "GET /v1/payments/{id}"} (Javalin's path
+     * syntax), read from its router: what the tests compare with the OpenAPI document.
+     */
+    List<String> routes() {
+        return app.unsafe.internalRouter.allHttpHandlers().stream()
+                .map(e -> e.endpoint.method.name() + " " + e.endpoint.path)
+                .toList();
     }
 
     /** {@code http://127.0.0.1:<port>}. */

@@ -88,6 +88,11 @@ public final class TestServer implements AutoCloseable {
         return baseUri().resolve(path);
     }
 
+    /** Every route the server answers, as {@code "GET /v1/payments/{id}"}, read from its router. */
+    public List<String> routes() {
+        return server.routes();
+    }
+
     /** The port. */
     public int port() {
         return server.port();

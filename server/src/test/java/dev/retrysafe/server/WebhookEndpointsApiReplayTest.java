@@ -4,21 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import dev.retrysafe.webhooks.HeaderLookup;
 import dev.retrysafe.webhooks.VerifiedWebhook;
 import dev.retrysafe.webhooks.WebhookSecret;
 import dev.retrysafe.webhooks.WebhookVerifier;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,31 +28,13 @@ class WebhookEndpointsApiReplayTest {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
 
-    /** One request as the receiver got it. */
-    private record Received(Map<String, String> headers, byte[] body) {
-    }
-
-    private final ConcurrentLinkedQueue<Received> received = new ConcurrentLinkedQueue<>();
-    private final ExecutorService receiverThreads = Executors.newVirtualThreadPerTaskExecutor();
-    private HttpServer receiver;
+    private LoopbackReceiver receiver;
     private TestServer server;
     private Api api;
 
     @BeforeAll
     void start() throws Exception {
-        receiver = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        receiver.setExecutor(receiverThreads);
-        receiver.createContext("/hooks", exchange -> {
-            byte[] body = exchange.getRequestBody().readAllBytes();
-            Map<String, String> headers = new java.util.HashMap<>();
-            for (String name : List.of("webhook-id", "webhook-timestamp", "webhook-signature")) {
-                headers.put(name, exchange.getRequestHeaders().getFirst(name));
-            }
-            received.add(new Received(headers, body));
-            exchange.sendResponseHeaders(204, -1);
-            exchange.close();
-        });
-        receiver.start();
+        receiver = LoopbackReceiver.start();
         server = TestServer.h2().loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(50))).start();
         api = Api.of(server);
     }
@@ -71,8 +46,7 @@ class WebhookEndpointsApiReplayTest {
                 server.close();
             }
         } finally {
-            receiver.stop(0);
-            receiverThreads.close();
+            receiver.close();
         }
     }
 
@@ -87,10 +61,10 @@ class WebhookEndpointsApiReplayTest {
         assertThat(replay.body().get("status").asText()).isEqualTo("pending");
         assertThat(replay.body().get("attempt_count").asInt()).isEqualTo(1);
         awaitAttempts(delivery, 2);
-        List<Received> sends = sendsOf(delivery);
+        List<LoopbackReceiver.Received> sends = sendsOf(delivery);
         assertThat(sends).hasSize(2);
         WebhookVerifier verifier = WebhookVerifier.builder().secret(endpoint.secret()).build();
-        for (Received r : sends) {
+        for (LoopbackReceiver.Received r : sends) {
             VerifiedWebhook verified = verifier.verify(HeaderLookup.of(r.headers()), r.body());
             assertThat(verified.id()).isEqualTo(delivery);
         }
@@ -146,7 +120,7 @@ class WebhookEndpointsApiReplayTest {
 
     /** A new endpoint of the test account at the receiver, for payment events. */
     private Endpoint endpoint() {
-        String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+        String url = receiver.url("hooks");
         Api.Answer a = api.post("/v1/webhook_endpoints", "{\"url\": \"" + url + "\", \"event_types\": [\"payment.succeeded\"]}");
         assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
         return new Endpoint(a.body().get("id").asText(), WebhookSecret.parse(a.body().get("secret").asText()));
@@ -177,7 +151,7 @@ class WebhookEndpointsApiReplayTest {
         });
     }
 
-    private List<Received> sendsOf(String delivery) {
-        return received.stream().filter(r -> delivery.equals(r.headers().get("webhook-id"))).toList();
+    private List<LoopbackReceiver.Received> sendsOf(String delivery) {
+        return receiver.received().stream().filter(r -> delivery.equals(r.headers().get("webhook-id"))).toList();
     }
 }

@@ -4,6 +4,7 @@ import dev.retrysafe.delivery.AttemptResult;
 import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.DeliveryStatus;
 import dev.retrysafe.delivery.DisabledReason;
+import dev.retrysafe.delivery.EventSink;
 import dev.retrysafe.delivery.OutboxEvent;
 import dev.retrysafe.delivery.QueueDepth;
 import dev.retrysafe.webhooks.WebhookSecret;
@@ -718,7 +719,7 @@ public final class DispatchEngine implements AutoCloseable {
     private static OutboxEvent disabledEvent(String endpointId, EndpointState endpoint, DisabledReason reason,
             Instant now) {
         String id = ResourceIds.next(ResourceIds.EVENT, now);
-        String type = "webhook_endpoint.disabled";
+        String type = EventSink.ENDPOINT_DISABLED;
         String json = "{\"id\":" + JsonText.string(id)
                 + ",\"type\":" + JsonText.string(type)
                 + ",\"timestamp\":" + JsonText.string(now.toString())

@@ -3,6 +3,7 @@ package dev.retrysafe.server.http;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.accounts.ApiKeys;
+import dev.retrysafe.servlet.RequestAdmission;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -91,7 +92,12 @@ public final class AuthFilter implements Filter {
         return (req, res, chain) -> {
             Object failure = req.getAttribute(FAILURE_ATTRIBUTE);
             if (failure != null && RequestAccount.of(req) == null) {
-                unauthorized((HttpServletResponse) res, failure.toString());
+                // a request with an Idempotency-Key left its rate limit to the idempotency filter,
+                // which it never reaches: decide it here, or guessing keys with a key header would
+                // be unlimited and its 401 would lack the rate-limit headers
+                if (RequestAdmission.decide((HttpServletRequest) req, (HttpServletResponse) res)) {
+                    unauthorized((HttpServletResponse) res, failure.toString());
+                }
                 return;
             }
             chain.doFilter(req, res);

@@ -2,6 +2,7 @@ package dev.retrysafe.server.payments;
 
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.events.EventLog;
+import dev.retrysafe.server.events.EventTypes;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -14,9 +15,9 @@ import java.util.Map;
  */
 final class Events {
 
-    static final String PAYMENT_SUCCEEDED = "payment.succeeded";
-    static final String PAYMENT_FAILED = "payment.failed";
-    static final String REFUND_CREATED = "refund.created";
+    static final String PAYMENT_SUCCEEDED = EventTypes.PAYMENT_SUCCEEDED;
+    static final String PAYMENT_FAILED = EventTypes.PAYMENT_FAILED;
+    static final String REFUND_CREATED = EventTypes.REFUND_CREATED;
 
     private final EventLog log;
 

@@ -8,6 +8,7 @@ import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.events.EventLog;
+import dev.retrysafe.server.events.EventTypes;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -24,9 +25,9 @@ import javax.sql.DataSource;
 public final class Reports {
 
     /** A finished report whose result can be downloaded. */
-    static final String REPORT_SUCCEEDED = "report.succeeded";
+    static final String REPORT_SUCCEEDED = EventTypes.REPORT_SUCCEEDED;
     /** A report that failed (its {@code error} says why). */
-    static final String REPORT_FAILED = "report.failed";
+    static final String REPORT_FAILED = EventTypes.REPORT_FAILED;
     private static final Duration MAX_SHUTDOWN = Duration.ofHours(1);
 
     private final Jobs jobs;

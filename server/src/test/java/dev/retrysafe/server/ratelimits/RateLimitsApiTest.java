@@ -149,4 +149,25 @@ class RateLimitsApiTest {
                     .as("probes are never limited").isNull();
         }
     }
+
+    @Test
+    void guessingKeysWithAnIdempotencyKeyIsLimitedByAddressToo() {
+        // regression: the rate limit of a keyed request waits for the idempotency filter, which a
+        // request without a valid API key never reached, so it was neither counted nor given headers
+        Policy anonymous = ServerConfig.defaults().rateLimits().policies().stream()
+                .filter(p -> p.name().equals("anonymous")).findFirst().orElseThrow();
+        Policy small = new Policy("anonymous", anonymous.scope(), anonymous.algorithm(), 2, Duration.ofMinutes(1), 2,
+                1, anonymous.failMode(), null);
+        try (TestServer server = server(small).start()) {
+            Api guesser = new Api(server.baseUri(), "not-a-key-" + UUID.randomUUID());
+            for (int i = 0; i < 2; i++) {
+                Api.Answer answer = guesser.post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}");
+                assertThat(answer.status()).isEqualTo(401);
+                assertThat(RateLimitHeadersCheck.only(answer, clock.instant()).policy()).isEqualTo("anonymous");
+            }
+            Api.Answer third = guesser.post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}");
+            assertThat(third.status()).isEqualTo(429);
+            assertThat(third.body().path("policy").asText()).isEqualTo("anonymous");
+        }
+    }
 }
