@@ -3,6 +3,7 @@ package dev.retrysafe.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.testkit.SchemaInspection;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -72,22 +73,7 @@ class SchemaSqlTest {
                 assertThat(r.getObject(2)).isNull();
             }
         }
-        assertThat(indexes(c, "delivery_attempts")).contains("delivery_attempts_started");
-    }
-
-    /** The names (lower case) of the indexes of {@code table}, whichever case the database stores names in. */
-    private static java.util.Set<String> indexes(Connection c, String table) throws Exception {
-        java.util.Set<String> names = new java.util.HashSet<>();
-        for (String name : new String[] {table, table.toUpperCase(java.util.Locale.ROOT)}) {
-            try (ResultSet r = c.getMetaData().getIndexInfo(null, null, name, false, false)) {
-                while (r.next()) {
-                    if (r.getString("INDEX_NAME") != null) {
-                        names.add(r.getString("INDEX_NAME").toLowerCase(java.util.Locale.ROOT));
-                    }
-                }
-            }
-        }
-        return names;
+        assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");
     }
 
     private static String h2Url() {
