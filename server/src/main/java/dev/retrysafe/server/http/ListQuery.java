@@ -3,6 +3,7 @@ package dev.retrysafe.server.http;
 import dev.retrysafe.server.db.Ids;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
@@ -43,20 +44,13 @@ public record ListQuery(int limit, @Nullable String startingAfter) {
     public static Parsed parse(@Nullable String limit, @Nullable String startingAfter, String idPrefix,
                                Predicate<String> plausibleId) {
         List<FieldError> errors = new ArrayList<>();
-        int n = DEFAULT_LIMIT;
-        if (limit != null) {
-            try {
-                n = Integer.parseInt(limit);
-            } catch (NumberFormatException e) {
-                n = -1;
-            }
-            if (n < 1 || n > MAX_LIMIT) {
-                errors.add(new FieldError("limit", "must be an integer between 1 and " + MAX_LIMIT));
-            }
+        OptionalInt n = QueryInts.inRange(limit, DEFAULT_LIMIT, 1, MAX_LIMIT);
+        if (n.isEmpty()) {
+            errors.add(QueryInts.outOfRange("limit", 1, MAX_LIMIT));
         }
         if (startingAfter != null && !plausibleId.test(startingAfter)) {
             errors.add(new FieldError("starting_after", "must be an id (" + idPrefix + "...)"));
         }
-        return errors.isEmpty() ? new Valid(new ListQuery(n, startingAfter)) : new Invalid(errors);
+        return errors.isEmpty() ? new Valid(new ListQuery(n.getAsInt(), startingAfter)) : new Invalid(errors);
     }
 }

@@ -1,6 +1,7 @@
 package dev.retrysafe.server.webhooks;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.retrysafe.delivery.Delivery;
 import dev.retrysafe.delivery.EndpointHealth;
 import dev.retrysafe.delivery.EndpointUpdate;
 import dev.retrysafe.delivery.EndpointWithSecret;
@@ -20,6 +21,7 @@ import dev.retrysafe.server.http.JsonBody;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
+import dev.retrysafe.server.http.QueryInts;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.http.Responses;
 import dev.retrysafe.server.http.ListQuery;
@@ -217,19 +219,8 @@ public final class WebhookRoutes {
     }
 
     /** {@code GET /v1/webhook_endpoints/{id}/deliveries}, newest first. */
-    public void deliveries(Context ctx) {
-        Account account = RequestAccount.require(ctx.req());
-        String id = ctx.pathParam("id");
-        if (!Ids.looksLike(ENDPOINT, id)) {
-            notFound(ctx, "webhook endpoint", id);
-            return;
-        }
-        PageRequest page = pageRequest(ctx, DELIVERY);
-        if (page != null) {
-            endpoints.deliveries(account.id(), id, page).ifPresentOrElse(
-                    p -> Responses.json(ctx, 200, list(p, WebhookJson::delivery)),
-                    () -> notFound(ctx, "webhook endpoint", id));
-        }
+    public void deliveries(Context ctx) throws SQLException {
+        deliveryList(ctx, ENDPOINT, "webhook endpoint", endpoints::deliveries);
     }
 
     /**
@@ -237,21 +228,30 @@ public final class WebhookRoutes {
      * first; {@code 404} for an event the account does not have.
      */
     public void eventDeliveries(Context ctx) throws SQLException {
+        deliveryList(ctx, EVENT, "event", (account, id, page) -> events.has(account, id)
+                ? Optional.of(endpoints.eventDeliveries(account, id, page)) : Optional.empty());
+    }
+
+    /** Finds a page of deliveries of one resource; empty when the account has no such resource. */
+    @FunctionalInterface
+    private interface DeliveryLookup {
+        Optional<Page<Delivery>> find(String accountId, String id, PageRequest page) throws SQLException;
+    }
+
+    /** A page of the deliveries of the resource {@code {id}} (a {@code noun} with ids {@code prefix}...). */
+    private static void deliveryList(Context ctx, String prefix, String noun, DeliveryLookup lookup) throws SQLException {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        if (!Ids.looksLike(EVENT, id)) {
-            notFound(ctx, "event", id);
+        if (!Ids.looksLike(prefix, id)) {
+            notFound(ctx, noun, id);
             return;
         }
         PageRequest page = pageRequest(ctx, DELIVERY);
-        if (page == null) {
-            return;
+        if (page != null) {
+            lookup.find(account.id(), id, page).ifPresentOrElse(
+                    p -> Responses.json(ctx, 200, list(p, WebhookJson::delivery)),
+                    () -> notFound(ctx, noun, id));
         }
-        if (!events.has(account.id(), id)) {
-            notFound(ctx, "event", id);
-            return;
-        }
-        Responses.json(ctx, 200, list(endpoints.eventDeliveries(account.id(), id, page), WebhookJson::delivery));
     }
 
     /**
@@ -261,20 +261,12 @@ public final class WebhookRoutes {
      */
     public void attemptStats(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
-        String raw = ctx.queryParam("hours");
-        int hours = WebhookJson.HEALTH_WINDOW_HOURS;
-        if (raw != null) {
-            try {
-                hours = Integer.parseInt(raw);
-            } catch (NumberFormatException e) {
-                hours = -1;
-            }
-            if (hours < 1 || hours > MAX_STATS_HOURS) {
-                Problems.respond(ctx, Problem.invalid(List.of(new FieldError("hours",
-                        "must be an integer between 1 and " + MAX_STATS_HOURS))));
-                return;
-            }
+        OptionalInt parsed = QueryInts.inRange(ctx.queryParam("hours"), WebhookJson.HEALTH_WINDOW_HOURS, 1, MAX_STATS_HOURS);
+        if (parsed.isEmpty()) {
+            Problems.respond(ctx, Problem.invalid(List.of(QueryInts.outOfRange("hours", 1, MAX_STATS_HOURS))));
+            return;
         }
+        int hours = parsed.getAsInt();
         Instant from = clock.instant().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(hours - 1L));
         Responses.json(ctx, 200, WebhookJson.attemptStats(from, hours, endpoints.attemptsPerHour(account.id(), from, hours)));
     }
