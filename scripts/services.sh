@@ -1,10 +1,19 @@
 # shellcheck shell=bash
-# Sourced by ./test: PostgreSQL and Redis on loopback, node and npm, or a loud failure.
+# Sourced by ./test: PostgreSQL and Redis on loopback, node and npm, chromium and chromedriver,
+# or a loud failure.
 PG_HOST=127.0.0.1 PG_PORT=5432 REDIS_HOST=127.0.0.1 REDIS_PORT=6379
 
 die() { echo "test: $*" >&2; exit 1; }
 
 can_install() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
+
+apt_install() { # apt_install <what, for messages> <package...>: refreshes the package lists once if needed
+  local what=$1; shift
+  echo "test: installing $what (apt-get)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2 \
+    || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2; } \
+    || die "apt-get could not install $what"
+}
 
 wait_until() { # wait_until <seconds> <command...>: bounded, never forever
   local deadline=$(( $(date +%s) + $1 )); shift
@@ -20,10 +29,7 @@ ensure_postgres() {
   pg_up >/dev/null 2>&1 && return 0
   if ! command -v pg_ctlcluster >/dev/null 2>&1; then
     can_install || die "PostgreSQL is not running on $PG_HOST:$PG_PORT and cannot be installed here (need root and apt-get). Install PostgreSQL 15+ with trust auth for user postgres on 127.0.0.1."
-    echo "test: installing PostgreSQL (apt-get)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql postgresql-client >&2 \
-      || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql postgresql-client >&2; } \
-      || die "apt-get could not install PostgreSQL"
+    apt_install PostgreSQL postgresql postgresql-client
   fi
   local version
   version=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -1)
@@ -44,10 +50,7 @@ ensure_redis() {
   redis_up && return 0
   if ! command -v redis-server >/dev/null 2>&1; then
     can_install || die "Redis is not running on $REDIS_HOST:$REDIS_PORT and cannot be installed here (need root and apt-get). Install Redis 7."
-    echo "test: installing Redis (apt-get)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >&2 \
-      || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q redis-server >&2; } \
-      || die "apt-get could not install Redis"
+    apt_install Redis redis-server
   fi
   echo "test: starting Redis" >&2
   mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
@@ -62,11 +65,20 @@ ensure_redis() {
 ensure_node() {
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && return 0
   can_install || die "node and npm are needed by the webhooks interoperability tests and cannot be installed here (need root and apt-get). Install Node.js 20 and npm."
-  echo "test: installing node and npm (apt-get)" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >&2 \
-    || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >&2; } \
-    || die "apt-get could not install node and npm"
+  apt_install "node and npm" nodejs npm
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || die "node or npm still missing after apt-get"
+}
+
+# The dashboard's browser tests (acceptance module) drive Debian's chromium through its
+# chromedriver; Selenium is pointed at both paths and never downloads a browser or a driver.
+CHROMIUM=/usr/bin/chromium CHROMEDRIVER=/usr/bin/chromedriver
+ensure_chromium() {
+  if [ ! -x $CHROMIUM ] || [ ! -x $CHROMEDRIVER ]; then
+    can_install || die "$CHROMIUM and $CHROMEDRIVER are needed by the dashboard's browser tests and cannot be installed here (need root and apt-get). Install Debian's chromium and chromium-driver."
+    apt_install "chromium and chromedriver" chromium chromium-driver
+  fi
+  [ -x $CHROMIUM ] && [ -x $CHROMEDRIVER ] || die "$CHROMIUM or $CHROMEDRIVER is still missing after apt-get"
+  $CHROMEDRIVER --version >/dev/null 2>&1 || die "$CHROMEDRIVER does not run"
 }
 
 # Databases of killed earlier runs (the tests drop their own when they finish).

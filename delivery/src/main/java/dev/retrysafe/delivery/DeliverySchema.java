@@ -10,7 +10,8 @@ import java.util.List;
  * applies it from versioned migrations; the library stays the owner of the text. Threadsafe.
  *
  * <p>Versions: 1 is the first release; 2 adds the per-endpoint rate limit
- * ({@code webhook_endpoints.rate_limit} and its schedule {@code rate_next_slot_ns}). A new
+ * ({@code webhook_endpoints.rate_limit} and its schedule {@code rate_next_slot_ns}); 3 adds the
+ * index by start time that endpoint health and attempt statistics read with. A new
  * database runs {@link #schemaStatements()}; one made by an earlier version runs
  * {@link #upgradeStatements(int)}, whose statements change nothing where they are already applied.
  */
@@ -39,7 +40,7 @@ public final class DeliverySchema {
     /**
      * The statements that bring tables made by version {@code fromVersion} (1 to
      * {@link #VERSION}) of the script to the current version, in order; none for the current
-     * version. Each is idempotent ({@code ADD COLUMN IF NOT EXISTS}), so a migration may run them
+     * version. Each is idempotent ({@code ... IF NOT EXISTS}), so a migration may run them
      * on tables that {@link #schemaStatements()} already made current.
      *
      * @throws IllegalArgumentException if {@code fromVersion} is not a version

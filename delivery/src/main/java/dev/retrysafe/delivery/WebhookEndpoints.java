@@ -6,6 +6,11 @@ import dev.retrysafe.webhooks.WebhookSecret;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -33,6 +38,9 @@ public final class WebhookEndpoints {
     public static final Duration MAX_ROTATION_GRACE = Duration.ofDays(7);
     /** Highest per-endpoint rate limit accepted, attempts per second. */
     public static final int MAX_RATE_LIMIT = Checks.MAX_RATE_LIMIT;
+
+    /** Most hours {@link #attemptsPerHour} counts at once (31 days). */
+    public static final int MAX_STATS_HOURS = 31 * 24;
 
     private final EndpointStore store;
 
@@ -103,6 +111,38 @@ public final class WebhookEndpoints {
     /** A page of the endpoint's deliveries, newest first; empty if the account has no such endpoint. */
     public Optional<Page<Delivery>> deliveries(String accountId, String endpointId, PageRequest page) {
         return store.deliveries(accountId, endpointId, page);
+    }
+
+    /** A page of the deliveries of an event of the account (one per endpoint it went to), newest first. */
+    public Page<Delivery> eventDeliveries(String accountId, String eventId, PageRequest page) {
+        return store.eventDeliveries(accountId, eventId, page);
+    }
+
+    /**
+     * How the attempts to each of the account's endpoints in {@code endpointIds} went since
+     * {@code since}: one entry per given id, in the given order ({@link EndpointHealth#NONE} for
+     * an endpoint without attempts, or one the account does not have). One query for them all.
+     */
+    public Map<String, EndpointHealth> health(String accountId, Collection<String> endpointIds, Instant since) {
+        Objects.requireNonNull(since, "since");
+        return store.health(accountId, List.copyOf(new LinkedHashSet<>(endpointIds)), since);
+    }
+
+    /**
+     * The account's attempts counted by outcome in each of {@code hours} hours from {@code from}
+     * on, oldest first, every hour present (empty counts when it had none).
+     *
+     * @param from  the start of the first hour: a whole UTC hour
+     * @param hours 1 to {@value #MAX_STATS_HOURS}
+     */
+    public List<AttemptBucket> attemptsPerHour(String accountId, Instant from, int hours) {
+        if (!from.truncatedTo(ChronoUnit.HOURS).equals(from)) {
+            throw new IllegalArgumentException("from must be a whole hour, was " + from);
+        }
+        if (hours < 1 || hours > MAX_STATS_HOURS) {
+            throw new IllegalArgumentException("hours must be 1 to " + MAX_STATS_HOURS + ", was " + hours);
+        }
+        return store.attemptsPerHour(accountId, from, hours);
     }
 
     /** The delivery with its payload and every attempt. */

@@ -1,4 +1,4 @@
--- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 2).
+-- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 3).
 -- Runs unchanged on PostgreSQL 15+ and on H2 2.x in MODE=PostgreSQL.
 -- Times are epoch milliseconds from the application's clock, never the database's (one
 -- exception, named so: rate_next_slot_ns). A database made by an earlier version of this
@@ -82,3 +82,6 @@ CREATE TABLE delivery_attempts (
         REFERENCES deliveries (id) ON DELETE CASCADE
 );
 CREATE INDEX delivery_attempts_delivery ON delivery_attempts (delivery_id, attempt_number);
+-- Health and statistics read the attempts of a time window (the last 24 hours) starting from here
+-- (since version 3).
+CREATE INDEX delivery_attempts_started ON delivery_attempts (started_at);

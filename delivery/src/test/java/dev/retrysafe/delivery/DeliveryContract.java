@@ -368,6 +368,108 @@ abstract class DeliveryContract {
         assertThat(status(recent)).isEqualTo(DeliveryStatus.SUCCEEDED);
     }
 
+    // --- health and statistics -------------------------------------------------------------
+
+    @Test
+    void healthCountsEachEndpointsAttemptsInTheWindowInOneCall() {
+        String a = endpoint(ACCOUNT, URL_A, "*");
+        clock.advance(Duration.ofMillis(1));
+        String b = endpoint(ACCOUNT, URL_B, "*");
+        clock.advance(Duration.ofMillis(1));
+        String quiet = endpoint(ACCOUNT, URL_C, "refund.created");
+        String foreign = endpoint(OTHER_ACCOUNT, URL_A, "*");
+        deliverOneEvent(ACCOUNT);
+        deliverOneEvent(OTHER_ACCOUNT);
+        sender.respond((url, d) -> url.equals(URL_A) ? FakeSender.status(500) : FakeSender.ok());
+        Dispatcher dispatcher = dispatcher(RetrySchedule.builder().delays(Duration.ZERO, Duration.ofMinutes(1)).jitter(0).build());
+        assertThat(dispatcher.dispatchDue()).isEqualTo(3);
+        Instant firstRound = clock.instant();
+        clock.advance(Duration.ofMinutes(1));
+        sender.respond((url, d) -> FakeSender.timeout());
+        assertThat(dispatcher.dispatchDue()).as("the retries to A").isEqualTo(2);
+
+        var health = endpoints.health(ACCOUNT, List.of(quiet, b, a, foreign), clock.instant().minus(Duration.ofHours(24)));
+
+        assertThat(health.keySet()).containsExactly(quiet, b, a, foreign);
+        assertThat(health.get(a)).isEqualTo(new EndpointHealth(2, 0, clock.instant(), Outcome.TIMEOUT));
+        assertThat(health.get(b)).isEqualTo(new EndpointHealth(1, 1, firstRound, Outcome.SUCCESS));
+        assertThat(health.get(b).successRate()).hasValue(1.0);
+        assertThat(health.get(quiet)).isEqualTo(EndpointHealth.NONE);
+        assertThat(health.get(quiet).successRate()).isEmpty();
+        assertThat(health.get(foreign)).as("another account's endpoint").isEqualTo(EndpointHealth.NONE);
+        assertThat(endpoints.health(OTHER_ACCOUNT, List.of(foreign), Instant.EPOCH).get(foreign))
+                .isEqualTo(new EndpointHealth(2, 0, clock.instant(), Outcome.TIMEOUT));
+        assertThat(endpoints.health(ACCOUNT, List.of(a), clock.instant()).get(a))
+                .as("only attempts started at or after since").isEqualTo(new EndpointHealth(1, 0, clock.instant(), Outcome.TIMEOUT));
+        assertThat(endpoints.health(ACCOUNT, List.of(a), clock.instant().plusMillis(1)).get(a)).isEqualTo(EndpointHealth.NONE);
+        assertThat(endpoints.health(ACCOUNT, List.of(), Instant.EPOCH)).isEmpty();
+    }
+
+    @Test
+    void attemptsPerHourCountsEveryHourByOutcomeOldestFirst() {
+        endpoint(ACCOUNT, URL_A, "*");
+        endpoint(OTHER_ACCOUNT, URL_A, "*");
+        Instant ten = clock.instant(); // 10:00
+        deliverOneEvent(ACCOUNT);
+        deliverOneEvent(OTHER_ACCOUNT);
+        sender.respond((url, d) -> FakeSender.status(503));
+        Dispatcher dispatcher = dispatcher(RetrySchedule.builder().delays(Duration.ZERO, Duration.ofMinutes(90)).jitter(0).build());
+        assertThat(dispatcher.dispatchDue()).isEqualTo(2);
+        clock.advance(Duration.ofMinutes(90)); // 11:30
+        sender.respond((url, d) -> FakeSender.ok());
+        deliverOneEvent(ACCOUNT);
+        assertThat(dispatcher.dispatchDue()).as("two retries and the new one").isEqualTo(3);
+        clock.advance(Duration.ofMinutes(29).plusSeconds(59)); // 11:59:59
+        sender.respond((url, d) -> FakeSender.timeout());
+        deliverOneEvent(ACCOUNT);
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+
+        List<AttemptBucket> buckets = endpoints.attemptsPerHour(ACCOUNT, ten.minus(Duration.ofHours(1)), 4);
+
+        assertThat(buckets).extracting(AttemptBucket::start).containsExactly(ten.minus(Duration.ofHours(1)), ten,
+                ten.plus(Duration.ofHours(1)), ten.plus(Duration.ofHours(2)));
+        assertThat(buckets).extracting(AttemptBucket::counts).containsExactly(
+                java.util.Map.of(),
+                java.util.Map.of(Outcome.HTTP_ERROR, 1L),
+                java.util.Map.of(Outcome.SUCCESS, 2L, Outcome.TIMEOUT, 1L),
+                java.util.Map.of());
+        assertThat(buckets.get(2).total()).isEqualTo(3);
+        assertThat(endpoints.attemptsPerHour(ACCOUNT, ten.plus(Duration.ofHours(1)), 1).getFirst().total())
+                .as("a window that starts later").isEqualTo(3);
+        assertThat(endpoints.attemptsPerHour(OTHER_ACCOUNT, ten, 2)).extracting(AttemptBucket::total).containsExactly(1L, 1L);
+        assertThatThrownBy(() -> endpoints.attemptsPerHour(ACCOUNT, ten.plusSeconds(1), 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole hour");
+        assertThatThrownBy(() -> endpoints.attemptsPerHour(ACCOUNT, ten, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hours");
+        assertThatThrownBy(() -> endpoints.attemptsPerHour(ACCOUNT, ten, WebhookEndpoints.MAX_STATS_HOURS + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hours");
+    }
+
+    @Test
+    void eventDeliveriesListTheEventsDeliveryToEveryEndpointNewestFirst() {
+        String a = endpoint(ACCOUNT, URL_A, "*");
+        clock.advance(Duration.ofMillis(1));
+        String b = endpoint(ACCOUNT, URL_B, "payment.succeeded");
+        endpoint(ACCOUNT, URL_C, "refund.created");
+        String eventId = endpoints.delivery(ACCOUNT, deliverOneEvent(ACCOUNT)).orElseThrow().delivery().eventId();
+        clock.advance(Duration.ofMillis(1));
+        deliverOneEvent(ACCOUNT);
+        List<Delivery> all = endpoints.eventDeliveries(ACCOUNT, eventId, PageRequest.first(10)).items();
+
+        Page<Delivery> first = endpoints.eventDeliveries(ACCOUNT, eventId, PageRequest.first(1));
+        Page<Delivery> rest = endpoints.eventDeliveries(ACCOUNT, eventId, new PageRequest(1, first.items().getFirst().id()));
+
+        assertThat(all).extracting(Delivery::endpointId).containsExactlyInAnyOrder(a, b);
+        assertThat(all).extracting(Delivery::eventId).containsOnly(eventId);
+        assertThat(all.get(0).id()).isGreaterThan(all.get(1).id());
+        assertThat(first.items()).containsExactly(all.get(0));
+        assertThat(first.hasMore()).isTrue();
+        assertThat(rest.items()).containsExactly(all.get(1));
+        assertThat(rest.hasMore()).isFalse();
+        assertThat(endpoints.eventDeliveries(OTHER_ACCOUNT, eventId, PageRequest.first(10)).items()).isEmpty();
+        assertThat(endpoints.eventDeliveries(ACCOUNT, "evt_unknown", PageRequest.first(10)).items()).isEmpty();
+    }
+
     // --- dispatcher ------------------------------------------------------------------------
 
     @Test

@@ -3,6 +3,7 @@ package dev.retrysafe.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.testkit.SchemaInspection;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -15,7 +16,7 @@ class SchemaSqlTest {
 
     @Test
     void schemaStatementsRunOneByOneAndMatchTheScript() throws Exception {
-        assertThat(DeliverySchema.schemaStatements()).hasSize(10)
+        assertThat(DeliverySchema.schemaStatements()).hasSize(11)
                 .allSatisfy(s -> assertThat(DeliverySchema.schemaSql()).contains(s));
         assertThat(DeliverySchema.schemaStatements().getFirst()).startsWith("CREATE TABLE webhook_endpoints");
         try (Connection c = DriverManager.getConnection(h2Url()); Statement s = c.createStatement()) {
@@ -30,7 +31,7 @@ class SchemaSqlTest {
     }
 
     @Test
-    void upgradeFromVersionOneAddsTheRateColumnsAndChangesNothingOnACurrentSchema() throws Exception {
+    void upgradeFromVersionOneAddsTheRateColumnsAndTheIndexAndChangesNothingOnACurrentSchema() throws Exception {
         try (Connection c = DriverManager.getConnection(h2Url())) {
             upgradeFromVersionOne(c);
         }
@@ -41,20 +42,24 @@ class SchemaSqlTest {
 
     @Test
     void upgradeStatementsExistForEveryEarlierVersionOnly() {
-        assertThat(DeliverySchema.VERSION).isEqualTo(2);
-        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(2)
+        assertThat(DeliverySchema.VERSION).isEqualTo(3);
+        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(3);
+        assertThat(DeliverySchema.upgradeStatements(1).subList(0, 2))
                 .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
+        assertThat(DeliverySchema.upgradeStatements(2)).containsExactly(
+                "CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
         assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
-        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(3)).hasMessageContaining("fromVersion");
+        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(4)).hasMessageContaining("fromVersion");
     }
 
-    /** Makes the version 1 tables (the current ones without the version 2 columns), upgrades, and upgrades again. */
+    /** Makes the version 1 tables (the current ones without the version 2 columns and the version 3 index), upgrades, and upgrades again. */
     private static void upgradeFromVersionOne(Connection c) throws Exception {
         try (Statement s = c.createStatement()) {
             s.execute(DeliverySchema.schemaSql());
             s.execute("ALTER TABLE webhook_endpoints DROP COLUMN rate_limit");
             s.execute("ALTER TABLE webhook_endpoints DROP COLUMN rate_next_slot_ns");
+            s.execute("DROP INDEX delivery_attempts_started");
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
             for (int round = 0; round < 2; round++) {
@@ -68,6 +73,7 @@ class SchemaSqlTest {
                 assertThat(r.getObject(2)).isNull();
             }
         }
+        assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");
     }
 
     private static String h2Url() {

@@ -6,10 +6,17 @@ import java.util.List;
 /**
  * The DDL of the jobs module: tables {@code jobs}, {@code job_results} and {@code job_kinds} with
  * their indexes, runnable unchanged on PostgreSQL 15+ and H2 2.x ({@code MODE=PostgreSQL}). The
- * server applies it from a versioned migration; the library stays the owner of the text.
+ * server applies it from versioned migrations; the library stays the owner of the text.
  * Threadsafe.
+ *
+ * <p>Versions: 1 is the first release; 2 adds the index that lists an owner's jobs newest first.
+ * A new database runs {@link #schemaStatements()}; one made by an earlier version runs
+ * {@link #upgradeStatements(int)}, whose statements change nothing where they are already applied.
  */
 public final class JobSchema {
+
+    /** The schema version {@link #schemaSql()} creates. */
+    public static final int VERSION = SchemaResource.VERSION;
 
     private JobSchema() {
     }
@@ -26,5 +33,17 @@ public final class JobSchema {
     /** The statements of {@link #schemaSql()}, in order, without comments or terminators. */
     public static List<String> schemaStatements() {
         return SchemaResource.statements();
+    }
+
+    /**
+     * The statements that bring tables made by version {@code fromVersion} (1 to
+     * {@link #VERSION}) of the script to the current version, in order; none for the current
+     * version. Each is idempotent ({@code ... IF NOT EXISTS}), so a migration may run them on
+     * tables that {@link #schemaStatements()} already made current.
+     *
+     * @throws IllegalArgumentException if {@code fromVersion} is not a version
+     */
+    public static List<String> upgradeStatements(int fromVersion) {
+        return SchemaResource.upgradeStatements(fromVersion);
     }
 }

@@ -75,6 +75,9 @@ public final class Jobs implements AutoCloseable {
     /** Default wait between two purges of the background loop. */
     public static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
 
+    /** Largest page of {@link #list}. */
+    public static final int MAX_PAGE = 100;
+
     private final JobEngine engine;
     private final JobQueue queue;
     private final String instanceId;
@@ -115,6 +118,21 @@ public final class Jobs implements AutoCloseable {
      */
     public Optional<Job> find(String owner, String id) {
         return queue.find(Objects.requireNonNull(owner, "owner"), Objects.requireNonNull(id, "id"));
+    }
+
+    /**
+     * A page of the owner's jobs, newest first (by creation time, then id), at most {@code limit}
+     * (1 to {@value #MAX_PAGE}); with {@code startingAfter}, the jobs that come after that one of
+     * the owner's jobs. Empty if the owner has no job {@code startingAfter} (an unknown id, another
+     * owner's job, or one purged since).
+     *
+     * @throws JobStoreException if the database fails
+     */
+    public Optional<JobPage> list(String owner, @Nullable String startingAfter, int limit) {
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("limit must be 1 to " + MAX_PAGE + ", was " + limit);
+        }
+        return queue.list(Objects.requireNonNull(owner, "owner"), startingAfter, limit);
     }
 
     /**

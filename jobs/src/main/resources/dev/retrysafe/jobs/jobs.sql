@@ -1,4 +1,4 @@
--- Durable asynchronous jobs (Retrysafe jobs module, schema version 1).
+-- Durable asynchronous jobs (Retrysafe jobs module, schema version 2).
 -- Runs unchanged on PostgreSQL 15+ and on H2 2.x in MODE=PostgreSQL.
 -- Times are epoch milliseconds from the application's clock, never the database's.
 --
@@ -38,6 +38,8 @@ CREATE TABLE jobs (
 CREATE INDEX jobs_kind_status_due ON jobs (kind, status, due_at);
 -- Queue statistics: counts by status and the oldest queued job.
 CREATE INDEX jobs_status_created ON jobs (status, created_at);
+-- An owner's jobs, newest first (since version 2).
+CREATE INDEX jobs_owner_created ON jobs (owner, created_at, id);
 -- Purge of old records and of expired results.
 CREATE INDEX jobs_finished ON jobs (finished_at);
 CREATE INDEX jobs_result_expires ON jobs (result_expires_at);

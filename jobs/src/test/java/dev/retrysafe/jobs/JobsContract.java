@@ -775,6 +775,37 @@ abstract class JobsContract {
         assertThat(jobs.result(OWNER, "job_unknown")).isEqualTo(new ResultLookup.NotFound());
     }
 
+    @Test
+    void listPagesAnOwnersJobsNewestFirstWithACursor() {
+        Jobs jobs = build(builder("a"));
+        List<Job> made = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            made.add(enqueue(jobs));
+        }
+        clock.advance(Duration.ofMillis(1));
+        made.add(enqueue(jobs)); // three share a creation time: the id orders them
+        jobs.enqueue(new NewJob(OTHER_OWNER, KIND, "{}"));
+        List<String> newestFirst = new ArrayList<>(made.subList(0, 3).stream().map(Job::id).sorted().toList().reversed());
+        newestFirst.addFirst(made.get(3).id());
+
+        JobPage first = jobs.list(OWNER, null, 3).orElseThrow();
+        JobPage rest = jobs.list(OWNER, first.jobs().getLast().id(), 3).orElseThrow();
+
+        assertThat(first.jobs()).extracting(Job::id).containsExactlyElementsOf(newestFirst.subList(0, 3));
+        assertThat(first.hasMore()).isTrue();
+        assertThat(rest.jobs()).extracting(Job::id).containsExactly(newestFirst.get(3));
+        assertThat(rest.hasMore()).isFalse();
+        assertThat(first.jobs().getFirst()).isEqualTo(job(jobs, made.get(3)));
+        assertThat(jobs.list(OTHER_OWNER, null, 100).orElseThrow().jobs()).singleElement()
+                .satisfies(j -> assertThat(j.owner()).isEqualTo(OTHER_OWNER));
+        assertThat(jobs.list(OTHER_OWNER, made.getFirst().id(), 10)).as("another owner's job as cursor").isEmpty();
+        assertThat(jobs.list(OWNER, "job_unknown", 10)).isEmpty();
+        assertThatThrownBy(() -> jobs.list(OWNER, null, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limit");
+        assertThatThrownBy(() -> jobs.list(OWNER, null, 101)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limit");
+    }
+
     // --- the listener's transaction ----------------------------------------------------------
 
     @Test

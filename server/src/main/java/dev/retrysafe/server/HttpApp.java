@@ -1,6 +1,7 @@
 package dev.retrysafe.server;
 
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.dashboard.DashboardAssets;
 import dev.retrysafe.server.docs.DocsRoutes;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
@@ -102,6 +103,8 @@ final class HttpApp {
             read.accept("/openapi.json", h.docs()::openApi);
             read.accept("/docs", h.docs()::page);
             read.accept("/docs/{asset}", h.docs()::asset);
+            read.accept("/dashboard", DashboardAssets::page);
+            read.accept("/dashboard/{asset}", DashboardAssets::asset);
             c.routes.post("/v1/payments", h.payments()::create);
             read.accept("/v1/payments", h.payments()::list);
             read.accept("/v1/payments/{id}", h.payments()::get);
@@ -111,7 +114,9 @@ final class HttpApp {
             read.accept("/v1/rate_limit", h.rateLimits()::budgets);
             read.accept("/v1/events", h.events()::list);
             read.accept("/v1/events/{id}", h.events()::get);
+            read.accept("/v1/events/{id}/deliveries", h.webhooks()::eventDeliveries);
             c.routes.post("/v1/reports", h.jobs()::create);
+            read.accept("/v1/jobs", h.jobs()::list);
             read.accept("/v1/jobs/{id}", h.jobs()::get);
             c.routes.delete("/v1/jobs/{id}", h.jobs()::cancel);
             read.accept("/v1/jobs/{id}/result", h.jobs()::result);
@@ -127,6 +132,7 @@ final class HttpApp {
             read.accept("/v1/webhook_endpoints/{id}/deliveries", h.webhooks()::deliveries);
             read.accept("/v1/deliveries/{id}", h.webhooks()::delivery);
             c.routes.post("/v1/deliveries/{id}/retry", h.webhooks()::retry);
+            read.accept("/v1/webhook_attempt_stats", h.webhooks()::attemptStats);
 
             c.routes.exception(HttpResponseException.class, errors::httpResponse);
             c.routes.exception(Exception.class, errors::unexpected);

@@ -137,13 +137,14 @@ public final class RetrysafeServer implements AutoCloseable {
                     bankProcessing, config.idempotency().retention());
             Webhooks webhooks = Webhooks.start(config, ds, clock, resources);
             Reports reports = Reports.start(config, ds, ids, clock, resources);
+            EventRoutes events = new EventRoutes(transactions);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
                     new RefundRoutes(transactions, new Refunds(ids, clock), config.maxBodyBytes()),
                     new RateLimitRoutes(config.rateLimits().enabled()),
-                    new EventRoutes(transactions),
-                    webhooks.routes(config.maxBodyBytes()),
+                    events,
+                    webhooks.routes(config.maxBodyBytes(), events::has),
                     reports.routes(config.maxBodyBytes()),
                     new DispatcherWakeUp(() -> {
                         webhooks.dispatcher().wakeUp();

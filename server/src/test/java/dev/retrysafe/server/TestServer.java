@@ -127,7 +127,8 @@ public final class TestServer implements AutoCloseable {
         }
     }
 
-    static void deleteTree(Path dir) {
+    /** Deletes {@code dir} and everything in it. */
+    public static void deleteTree(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

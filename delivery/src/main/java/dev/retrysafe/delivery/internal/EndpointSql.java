@@ -95,6 +95,12 @@ final class EndpointSql {
     static final String LIST_DELIVERIES_AFTER = "SELECT " + DELIVERY_COLUMNS
             + " FROM deliveries WHERE account_id = ? AND endpoint_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
 
+    static final String LIST_EVENT_DELIVERIES_FIRST = "SELECT " + DELIVERY_COLUMNS
+            + " FROM deliveries WHERE account_id = ? AND event_id = ? ORDER BY id DESC LIMIT ?";
+
+    static final String LIST_EVENT_DELIVERIES_AFTER = "SELECT " + DELIVERY_COLUMNS
+            + " FROM deliveries WHERE account_id = ? AND event_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
+
     static final String SELECT_DELIVERY = "SELECT " + DELIVERY_COLUMNS
             + ", payload FROM deliveries WHERE account_id = ? AND id = ?";
 

@@ -1,10 +1,12 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.delivery.AttemptBucket;
 import dev.retrysafe.delivery.Delivery;
 import dev.retrysafe.delivery.DeliveryAttempt;
 import dev.retrysafe.delivery.DeliveryDetail;
 import dev.retrysafe.delivery.DeliveryStatus;
 import dev.retrysafe.delivery.DisabledReason;
+import dev.retrysafe.delivery.EndpointHealth;
 import dev.retrysafe.delivery.EndpointUpdate;
 import dev.retrysafe.delivery.EndpointWithSecret;
 import dev.retrysafe.delivery.NewEndpoint;
@@ -21,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -202,29 +205,23 @@ public final class EndpointStore {
     }
 
     public Optional<Page<Delivery>> deliveries(String accountId, String endpointId, PageRequest page) {
-        return jdbc.autocommit("list deliveries of webhook endpoint " + endpointId, c -> {
-            if (read(c, accountId, endpointId, false).isEmpty()) {
-                return Optional.<Page<Delivery>>empty();
-            }
-            List<Delivery> rows = new ArrayList<>();
-            try (PreparedStatement s = c.prepareStatement(page.startingAfter() == null
-                    ? EndpointSql.LIST_DELIVERIES_FIRST : EndpointSql.LIST_DELIVERIES_AFTER)) {
-                int i = 1;
-                s.setString(i++, accountId);
-                s.setString(i++, endpointId);
-                if (page.startingAfter() != null) {
-                    s.setString(i++, page.startingAfter());
-                }
-                s.setInt(i, page.limit() + 1);
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        rows.add(Rows.delivery(r));
-                    }
-                }
-            }
-            boolean hasMore = rows.size() > page.limit();
-            return Optional.of(new Page<>(hasMore ? rows.subList(0, page.limit()) : rows, hasMore));
-        });
+        return jdbc.autocommit("list deliveries of webhook endpoint " + endpointId, c ->
+                read(c, accountId, endpointId, false).isEmpty() ? Optional.<Page<Delivery>>empty()
+                        : Optional.of(deliveryPage(c, EndpointSql.LIST_DELIVERIES_FIRST, EndpointSql.LIST_DELIVERIES_AFTER,
+                                accountId, endpointId, page)));
+    }
+
+    public Page<Delivery> eventDeliveries(String accountId, String eventId, PageRequest page) {
+        return jdbc.autocommit("list deliveries of event " + eventId, c -> deliveryPage(c,
+                EndpointSql.LIST_EVENT_DELIVERIES_FIRST, EndpointSql.LIST_EVENT_DELIVERIES_AFTER, accountId, eventId, page));
+    }
+
+    public Map<String, EndpointHealth> health(String accountId, Collection<String> endpointIds, Instant since) {
+        return jdbc.autocommit("read health of webhook endpoints", c -> AttemptStats.health(c, accountId, endpointIds, since));
+    }
+
+    public List<AttemptBucket> attemptsPerHour(String accountId, Instant from, int hours) {
+        return jdbc.autocommit("count attempts per hour", c -> AttemptStats.perHour(c, accountId, from, hours));
     }
 
     public Optional<DeliveryDetail> delivery(String accountId, String deliveryId) {
@@ -387,6 +384,28 @@ public final class EndpointStore {
                 return r.next() ? Optional.of(Rows.delivery(r)) : Optional.empty();
             }
         }
+    }
+
+    /** A page of deliveries newest first; params of both statements: account, {@code key}, [cursor], limit. */
+    private static Page<Delivery> deliveryPage(Connection c, String first, String after, String accountId, String key,
+                                               PageRequest page) throws SQLException {
+        List<Delivery> rows = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement(page.startingAfter() == null ? first : after)) {
+            int i = 1;
+            s.setString(i++, accountId);
+            s.setString(i++, key);
+            if (page.startingAfter() != null) {
+                s.setString(i++, page.startingAfter());
+            }
+            s.setInt(i, page.limit() + 1); // one more than asked tells whether more follow
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    rows.add(Rows.delivery(r));
+                }
+            }
+        }
+        boolean hasMore = rows.size() > page.limit();
+        return new Page<>(hasMore ? rows.subList(0, page.limit()) : rows, hasMore);
     }
 
     private static Map<String, Set<String>> eventTypesInRange(Connection c, String accountId, String low, String high)

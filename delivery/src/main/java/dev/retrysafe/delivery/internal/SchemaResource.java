@@ -15,7 +15,7 @@ import java.util.List;
 public final class SchemaResource {
 
     /** The version {@code delivery.sql} creates. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     private static final String SCHEMA = "/dev/retrysafe/delivery/delivery.sql";
 

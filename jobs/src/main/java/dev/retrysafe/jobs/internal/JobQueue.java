@@ -2,6 +2,7 @@ package dev.retrysafe.jobs.internal;
 
 import dev.retrysafe.jobs.CancelResult;
 import dev.retrysafe.jobs.Job;
+import dev.retrysafe.jobs.JobPage;
 import dev.retrysafe.jobs.JobStats;
 import dev.retrysafe.jobs.JobStatus;
 import dev.retrysafe.jobs.NewJob;
@@ -13,6 +14,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The operations of a job's owner and of the application: enqueue, read, cancel, download, purge,
@@ -56,6 +58,11 @@ public final class JobQueue {
     /** The owner's job {@code id}. */
     public Optional<Job> find(String owner, String id) {
         return store.find(owner, id, now());
+    }
+
+    /** A page of the owner's jobs, newest first; empty if {@code startingAfter} is not one of them. */
+    public Optional<JobPage> list(String owner, @Nullable String startingAfter, int limit) {
+        return store.list(owner, startingAfter, limit, now());
     }
 
     /** Cancels the owner's job {@code id} as far as its state allows. */

@@ -26,6 +26,17 @@ final class JobSql {
     /** One owner's job; params: id, owner. */
     static final String FIND = "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND owner = ?";
 
+    /** An owner's newest jobs (creation time, then id, both descending); params: owner, limit. */
+    static final String LIST_FIRST = "SELECT " + COLUMNS + " FROM jobs WHERE owner = ? ORDER BY created_at DESC, id DESC LIMIT ?";
+
+    /**
+     * An owner's jobs older than a given one, in the same order; params: owner, its creation
+     * time twice, its id, limit.
+     */
+    static final String LIST_AFTER = "SELECT " + COLUMNS + """
+             FROM jobs WHERE owner = ? AND (created_at < ? OR (created_at = ? AND id < ?))
+            ORDER BY created_at DESC, id DESC LIMIT ?""";
+
     /** One owner's job, locked for a cancel; params: id, owner. */
     static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";
 

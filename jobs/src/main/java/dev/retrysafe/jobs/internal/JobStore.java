@@ -3,6 +3,7 @@ package dev.retrysafe.jobs.internal;
 import dev.retrysafe.jobs.CancelResult;
 import dev.retrysafe.jobs.Job;
 import dev.retrysafe.jobs.JobListener;
+import dev.retrysafe.jobs.JobPage;
 import dev.retrysafe.jobs.JobStats;
 import dev.retrysafe.jobs.JobStatus;
 import dev.retrysafe.jobs.JobStoreException;
@@ -16,8 +17,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The jobs as their owners see them: enqueue, read, cancel, download, and the purge and queue
@@ -70,6 +74,41 @@ final class JobStore {
     /** The owner's job {@code id}. */
     Optional<Job> find(String owner, String id, Instant now) {
         return jdbc.autocommit("read a job", c -> find(c, JobSql.FIND, owner, id, now));
+    }
+
+    /**
+     * A page of the owner's jobs, newest first, after the owner's job {@code startingAfter} when
+     * given; empty if the owner has no such job.
+     */
+    Optional<JobPage> list(String owner, @Nullable String startingAfter, int limit, Instant now) {
+        return jdbc.autocommit("list jobs", c -> {
+            Optional<Job> cursor = Optional.empty();
+            if (startingAfter != null) {
+                cursor = find(c, JobSql.FIND, owner, startingAfter, now);
+                if (cursor.isEmpty()) {
+                    return Optional.<JobPage>empty();
+                }
+            }
+            List<Job> jobs = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement(cursor.isEmpty() ? JobSql.LIST_FIRST : JobSql.LIST_AFTER)) {
+                int i = 1;
+                s.setString(i++, owner);
+                if (cursor.isPresent()) {
+                    long created = cursor.get().createdAt().toEpochMilli();
+                    s.setLong(i++, created);
+                    s.setLong(i++, created);
+                    s.setString(i++, cursor.get().id());
+                }
+                s.setInt(i, limit + 1); // one more than asked tells whether more follow
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        jobs.add(Rows.job(r, now));
+                    }
+                }
+            }
+            boolean hasMore = jobs.size() > limit;
+            return Optional.of(new JobPage(hasMore ? jobs.subList(0, limit) : jobs, hasMore));
+        });
     }
 
     private static Optional<Job> find(Connection c, String sql, String owner, String id, Instant now)

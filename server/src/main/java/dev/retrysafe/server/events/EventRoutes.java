@@ -43,6 +43,11 @@ public final class EventRoutes {
                 () -> Problems.respond(ctx, Problem.notFound("event", "evt_", id)));
     }
 
+    /** Whether the account has the event {@code id}. */
+    public boolean has(String accountId, String id) throws SQLException {
+        return transactions.inNewTransaction(c -> EventStore.find(c, accountId, id)).isPresent();
+    }
+
     /** {@code GET /v1/events?type=&limit=&starting_after=}, newest first. */
     public void list(Context ctx) throws SQLException {
         Account account = RequestAccount.require(ctx.req());

@@ -3,6 +3,8 @@ package dev.retrysafe.server.http;
 import dev.retrysafe.server.db.Ids;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,23 +32,25 @@ public record ListQuery(int limit, @Nullable String startingAfter) {
     public record Invalid(List<FieldError> errors) implements Parsed {
     }
 
-    /** Validates the raw parameters; {@code idPrefix} is the prefix of the listed ids. */
+    /** Validates the raw parameters; {@code idPrefix} is the prefix of the listed ids (made by {@link Ids}). */
     public static Parsed parse(@Nullable String limit, @Nullable String startingAfter, String idPrefix) {
+        return parse(limit, startingAfter, idPrefix, id -> Ids.looksLike(idPrefix, id));
+    }
+
+    /**
+     * Validates the raw parameters of a list whose ids have a form of their own: {@code plausibleId}
+     * tells whether {@code starting_after} has it; {@code idPrefix} names it in the message.
+     */
+    public static Parsed parse(@Nullable String limit, @Nullable String startingAfter, String idPrefix,
+                               Predicate<String> plausibleId) {
         List<FieldError> errors = new ArrayList<>();
-        int n = DEFAULT_LIMIT;
-        if (limit != null) {
-            try {
-                n = Integer.parseInt(limit);
-            } catch (NumberFormatException e) {
-                n = -1;
-            }
-            if (n < 1 || n > MAX_LIMIT) {
-                errors.add(new FieldError("limit", "must be an integer between 1 and " + MAX_LIMIT));
-            }
+        OptionalInt n = QueryInts.inRange(limit, DEFAULT_LIMIT, 1, MAX_LIMIT);
+        if (n.isEmpty()) {
+            errors.add(QueryInts.outOfRange("limit", 1, MAX_LIMIT));
         }
-        if (startingAfter != null && !Ids.looksLike(idPrefix, startingAfter)) {
+        if (startingAfter != null && !plausibleId.test(startingAfter)) {
             errors.add(new FieldError("starting_after", "must be an id (" + idPrefix + "...)"));
         }
-        return errors.isEmpty() ? new Valid(new ListQuery(n, startingAfter)) : new Invalid(errors);
+        return errors.isEmpty() ? new Valid(new ListQuery(n.getAsInt(), startingAfter)) : new Invalid(errors);
     }
 }

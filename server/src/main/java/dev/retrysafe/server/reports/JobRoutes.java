@@ -7,6 +7,9 @@ import dev.retrysafe.jobs.NewJob;
 import dev.retrysafe.jobs.ResultLookup;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.db.Transactions;
+import dev.retrysafe.server.http.FieldError;
+import dev.retrysafe.server.http.ListQuery;
+import dev.retrysafe.server.http.Page;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
@@ -18,10 +21,11 @@ import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * The handlers of {@code POST /v1/reports} and {@code /v1/jobs/{id}}: the asynchronous
+ * The handlers of {@code POST /v1/reports}, {@code /v1/jobs} and {@code /v1/jobs/{id}}: the asynchronous
  * request-reply pattern. Every lookup is scoped to the caller's account, so another account's job
  * id answers {@code 404} exactly like an unknown one. This class is threadsafe.
  */
@@ -71,6 +75,26 @@ public final class JobRoutes {
             return;
         }
         respond(ctx, 200, job.get());
+    }
+
+    /**
+     * {@code GET /v1/jobs?limit=&starting_after=}: the account's jobs, newest first, each as
+     * {@code GET /v1/jobs/{id}} shows it. A cursor that is not one of the account's jobs (any
+     * more) answers a validation problem: job ids are random, so there is no place to resume from.
+     */
+    public void list(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), "job_",
+                JobRoutes::plausible);
+        if (parsed instanceof ListQuery.Invalid invalid) {
+            Problems.respond(ctx, Problem.invalid(invalid.errors()));
+            return;
+        }
+        ListQuery q = ((ListQuery.Valid) parsed).query();
+        jobs.list(account.id(), q.startingAfter(), q.limit()).ifPresentOrElse(
+                page -> Responses.json(ctx, 200, new Page<>(page.jobs(), page.hasMore()).json(JobJson::of)),
+                () -> Problems.respond(ctx, Problem.invalid(List.of(new FieldError("starting_after",
+                        "must be the id of a job in this account")))));
     }
 
     /**

@@ -1,17 +1,21 @@
 package dev.retrysafe.server.webhooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.delivery.AttemptBucket;
 import dev.retrysafe.delivery.Delivery;
 import dev.retrysafe.delivery.DeliveryAttempt;
 import dev.retrysafe.delivery.DeliveryDetail;
+import dev.retrysafe.delivery.EndpointHealth;
 import dev.retrysafe.delivery.EndpointWithSecret;
 import dev.retrysafe.delivery.WebhookEndpoint;
 import dev.retrysafe.server.http.Json;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +25,10 @@ final class WebhookJson {
     private WebhookJson() {
     }
 
-    static Map<String, @Nullable Object> endpoint(WebhookEndpoint e) {
+    /** Hours of attempts an endpoint's {@code health} covers. */
+    static final int HEALTH_WINDOW_HOURS = 24;
+
+    static Map<String, @Nullable Object> endpoint(WebhookEndpoint e, EndpointHealth health) {
         Map<String, @Nullable Object> m = new LinkedHashMap<>();
         m.put("id", e.id());
         m.put("object", "webhook_endpoint");
@@ -35,12 +42,46 @@ final class WebhookJson {
         m.put("failing_since", time(e.failingSince()));
         m.put("previous_secret_expires_at", time(e.previousSecretExpiresAt()));
         m.put("rate_limit", e.rateLimit());
+        m.put("health", health(health));
+        return m;
+    }
+
+    /** How the attempts of the last {@value #HEALTH_WINDOW_HOURS} hours went. */
+    private static Map<String, @Nullable Object> health(EndpointHealth h) {
+        Map<String, @Nullable Object> m = new LinkedHashMap<>();
+        m.put("window_hours", HEALTH_WINDOW_HOURS);
+        m.put("attempts", h.attempts());
+        m.put("succeeded", h.succeeded());
+        m.put("success_rate", h.successRate().isPresent() ? h.successRate().getAsDouble() : null);
+        m.put("last_attempt_at", time(h.lastAttemptAt()));
+        m.put("last_outcome", h.lastOutcome() == null ? null : wire(h.lastOutcome()));
+        return m;
+    }
+
+    /**
+     * {@code GET /v1/webhook_attempt_stats}: the buckets of {@code hours} hours from {@code from},
+     * outcomes by wire name in a fixed order.
+     */
+    static Map<String, Object> attemptStats(Instant from, int hours, List<AttemptBucket> buckets) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("object", "webhook_attempt_stats");
+        m.put("from", time(from));
+        m.put("to", time(from.plus(Duration.ofHours(hours))));
+        m.put("bucket_seconds", Duration.ofHours(1).toSeconds());
+        m.put("buckets", buckets.stream().map(b -> {
+            Map<String, Object> outcomes = new LinkedHashMap<>();
+            b.counts().forEach((outcome, n) -> outcomes.put(wire(outcome), n)); // an EnumMap: declaration order
+            Map<String, Object> bucket = new LinkedHashMap<>();
+            bucket.put("start", time(b.start()));
+            bucket.put("outcomes", outcomes);
+            return bucket;
+        }).toList());
         return m;
     }
 
     /** The endpoint with its {@code secret}: only on creation and rotation. */
-    static Map<String, @Nullable Object> endpointWithSecret(EndpointWithSecret e) {
-        Map<String, @Nullable Object> m = endpoint(e.endpoint());
+    static Map<String, @Nullable Object> endpointWithSecret(EndpointWithSecret e, EndpointHealth health) {
+        Map<String, @Nullable Object> m = endpoint(e.endpoint(), health);
         m.put("secret", e.secret().encoded());
         return m;
     }

@@ -1,6 +1,8 @@
 package dev.retrysafe.server.webhooks;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.retrysafe.delivery.Delivery;
+import dev.retrysafe.delivery.EndpointHealth;
 import dev.retrysafe.delivery.EndpointUpdate;
 import dev.retrysafe.delivery.EndpointWithSecret;
 import dev.retrysafe.delivery.NewEndpoint;
@@ -19,6 +21,7 @@ import dev.retrysafe.server.http.JsonBody;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
+import dev.retrysafe.server.http.QueryInts;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.http.Responses;
 import dev.retrysafe.server.http.ListQuery;
@@ -26,7 +29,11 @@ import dev.retrysafe.servlet.RequestTransaction;
 import io.javalin.http.Context;
 import java.net.URI;
 import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,7 +46,8 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The handlers of {@code /v1/webhook_endpoints} and {@code /v1/deliveries}. URLs pass the
+ * The handlers of {@code /v1/webhook_endpoints}, {@code /v1/deliveries}, an event's deliveries and
+ * the attempt statistics. Every endpoint answer carries its health over the last 24 hours. URLs pass the
  * {@link TargetGuard} before they are stored; changes made by a POST join the request's
  * transaction when the idempotency filter bound one, so the change and the stored answer commit
  * together. Another account's ids answer {@code 404} like unknown ones. This class is threadsafe.
@@ -51,20 +59,36 @@ public final class WebhookRoutes {
     private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description", "rate_limit");
     private static final Set<String> UPDATE_FIELDS = Set.of("url", "event_types", "description", "enabled", "rate_limit");
 
+    private static final String EVENT = "evt_";
+    /** Most hours {@code GET /v1/webhook_attempt_stats} covers (a week). */
+    static final int MAX_STATS_HOURS = 168;
+
+    /** Whether an account has an event (the events table belongs to the server, not to delivery). */
+    @FunctionalInterface
+    public interface EventLookup {
+        /** Whether {@code accountId} has the event {@code eventId}. */
+        boolean has(String accountId, String eventId) throws SQLException;
+    }
+
     private final WebhookEndpoints endpoints;
     private final Function<DataSource, WebhookEndpoints> storeOver;
     private final TargetGuard guard;
+    private final EventLookup events;
+    private final Clock clock;
     private final int maxBodyBytes;
 
     /**
      * Handlers over {@code endpoints}; {@code storeOver} builds the same store over another data
-     * source (the request's transaction); {@code guard} checks every URL.
+     * source (the request's transaction); {@code guard} checks every URL; {@code events} tells
+     * whose an event is; {@code clock} ends the health window.
      */
     public WebhookRoutes(WebhookEndpoints endpoints, Function<DataSource, WebhookEndpoints> storeOver, TargetGuard guard,
-                         int maxBodyBytes) {
+                         EventLookup events, Clock clock, int maxBodyBytes) {
         this.endpoints = endpoints;
         this.storeOver = storeOver;
         this.guard = guard;
+        this.events = events;
+        this.clock = clock;
         this.maxBodyBytes = maxBodyBytes;
     }
 
@@ -91,15 +115,18 @@ public final class WebhookRoutes {
         EndpointWithSecret created = writer(ctx).create(account.id(),
                 new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond()));
         ctx.header("Location", "/v1/webhook_endpoints/" + created.endpoint().id());
-        Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created));
+        Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created, EndpointHealth.NONE));
     }
 
-    /** {@code GET /v1/webhook_endpoints}, newest first. */
+    /** {@code GET /v1/webhook_endpoints}, newest first, with the health of all of them from one query. */
     public void list(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         PageRequest page = pageRequest(ctx, ENDPOINT);
         if (page != null) {
-            Responses.json(ctx, 200, list(endpoints.list(account.id(), page), WebhookJson::endpoint));
+            Page<WebhookEndpoint> found = endpoints.list(account.id(), page);
+            Map<String, EndpointHealth> health = health(account,
+                    found.items().stream().map(WebhookEndpoint::id).toList());
+            Responses.json(ctx, 200, list(found, e -> WebhookJson.endpoint(e, health.get(e.id()))));
         }
     }
 
@@ -107,7 +134,7 @@ public final class WebhookRoutes {
     public void get(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        answer(ctx, id, Ids.looksLike(ENDPOINT, id) ? endpoints.get(account.id(), id) : Optional.empty());
+        answer(ctx, account, id, Ids.looksLike(ENDPOINT, id) ? endpoints.get(account.id(), id) : Optional.empty());
     }
 
     /**
@@ -142,7 +169,7 @@ public final class WebhookRoutes {
                 return;
             }
         }
-        answer(ctx, id, writer(ctx).update(account.id(), id, new EndpointUpdate(target, types, description, enabled,
+        answer(ctx, account, id, writer(ctx).update(account.id(), id, new EndpointUpdate(target, types, description, enabled,
                 rate.perSecond(), rate.present() && rate.perSecond() == null)));
     }
 
@@ -180,7 +207,7 @@ public final class WebhookRoutes {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
         (Ids.looksLike(ENDPOINT, id) ? writer(ctx).rotateSecret(account.id(), id) : Optional.<EndpointWithSecret>empty())
-                .ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpointWithSecret(e)),
+                .ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpointWithSecret(e, health(account, id))),
                         () -> notFound(ctx, "webhook endpoint", id));
     }
 
@@ -188,23 +215,60 @@ public final class WebhookRoutes {
     public void enable(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        answer(ctx, id, Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty());
+        answer(ctx, account, id, Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty());
     }
 
     /** {@code GET /v1/webhook_endpoints/{id}/deliveries}, newest first. */
-    public void deliveries(Context ctx) {
+    public void deliveries(Context ctx) throws SQLException {
+        deliveryList(ctx, ENDPOINT, "webhook endpoint", endpoints::deliveries);
+    }
+
+    /**
+     * {@code GET /v1/events/{id}/deliveries}: the event's deliveries to every endpoint, newest
+     * first; {@code 404} for an event the account does not have.
+     */
+    public void eventDeliveries(Context ctx) throws SQLException {
+        deliveryList(ctx, EVENT, "event", (account, id, page) -> events.has(account, id)
+                ? Optional.of(endpoints.eventDeliveries(account, id, page)) : Optional.empty());
+    }
+
+    /** Finds a page of deliveries of one resource; empty when the account has no such resource. */
+    @FunctionalInterface
+    private interface DeliveryLookup {
+        Optional<Page<Delivery>> find(String accountId, String id, PageRequest page) throws SQLException;
+    }
+
+    /** A page of the deliveries of the resource {@code {id}} (a {@code noun} with ids {@code prefix}...). */
+    private static void deliveryList(Context ctx, String prefix, String noun, DeliveryLookup lookup) throws SQLException {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        if (!Ids.looksLike(ENDPOINT, id)) {
-            notFound(ctx, "webhook endpoint", id);
+        if (!Ids.looksLike(prefix, id)) {
+            notFound(ctx, noun, id);
             return;
         }
         PageRequest page = pageRequest(ctx, DELIVERY);
         if (page != null) {
-            endpoints.deliveries(account.id(), id, page).ifPresentOrElse(
+            lookup.find(account.id(), id, page).ifPresentOrElse(
                     p -> Responses.json(ctx, 200, list(p, WebhookJson::delivery)),
-                    () -> notFound(ctx, "webhook endpoint", id));
+                    () -> notFound(ctx, noun, id));
         }
+    }
+
+    /**
+     * {@code GET /v1/webhook_attempt_stats?hours=}: the account's attempts by outcome in each of
+     * the last {@code hours} hours (1 to {@value #MAX_STATS_HOURS}, default 24), whole UTC hours,
+     * the last one the current hour.
+     */
+    public void attemptStats(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        OptionalInt parsed = QueryInts.inRange(ctx.queryParam("hours"), WebhookJson.HEALTH_WINDOW_HOURS, 1, MAX_STATS_HOURS);
+        if (parsed.isEmpty()) {
+            Problems.respond(ctx, Problem.invalid(List.of(QueryInts.outOfRange("hours", 1, MAX_STATS_HOURS))));
+            return;
+        }
+        int hours = parsed.getAsInt();
+        Instant from = clock.instant().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(hours - 1L));
+        Responses.json(ctx, 200, WebhookJson.attemptStats(from, hours, endpoints.attemptsPerHour(account.id(), from, hours)));
     }
 
     /** {@code POST /v1/webhook_endpoints/{id}/recover} {@code {since}}: re-sends failed deliveries since then. */
@@ -330,9 +394,20 @@ public final class WebhookRoutes {
         return m;
     }
 
-    private static void answer(Context ctx, String id, Optional<WebhookEndpoint> endpoint) {
-        endpoint.ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpoint(e)),
+    private void answer(Context ctx, Account account, String id, Optional<WebhookEndpoint> endpoint) {
+        endpoint.ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpoint(e, health(account, id))),
                 () -> notFound(ctx, "webhook endpoint", id));
+    }
+
+    /** The health of one endpoint over the last {@value WebhookJson#HEALTH_WINDOW_HOURS} hours. */
+    private EndpointHealth health(Account account, String endpointId) {
+        return health(account, List.of(endpointId)).get(endpointId);
+    }
+
+    /** The health of the endpoints over the last {@value WebhookJson#HEALTH_WINDOW_HOURS} hours, in one query. */
+    private Map<String, EndpointHealth> health(Account account, List<String> endpointIds) {
+        Instant since = clock.instant().minus(Duration.ofHours(WebhookJson.HEALTH_WINDOW_HOURS));
+        return endpoints.health(account.id(), endpointIds, since);
     }
 
     private static void notFound(Context ctx, String noun, String id) {

@@ -79,8 +79,9 @@ public final class Webhooks {
         return dispatcher;
     }
 
-    /** The handlers of the webhook API. */
-    public WebhookRoutes routes(int maxBodyBytes) {
-        return new WebhookRoutes(endpoints, ds -> WebhookEndpoints.builder(ds).clock(clock).build(), guard, maxBodyBytes);
+    /** The handlers of the webhook API; {@code events} tells whose an event is. */
+    public WebhookRoutes routes(int maxBodyBytes, WebhookRoutes.EventLookup events) {
+        return new WebhookRoutes(endpoints, ds -> WebhookEndpoints.builder(ds).clock(clock).build(), guard, events, clock,
+                maxBodyBytes);
     }
 }
