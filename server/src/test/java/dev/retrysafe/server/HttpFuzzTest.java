@@ -52,6 +52,13 @@ class HttpFuzzTest {
             new Operation("GET", "/v1/rate_limit", List.of(), List.of()),
             new Operation("GET", "/v1/events", List.of(), List.of("limit", "starting_after", "type")),
             new Operation("GET", "/v1/events/{event}", List.of(), List.of()),
+            new Operation("GET", "/v1/events/{event}/deliveries", List.of(), List.of("limit", "starting_after")),
+            new Operation("GET", "/v1/jobs", List.of(), List.of("limit", "starting_after")),
+            new Operation("GET", "/v1/webhook_attempt_stats", List.of(), List.of("hours")),
+            new Operation("GET", "/dashboard", List.of(), List.of()),
+            new Operation("GET", "/dashboard/{asset}", List.of(), List.of()),
+            new Operation("GET", "/openapi.json", List.of(), List.of()),
+            new Operation("GET", "/docs/{asset}", List.of(), List.of()),
             new Operation("POST", "/v1/reports", fields("kind", "\"payments_csv\"", "from", "\"2026-01-01T00:00:00Z\"",
                     "to", "\"2030-01-01T00:00:00Z\""), List.of()),
             new Operation("GET", "/v1/jobs/{job}", List.of(), List.of()),
@@ -121,6 +128,7 @@ class HttpFuzzTest {
             ids.computeIfAbsent("delivery", k -> new ArrayList<>()).add(deliveries.get(0).get("id").asText());
         }
         ids.put("problem", List.of("validation-failed", "not-found"));
+        ids.put("asset", List.of("dashboard.js", "docs.css"));
     }
 
     @AfterAll
@@ -149,6 +157,16 @@ class HttpFuzzTest {
                 answer = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             } catch (HttpTimeoutException e) {
                 throw new AssertionError("no answer within " + ANSWER_DEADLINE + " to " + describe(request), e);
+            } catch (java.io.IOException e) {
+                // a server may close a kept-alive connection after an error answer, and the JDK client
+                // can race it by reusing that connection; the same request on a new connection must
+                // be answered, or the server really dropped it
+                try (HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+                    answer = fresh.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                } catch (java.io.IOException again) {
+                    again.addSuppressed(e);
+                    throw new AssertionError("no answer (" + again.getMessage() + ") to " + describe(request), again);
+                }
             }
 
             String what = describe(request) + " -> " + answer.statusCode() + " " + answer.body();
@@ -164,7 +182,7 @@ class HttpFuzzTest {
 
     private HttpRequest request(Fuzz fuzz, Operation op) {
         String path = op.path();
-        for (String kind : List.of("payment", "refund", "event", "job", "endpoint", "delivery", "problem")) {
+        for (String kind : List.of("payment", "refund", "event", "job", "endpoint", "delivery", "problem", "asset")) {
             if (path.contains("{" + kind + "}")) {
                 path = path.replace("{" + kind + "}", id(fuzz, kind));
             }

@@ -90,6 +90,7 @@ class TenantIsolationTest {
                 Arguments.of("GET", "/v1/refunds/" + refund, null),
                 Arguments.of("POST", "/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 1}"),
                 Arguments.of("GET", "/v1/events/" + event, null),
+                Arguments.of("GET", "/v1/events/" + event + "/deliveries", null),
                 Arguments.of("GET", "/v1/jobs/" + job, null),
                 Arguments.of("DELETE", "/v1/jobs/" + job, null),
                 Arguments.of("GET", "/v1/jobs/" + job + "/result", null),
@@ -123,12 +124,13 @@ class TenantIsolationTest {
 
     @Test
     void listsShowOnlyTheCallersOwnData() {
-        for (String list : List.of("/v1/payments", "/v1/refunds", "/v1/events", "/v1/webhook_endpoints")) {
+        for (String list : List.of("/v1/payments", "/v1/refunds", "/v1/events", "/v1/webhook_endpoints", "/v1/jobs",
+                "/v1/webhook_attempt_stats")) {
             Api.Answer a = intruder.get(list + "?limit=100");
             assertThat(a.status()).isEqualTo(200);
             assertThat(a.raw().body()).as(list)
                     .doesNotContain(payment).doesNotContain(refund).doesNotContain(endpoint)
-                    .doesNotContain(event).doesNotContain(SECRET_MARK);
+                    .doesNotContain(event).doesNotContain(job).doesNotContain(SECRET_MARK);
         }
         // a cursor naming the victim's object pages nothing of the victim's either
         Api.Answer cursor = intruder.get("/v1/payments?starting_after=" + payment);

@@ -10,17 +10,6 @@ import java.util.Set;
 /** The operations of an OpenAPI document, with their parameters and references resolved. */
 final class Operations {
 
-    /**
-     * Routes that the dashboard branch adds: described in the document already, implemented on that
-     * branch. Until it is merged these (and only these) may be missing from the server. DELETE THIS
-     * LIST after the merge: from then on they must exist like every other documented route.
-     */
-    static final Set<String> ROUTES_ON_THE_DASHBOARD_BRANCH = Set.of(
-            "GET /v1/jobs",
-            "GET /v1/events/{id}/deliveries",
-            "GET /v1/webhook_attempt_stats",
-            "GET /dashboard");
-
     static final List<String> METHODS = List.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
 
     /** A node of the document with the JSON pointer it was found at (after following {@code $ref}s). */
