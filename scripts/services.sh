@@ -2,7 +2,7 @@
 # Sourced by ./test: PostgreSQL and Redis on loopback, node and npm, or a loud failure.
 PG_HOST=127.0.0.1 PG_PORT=5432 REDIS_HOST=127.0.0.1 REDIS_PORT=6379
 
-die() { echo "test: $*" >&2; exit 1; }
+die() { echo "${SERVICES_CALLER:-test}: $*" >&2; exit 1; }
 
 can_install() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
 
@@ -67,6 +67,39 @@ ensure_node() {
     || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >&2; } \
     || die "apt-get could not install node and npm"
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || die "node or npm still missing after apt-get"
+}
+
+# nginx, in front of several instances (scripts/cluster.sh, the fault-injection suite). The
+# Debian package's own service is not used: each user starts nginx with a configuration of its own.
+nginx_bin() { command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
+
+ensure_nginx() {
+  [ -n "$(nginx_bin)" ] && return 0
+  can_install || die "nginx is missing and cannot be installed here (need root and apt-get). Install the Debian package nginx."
+  echo "${SERVICES_CALLER:-test}: installing nginx (apt-get)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx >&2 \
+    || { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx >&2; } \
+    || die "apt-get could not install nginx"
+  [ -n "$(nginx_bin)" ] || die "nginx still missing after apt-get"
+}
+
+# Private PostgreSQL clusters (testkit PostgresServerProcess) and nginx servers of killed earlier
+# runs: their folders are named rs-pg-<pid>-* and rs-faults-<pid>-* after the test JVM.
+sweep_test_servers() {
+  local dir pid bin
+  for dir in "${TMPDIR:-/tmp}"/rs-pg-* "${TMPDIR:-/tmp}"/rs-faults-*; do
+    [ -d "$dir" ] || continue
+    pid=$(sed -n 's/^rs-[a-z]*-\([0-9][0-9]*\)-.*/\1/p' <<<"${dir##*/}")
+    [[ -n "$pid" ]] || continue
+    kill -0 "$pid" 2>/dev/null && continue
+    if [ -f "$dir/data/postmaster.pid" ]; then
+      bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+      if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+      else "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true; fi
+    fi
+    if [ -f "$dir/nginx.pid" ]; then kill -QUIT "$(cat "$dir/nginx.pid")" 2>/dev/null || true; fi
+    rm -rf "$dir"
+  done
 }
 
 # Databases of killed earlier runs (the tests drop their own when they finish).

@@ -147,7 +147,7 @@ class NewcomerRunTest {
 
     /** Starts the repository's {@code ./run} with {@code args} and only {@code env} as Retrysafe settings. */
     private ServerProcess run(String name, Map<String, String> env, String... args) throws Exception {
-        Path root = repositoryRoot();
+        Path root = ServerProcess.repositoryRoot();
         List<String> command = new ArrayList<>();
         command.add(root.resolve("run").toString());
         command.addAll(List.of(args));
@@ -158,19 +158,5 @@ class NewcomerRunTest {
 
     private Path logDir() throws Exception {
         return Files.createDirectories(temp.resolve("logs"));
-    }
-
-    /**
-     * The repository's root: Maven's {@code maven.multiModuleProjectDirectory} when the test JVM
-     * has it, else the parent of this module's folder (Surefire runs tests in the module folder).
-     */
-    private static Path repositoryRoot() {
-        String fromMaven = System.getProperty("maven.multiModuleProjectDirectory");
-        Path root = fromMaven != null && !fromMaven.isBlank()
-                ? Path.of(fromMaven)
-                : Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
-        assertThat(root.resolve("run")).as("the repository's ./run").isExecutable();
-        assertThat(root.resolve("acceptance")).as("the acceptance module under the repository root").isDirectory();
-        return root;
     }
 }

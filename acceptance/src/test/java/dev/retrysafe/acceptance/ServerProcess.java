@@ -1,5 +1,6 @@
 package dev.retrysafe.acceptance;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -108,6 +109,20 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The repository's root: Maven's {@code maven.multiModuleProjectDirectory} when the test JVM
+     * has it, else the parent of this module's folder (Surefire runs tests in the module folder).
+     */
+    static Path repositoryRoot() {
+        String fromMaven = System.getProperty("maven.multiModuleProjectDirectory");
+        Path root = fromMaven != null && !fromMaven.isBlank()
+                ? Path.of(fromMaven)
+                : Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
+        assertThat(root.resolve("run")).as("the repository's ./run").isExecutable();
+        assertThat(root.resolve("acceptance")).as("the acceptance module under the repository root").isDirectory();
+        return root;
+    }
+
     /** {@code http://127.0.0.1:<port>}. */
     static URI base(int port) {
         return URI.create("http://127.0.0.1:" + port);
@@ -147,6 +162,28 @@ final class ServerProcess implements AutoCloseable {
         if (code != EXIT_SIGKILL) {
             throw new AssertionError("process " + name + " was sent SIGKILL but exited with " + code
                     + " (expected " + EXIT_SIGKILL + ")\n" + describe());
+        }
+    }
+
+    /** The operating-system process id. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Whether the process still runs. */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Sends {@code SIGSTOP} ({@code stop}) or {@code SIGCONT}: a stopped process keeps its sockets
+     * and leases but answers nothing, like a long GC pause or a frozen virtual machine.
+     */
+    void suspend(boolean stop) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(process.pid()))
+                .inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill " + (stop ? "-STOP " : "-CONT ") + process.pid() + " failed for " + name);
         }
     }
 
