@@ -97,7 +97,15 @@ sweep_test_servers() {
       if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
       else "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true; fi
     fi
-    if [ -f "$dir/nginx.pid" ]; then kill -QUIT "$(cat "$dir/nginx.pid")" 2>/dev/null || true; fi
+    local f p
+    for f in "$dir"/*.pid; do   # nginx and the server instances of a fault-injection run
+      [ -f "$f" ] || continue
+      p=$(cat "$f")
+      # only a process started from this folder (its command line names it): pids get reused
+      tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$dir" || continue
+      if [ "${f##*/}" = nginx.pid ]; then kill -QUIT "$p" 2>/dev/null || true
+      else kill -KILL "$p" 2>/dev/null || true; fi
+    done
     rm -rf "$dir"
   done
 }
