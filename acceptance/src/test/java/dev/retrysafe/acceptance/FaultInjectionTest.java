@@ -84,6 +84,9 @@ class FaultInjectionTest {
     }
 
     private static final Duration SETTLE_DEADLINE = Duration.ofSeconds(180);
+    /** A backlog that does not shrink for this long is stuck. */
+    private static final Duration STALL = Duration.ofMinutes(2);
+    private static final Duration DRAIN_DEADLINE = Duration.ofMinutes(30);
     private static final Set<String> PAYMENT_EVENTS = Set.of("payment.succeeded", "payment.failed", "refund.created");
 
     @Test
@@ -105,9 +108,11 @@ class FaultInjectionTest {
                 load.start(scale.paymentWorkers());
                 await("the first payments").atMost(Duration.ofSeconds(60)).until(() -> load.paid() >= 10);
                 Faults faults = new Faults(cluster);
-                for (int i = 0; i < scale.faults().size(); i++) {
+                // each kind of fault moves on to the next instance each time (kill 1, 2, 3, 1, ...)
+                java.util.Map<Kind, Integer> next = new java.util.EnumMap<>(Kind.class);
+                for (Kind kind : scale.faults()) {
                     Thread.sleep(scale.calm().toMillis()); // pacing: calm load between two faults
-                    faults.inject(scale.faults().get(i), i % FaultCluster.INSTANCES);
+                    faults.inject(kind, (next.merge(kind, 1, Integer::sum) - 1) % FaultCluster.INSTANCES);
                 }
                 await("at least " + scale.payments() + " payments").atMost(Duration.ofMinutes(60))
                         .pollInterval(Duration.ofMillis(200)).until(() -> load.paid() >= scale.payments());
@@ -118,12 +123,13 @@ class FaultInjectionTest {
                 // finish and the deliveries end; then every promise is checked
                 cluster.awaitAllReady(SETTLE_DEADLINE);
                 int reconciled = load.reconcile();
-                await("every job finished").atMost(SETTLE_DEADLINE).pollInterval(Duration.ofMillis(250))
-                        .until(() -> count(cluster, "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')") == 0);
-                await("every delivery finished").atMost(SETTLE_DEADLINE).pollInterval(Duration.ofMillis(250))
-                        .until(() -> count(cluster, "SELECT COUNT(*) FROM deliveries WHERE next_attempt_at IS NOT NULL") == 0);
-
                 FaultVerdict verdict = new FaultVerdict();
+                drain(cluster, verdict, "reports", "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                        "SELECT status, COUNT(*), MIN(due_at), MAX(attempts) FROM jobs GROUP BY status");
+                drain(cluster, verdict, "deliveries", "SELECT COUNT(*) FROM deliveries WHERE next_attempt_at IS NOT NULL",
+                        "SELECT status, COUNT(*), MIN(next_attempt_at), MAX(attempts), COUNT(lease_owner) FROM deliveries"
+                                + " GROUP BY status");
+
                 try (Connection c = cluster.connect()) {
                     verdict.checkPayments(c, accountId(c, cluster.loadKey), load.outcomes(), faults.canaryIds(),
                             reconciled);
@@ -143,6 +149,48 @@ class FaultInjectionTest {
                 throw failure;
             }
         }
+    }
+
+    /**
+     * Waits until {@code unfinished} counts none, for as long as the count keeps going down: a
+     * backlog may take minutes to drain after a long run, but one that stops shrinking for
+     * {@link #STALL} is stuck, and the test fails with {@code breakdown} (every wait is bounded
+     * by {@link #DRAIN_DEADLINE} too). Notes the backlog and the time it took in the table.
+     */
+    private static void drain(FaultCluster cluster, FaultVerdict verdict, String what, String unfinished,
+                              String breakdown) throws Exception {
+        long initial = count(cluster, unfinished);
+        long started = System.nanoTime();
+        long[] last = {initial, started};
+        await(what + " finished").atMost(DRAIN_DEADLINE).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            long left = count(cluster, unfinished);
+            long now = System.nanoTime();
+            if (left < last[0]) {
+                last[0] = left;
+                last[1] = now;
+            } else if (left > 0 && now - last[1] > STALL.toNanos()) {
+                throw new AssertionError(left + " " + what + " unfinished and none finished for " + STALL + ": "
+                        + rows(cluster, breakdown));
+            }
+            return left == 0;
+        });
+        verdict.note(what + " unfinished when the load stopped", initial == 0 ? "0" : initial + " (all finished "
+                + Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s later)");
+    }
+
+    private static String rows(FaultCluster cluster, String sql) throws Exception {
+        StringBuilder sb = new StringBuilder();
+        try (Connection c = cluster.connect(); java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                sb.append('[');
+                for (int i = 1; i <= columns; i++) {
+                    sb.append(i > 1 ? ", " : "").append(rs.getMetaData().getColumnLabel(i)).append('=').append(rs.getString(i));
+                }
+                sb.append("] ");
+            }
+        }
+        return sb.append("at ").append(System.currentTimeMillis()).toString();
     }
 
     private static Subscriber subscribe(Api api, String name, WebhookReceiver receiver, Set<String> types) {

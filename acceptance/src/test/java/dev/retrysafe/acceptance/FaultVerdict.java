@@ -50,6 +50,11 @@ final class FaultVerdict {
         return List.copyOf(violations);
     }
 
+    /** Adds a figure measured outside the checks. */
+    void note(String name, Object value) {
+        figure(name, value);
+    }
+
     private void figure(String name, Object value) {
         figures.put(name, String.valueOf(value));
     }

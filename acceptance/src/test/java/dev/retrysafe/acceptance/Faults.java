@@ -141,6 +141,9 @@ final class Faults {
         awaitRecovery(kind, instance);
         Fault fault = new Fault(done.size() + 1, kind, target, injected, lifted, Instant.now());
         done.add(fault);
+        // progress of a long run on the console (the short form's output goes to its report file)
+        System.out.printf(java.util.Locale.ROOT, "fault %d: %s, %s, held %d ms, recovered %d ms after%n", fault.number(),
+                kind.label, target, fault.held().toMillis(), fault.recovery().toMillis());
         return fault;
     }
 
