@@ -2,8 +2,6 @@ package dev.retrysafe.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,7 +71,7 @@ public final class PostgresServerProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a folder for a PostgreSQL cluster", e);
         }
-        PostgresServerProcess server = new PostgresServerProcess(dir, bin, freePort());
+        PostgresServerProcess server = new PostgresServerProcess(dir, bin, LocalServers.freePort());
         try {
             server.init();
             Runtime.getRuntime().addShutdownHook(server.shutdownHook);
@@ -163,11 +161,7 @@ public final class PostgresServerProcess implements AutoCloseable {
     public void close() {
         stopQuietly();
         deleteFolder();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            // the JVM is shutting down already, or the hook was never added: nothing to undo
-        }
+        LocalServers.removeShutdownHook(shutdownHook);
     }
 
     private void init() {
@@ -301,14 +295,5 @@ public final class PostgresServerProcess implements AutoCloseable {
     private static int majorVersion(Path bin) {
         String v = bin.getParent().getFileName().toString().toLowerCase(Locale.ROOT);
         return v.matches("\\d+") ? Integer.parseInt(v) : 0;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
-        }
     }
 }
