@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 final class NginxProcess implements AutoCloseable {
 
     private static final Duration START_DEADLINE = Duration.ofSeconds(30);
+    private static final Duration STOP_DEADLINE = Duration.ofSeconds(10);
 
     private final ServerProcess process;
     private final int port;
@@ -50,7 +51,7 @@ final class NginxProcess implements AutoCloseable {
         try {
             nginx.awaitReady(port, START_DEADLINE);
         } catch (RuntimeException | Error e) {
-            nginx.close();
+            nginx.terminateFamily(STOP_DEADLINE);
             throw new AssertionError("nginx did not answer on port " + port + "\n" + readQuietly(dir.resolve(
                     "nginx-error.log")), e);
         }
@@ -66,9 +67,10 @@ final class NginxProcess implements AutoCloseable {
         return process.describe();
     }
 
+    /** Stops nginx and its workers (a regression: a forcible kill left a respawned worker behind). */
     @Override
     public void close() {
-        process.close();
+        process.terminateFamily(STOP_DEADLINE);
     }
 
     private static String binary() {

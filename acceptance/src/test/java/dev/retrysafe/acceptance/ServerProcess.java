@@ -215,6 +215,24 @@ final class ServerProcess implements AutoCloseable {
                 + tail(stdout(), 40) + "---- " + name + " stderr tail:\n" + tail(stderr(), 60) + "----";
     }
 
+    /**
+     * Ends a process that has children of its own (nginx and its workers) without orphaning any:
+     * SIGTERM to the process, which ends its children itself, then SIGKILL to whatever of the
+     * family is left after {@code timeout}. Killing the children first would not do: nginx starts
+     * a new worker for each that dies, and that one outlives its master.
+     */
+    void terminateFamily(Duration timeout) {
+        List<ProcessHandle> children = process.descendants().toList();
+        try {
+            terminate(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            children.forEach(ProcessHandle::destroyForcibly);
+            close();
+        }
+    }
+
     /** Kills the process (with its children) if it still runs and waits for it, bounded. */
     @Override
     public void close() {
