@@ -3,7 +3,7 @@
 # or a loud failure.
 PG_HOST=127.0.0.1 PG_PORT=5432 REDIS_HOST=127.0.0.1 REDIS_PORT=6379
 
-die() { echo "test: $*" >&2; exit 1; }
+die() { echo "${SERVICES_CALLER:-test}: $*" >&2; exit 1; }
 
 can_install() { [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; }
 
@@ -79,6 +79,44 @@ ensure_chromium() {
   fi
   [ -x $CHROMIUM ] && [ -x $CHROMEDRIVER ] || die "$CHROMIUM or $CHROMEDRIVER is still missing after apt-get"
   $CHROMEDRIVER --version >/dev/null 2>&1 || die "$CHROMEDRIVER does not run"
+}
+
+# nginx, in front of several instances (scripts/cluster.sh, the fault-injection suite). The
+# Debian package's own service is not used: each user starts nginx with a configuration of its own.
+nginx_bin() { command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; } || true; }
+
+ensure_nginx() {
+  [ -n "$(nginx_bin)" ] && return 0
+  can_install || die "nginx is missing and cannot be installed here (need root and apt-get). Install the Debian package nginx."
+  apt_install nginx nginx
+  [ -n "$(nginx_bin)" ] || die "nginx still missing after apt-get"
+}
+
+# Private PostgreSQL clusters (testkit PostgresServerProcess) and nginx servers of killed earlier
+# runs: their folders are named rs-pg-<pid>-* and rs-faults-<pid>-* after the test JVM.
+sweep_test_servers() {
+  local dir pid bin
+  for dir in "${TMPDIR:-/tmp}"/rs-pg-* "${TMPDIR:-/tmp}"/rs-faults-*; do
+    [ -d "$dir" ] || continue
+    pid=$(sed -n 's/^rs-[a-z]*-\([0-9][0-9]*\)-.*/\1/p' <<<"${dir##*/}")
+    [[ -n "$pid" ]] || continue
+    kill -0 "$pid" 2>/dev/null && continue
+    if [ -f "$dir/data/postmaster.pid" ]; then
+      bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+      if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+      else "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true; fi
+    fi
+    local f p
+    for f in "$dir"/*.pid; do   # nginx and the server instances of a fault-injection run
+      [ -f "$f" ] || continue
+      p=$(cat "$f")
+      # only a process started from this folder (its command line names it): pids get reused
+      tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$dir" || continue
+      if [ "${f##*/}" = nginx.pid ]; then kill -QUIT "$p" 2>/dev/null || true
+      else kill -KILL "$p" 2>/dev/null || true; fi
+    done
+    rm -rf "$dir"
+  done
 }
 
 # Databases of killed earlier runs (the tests drop their own when they finish).

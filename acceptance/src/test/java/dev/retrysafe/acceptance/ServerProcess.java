@@ -1,5 +1,6 @@
 package dev.retrysafe.acceptance;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -150,6 +151,28 @@ final class ServerProcess implements AutoCloseable {
         }
     }
 
+    /** The operating-system process id. */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Whether the process still runs. */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Sends {@code SIGSTOP} ({@code stop}) or {@code SIGCONT}: a stopped process keeps its sockets
+     * and leases but answers nothing, like a long GC pause or a frozen virtual machine.
+     */
+    void suspend(boolean stop) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(process.pid()))
+                .inheritIO().start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill " + (stop ? "-STOP " : "-CONT ") + process.pid() + " failed for " + name);
+        }
+    }
+
     /** Sends SIGTERM ({@link Process#destroy()} on Linux) and returns the exit code, or -1 after {@code timeout}. */
     int terminate(Duration timeout) throws InterruptedException {
         process.destroy();
@@ -176,6 +199,24 @@ final class ServerProcess implements AutoCloseable {
         return "---- " + name + " (pid " + process.pid() + ", "
                 + (process.isAlive() ? "running" : "exit " + process.exitValue()) + ") stdout tail:\n"
                 + tail(stdout(), 40) + "---- " + name + " stderr tail:\n" + tail(stderr(), 60) + "----";
+    }
+
+    /**
+     * Ends a process that has children of its own (nginx and its workers) without orphaning any:
+     * SIGTERM to the process, which ends its children itself, then SIGKILL to whatever of the
+     * family is left after {@code timeout}. Killing the children first would not do: nginx starts
+     * a new worker for each that dies, and that one outlives its master.
+     */
+    void terminateFamily(Duration timeout) {
+        List<ProcessHandle> children = process.descendants().toList();
+        try {
+            terminate(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            children.forEach(ProcessHandle::destroyForcibly);
+            close();
+        }
     }
 
     /** Kills the process (with its children) if it still runs and waits for it, bounded. */

@@ -16,8 +16,10 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A customer's webhook receiver on 127.0.0.1, as the seed writes it: it reads the raw body,
@@ -50,6 +52,8 @@ final class WebhookReceiver implements AutoCloseable {
     private final AtomicInteger rejected = new AtomicInteger();
     private final AtomicInteger duplicates = new AtomicInteger();
     private volatile boolean down;
+    private volatile double crashShare;
+    private volatile double handleThenFailShare;
 
     private WebhookReceiver(HttpServer server) {
         this.server = server;
@@ -89,6 +93,16 @@ final class WebhookReceiver implements AutoCloseable {
         this.down = isDown;
     }
 
+    /**
+     * Fails at random from now on, after the script: a share {@code crashShare} of verified
+     * deliveries as {@link Step#CRASH}, a share {@code handleThenFailShare} as
+     * {@link Step#HANDLE_THEN_FAIL} (the receiver of a fault-injection run).
+     */
+    void flaky(double crashShare, double handleThenFailShare) {
+        this.crashShare = crashShare;
+        this.handleThenFailShare = handleThenFailShare;
+    }
+
     /** Bodies of the events handled, one per {@code webhook-id}. */
     List<String> handled() {
         return new ArrayList<>(handled);
@@ -123,6 +137,9 @@ final class WebhookReceiver implements AutoCloseable {
                 return;
             }
             Step step = down ? Step.CRASH : script.poll();
+            if (step == null) {
+                step = randomFailure();
+            }
             if (step == Step.CRASH) {
                 answer(exchange, 500);
                 return;
@@ -143,6 +160,14 @@ final class WebhookReceiver implements AutoCloseable {
             }
             answer(exchange, 200);
         }
+    }
+
+    private @Nullable Step randomFailure() {
+        double r = ThreadLocalRandom.current().nextDouble();
+        if (r < crashShare) {
+            return Step.CRASH;
+        }
+        return r < crashShare + handleThenFailShare ? Step.HANDLE_THEN_FAIL : null;
     }
 
     private static void answer(HttpExchange exchange, int status) throws IOException {

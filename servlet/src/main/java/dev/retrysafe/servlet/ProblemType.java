@@ -25,6 +25,11 @@ public enum ProblemType {
     RATE_LIMIT_UNAVAILABLE("rate-limit-unavailable", 503, "Rate limits unavailable", true),
     /** A webhook delivery failed verification (signature, timestamp or headers). */
     WEBHOOK_REJECTED("webhook-rejected", 400, "Webhook rejected", false),
+    /**
+     * The database (the idempotency store, the request's transaction) cannot be reached; nothing
+     * was done and the key is free; retry after {@code Retry-After}.
+     */
+    SERVICE_UNAVAILABLE("service-unavailable", 503, "Service unavailable", true),
     /** The operation failed unexpectedly; its effects were rolled back and the key released. */
     INTERNAL_ERROR("internal-error", 500, "Internal error", true);
 

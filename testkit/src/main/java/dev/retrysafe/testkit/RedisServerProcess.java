@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -46,7 +44,7 @@ public final class RedisServerProcess implements AutoCloseable {
         IllegalStateException last = new IllegalStateException("no attempt to start redis-server");
         // the free port found may be taken by someone else before the server binds it
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-            RedisServerProcess server = create(freePort());
+            RedisServerProcess server = create(LocalServers.freePort());
             try {
                 server.restart();
                 Runtime.getRuntime().addShutdownHook(server.shutdownHook);
@@ -194,11 +192,7 @@ public final class RedisServerProcess implements AutoCloseable {
     public void close() {
         kill();
         deleteLog();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            // the JVM is shutting down already, or the hook was never added: nothing to undo
-        }
+        LocalServers.removeShutdownHook(shutdownHook);
     }
 
     private void deleteLog() {
@@ -230,14 +224,5 @@ public final class RedisServerProcess implements AutoCloseable {
     private static String binary() {
         String configured = System.getenv("RETRYSAFE_TEST_REDIS_SERVER");
         return configured == null || configured.isBlank() ? "redis-server" : configured;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
-        }
     }
 }

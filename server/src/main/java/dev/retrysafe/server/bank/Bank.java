@@ -28,6 +28,8 @@ public final class Bank {
     private static final String REUSE_EXPIRED = """
             UPDATE bank_charges SET account_id = ?, amount = ?, currency = ?, outcome = ?, created_at = ?
             WHERE charge_key = ? AND created_at < ?""";
+    /** SQLSTATE of a unique violation (PostgreSQL and H2): the charge key was recorded before. */
+    private static final String UNIQUE_VIOLATION = "23505";
     private static final String INSERT = """
             INSERT INTO bank_charges (charge_key, account_id, amount, currency, outcome, created_at)
             VALUES (?, ?, ?, ?, ?, ?)""";
@@ -106,6 +108,11 @@ public final class Bank {
                 ps.executeUpdate();
                 return outcome;
             } catch (SQLException e) {
+                if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+                    // not the key charged before: the connection broke or the database went away,
+                    // and the statements below would only hide that behind "connection is closed"
+                    throw e;
+                }
                 if (reuseExpired(c, chargeKey, accountId, amount, currency, outcome, now, forgottenBefore)) {
                     return outcome;
                 }

@@ -1,8 +1,8 @@
 package dev.retrysafe.server.http;
 
+import dev.retrysafe.servlet.DatabaseOutage;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
-import java.sql.SQLTransientConnectionException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns whatever escapes a handler into a problem: Javalin's own responses (no route, wrong
- * method, body too large) into their problem types, an unavailable database into {@code 503},
- * and anything else into {@code 500 internal-error}, logged with a reference the client sees.
+ * method, body too large) into their problem types, a database that cannot be reached
+ * ({@link DatabaseOutage}) into {@code 503}, and anything else into {@code 500 internal-error}, logged with a reference the client sees.
  * Client input never reaches the last case: handlers validate it first.
  */
 public final class ErrorMapping {
@@ -43,7 +43,7 @@ public final class ErrorMapping {
 
     /** For every other exception. */
     public void unexpected(Exception e, Context ctx) {
-        if (e instanceof SQLTransientConnectionException) {
+        if (DatabaseOutage.causedBy(e)) {
             LOG.warn("database unavailable for {} {}: {}", ctx.method(), ctx.path(), e.toString());
             Problems.respond(ctx, Problem.of(ProblemType.SERVICE_UNAVAILABLE, "The database is unavailable right now.")
                     .with("retryable", true).withHeader("Retry-After", "1"));

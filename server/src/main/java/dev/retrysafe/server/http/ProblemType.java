@@ -85,7 +85,7 @@ public enum ProblemType {
             "The bank could not process the charge. Nothing was recorded and nothing was charged: retry "
                     + "with the same Idempotency-Key (the response carries <code>retryable: true</code>)."),
     /** A dependency is down. */
-    SERVICE_UNAVAILABLE("service-unavailable", 503, "Service unavailable",
+    SERVICE_UNAVAILABLE(dev.retrysafe.servlet.ProblemType.SERVICE_UNAVAILABLE,
             "A dependency of the server (its database, or Redis) cannot be reached right now. Retry later."),
     /** A bug on our side. */
     INTERNAL_ERROR(dev.retrysafe.servlet.ProblemType.INTERNAL_ERROR,

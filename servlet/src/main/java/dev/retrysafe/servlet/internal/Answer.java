@@ -54,13 +54,13 @@ sealed interface Answer {
         }
     }
 
-    /** A problem document, with {@code Retry-After: 1} when the key is in use. */
+    /** A problem document, with {@code Retry-After: 1} when the key is in use or the database is down. */
     record Problem(ProblemType type, String typeBase, String detail) implements Answer {
         @Override
         public void writeTo(HttpServletResponse response) throws IOException {
             response.setStatus(type.status());
             response.setContentType(ProblemJson.MEDIA_TYPE);
-            if (type == ProblemType.IDEMPOTENCY_KEY_IN_USE) {
+            if (type == ProblemType.IDEMPOTENCY_KEY_IN_USE || type == ProblemType.SERVICE_UNAVAILABLE) {
                 response.setHeader("Retry-After", "1");
             }
             writeBody(response, ProblemJson.render(type, typeBase, detail));

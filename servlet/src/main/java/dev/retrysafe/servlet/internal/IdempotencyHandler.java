@@ -8,6 +8,7 @@ import dev.retrysafe.idempotency.IdempotencyKey;
 import dev.retrysafe.idempotency.IdempotencyStoreException;
 import dev.retrysafe.idempotency.KeyParse;
 import dev.retrysafe.idempotency.Scope;
+import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RequestAdmission;
@@ -91,7 +92,8 @@ public final class IdempotencyHandler {
             outcome = settings.store().claim(scope, fingerprint, settings.clock().instant(), settings.lease());
         } catch (IdempotencyStoreException e) {
             LOG.log(Level.ERROR, "idempotency claim failed for " + scopedRoute, e);
-            refuse(request, response, problem(ProblemType.INTERNAL_ERROR, "the idempotency store is unavailable; retry later"));
+            refuse(request, response, problem(DatabaseOutage.causedBy(e) ? ProblemType.SERVICE_UNAVAILABLE
+                    : ProblemType.INTERNAL_ERROR, "the idempotency store is unavailable; retry later"));
             return;
         }
         @Nullable Answer answer = switch (outcome) {
@@ -285,11 +287,15 @@ public final class IdempotencyHandler {
             }
         }
 
-        /** Rolls nothing back itself: releases the claim and answers 500, so a retry runs again. */
+        /**
+         * Rolls nothing back itself: releases the claim and answers 500 (503 when the database
+         * cannot be reached), so a retry runs again.
+         */
         private Answer failed(String what, @Nullable Throwable cause) {
             LOG.log(Level.ERROR, what + " for " + claim.scope().route() + "; key released", cause);
             release();
-            return new Answer.Problem(ProblemType.INTERNAL_ERROR, settings.problemTypeBase(),
+            return new Answer.Problem(DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE
+                    : ProblemType.INTERNAL_ERROR, settings.problemTypeBase(),
                     "the request failed and had no effect; retrying it with the same Idempotency-Key is safe");
         }
 

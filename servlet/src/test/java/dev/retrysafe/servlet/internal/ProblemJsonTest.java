@@ -44,7 +44,7 @@ class ProblemJsonTest {
         assertThat(Arrays.stream(ProblemType.values()).map(ProblemType::slug)).doesNotHaveDuplicates()
                 .containsExactlyInAnyOrder("idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use",
                         "idempotency-key-reused", "request-too-large", "rate-limited", "rate-limit-unavailable", "webhook-rejected",
-                        "internal-error");
+                        "service-unavailable", "internal-error");
         assertThat(ProblemType.values()).allSatisfy(type -> assertThat(type.status()).isBetween(400, 599));
     }
 }

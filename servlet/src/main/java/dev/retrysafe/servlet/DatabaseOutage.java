@@ -1,0 +1,54 @@
+package dev.retrysafe.servlet;
+
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Tells a failure caused by the database being unreachable (down, restarting, refusing
+ * connections, or the connection dropped under a query) from every other failure, so that it is
+ * answered {@code 503} with {@code Retry-After} rather than {@code 500}: the client's retry will
+ * succeed once the database is back, and no transaction outlives the connection it ran on. The
+ * {@link IdempotencyFilter} answers so; an application's own error handling can use it too.
+ * Looks through the whole cause chain, since stores wrap the driver's exception in their own.
+ * Stateless and threadsafe.
+ */
+public final class DatabaseOutage {
+
+    /**
+     * SQLSTATEs of a server going away: administrator shutdown (a restart ends every session),
+     * crash shutdown, cannot connect now (starting up or shutting down), too many connections.
+     */
+    private static final Set<String> SERVER_GOING_AWAY = Set.of("57P01", "57P02", "57P03", "53300");
+    /** Causes followed at most: a chain is short, a loop in one must not hang the answer. */
+    private static final int MAX_DEPTH = 20;
+
+    private DatabaseOutage() {
+    }
+
+    /**
+     * Whether {@code failure} or one of its causes says the database cannot be reached.
+     *
+     * @param failure what was thrown, or {@code null} (not an outage)
+     * @return {@code true} for a connection that cannot be had or broke, or a server going away
+     */
+    public static boolean causedBy(@Nullable Throwable failure) {
+        Throwable t = failure;
+        for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && isConnectionState(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** SQLSTATE class 08 (connection exception) or a server going away. */
+    private static boolean isConnectionState(@Nullable String state) {
+        return state != null && (state.startsWith("08") || SERVER_GOING_AWAY.contains(state));
+    }
+}
