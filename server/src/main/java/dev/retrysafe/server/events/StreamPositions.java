@@ -16,10 +16,12 @@ import java.util.Set;
 /**
  * The positions of events in each account's live stream, and the reads by position. An event is
  * stored without a position; {@link #assign} numbers an account's committed events that have
- * none, oldest id first, after the account's last position. Numbering after the commit (rather
- * than in the transaction that records the event) keeps an account's payments from waiting for
- * each other's commits; the price is that events committed between two numberings are ordered
- * by id, which follows their creation. Every method runs in the caller's transaction. Stateless.
+ * none after the account's last position, in the order they were written ({@code written_seq},
+ * from a sequence). Numbering after the commit (rather than in the transaction that records the
+ * event) keeps an account's payments from waiting for each other's commits. The order it gives:
+ * an event whose transaction began after another's committed comes after it (it was written
+ * later, and no numbering can see it without seeing the other); events of transactions that ran
+ * at the same time come in either order. Every method runs in the caller's transaction. Stateless.
  */
 public final class StreamPositions {
 
@@ -28,7 +30,7 @@ public final class StreamPositions {
     private static final String LOCK_LAST = LAST + " FOR UPDATE";
     private static final String CREATE_LAST = "INSERT INTO event_streams (account_id, last_seq) VALUES (?, 0)";
     private static final String UNNUMBERED =
-            "SELECT id FROM events WHERE account_id = ? AND seq IS NULL ORDER BY id LIMIT ?";
+            "SELECT id FROM events WHERE account_id = ? AND seq IS NULL ORDER BY written_seq LIMIT ?";
     private static final String NUMBER = "UPDATE events SET seq = ? WHERE id = ? AND seq IS NULL";
     private static final String SET_LAST = "UPDATE event_streams SET last_seq = ? WHERE account_id = ?";
     private static final String AFTER = "SELECT id, type, created_at, data, seq FROM events"
@@ -50,8 +52,8 @@ public final class StreamPositions {
     }
 
     /**
-     * Numbers up to {@code max} of the account's committed events without a position, oldest id
-     * first. Takes the lock of the account's {@code event_streams} row only when there is
+     * Numbers up to {@code max} of the account's committed events without a position, in the
+     * order they were written. Takes the lock of the account's {@code event_streams} row only when there is
      * something to number, so that a stream watching an account without news costs one read. The
      * caller commits; concurrent callers for one account wait for each other on that row.
      *

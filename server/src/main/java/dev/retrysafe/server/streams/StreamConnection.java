@@ -48,6 +48,8 @@ public final class StreamConnection implements Session.Listener, Subscriber {
     private final AtomicBoolean released = new AtomicBoolean();
     private volatile boolean subscribeAsked;
     private volatile int closeCode;
+    /** Jetty reported the close: the socket is gone. */
+    private volatile boolean ended;
     private volatile long lastPingNanos = System.nanoTime();
     /** When the oldest ping that nothing has followed from the client was sent; 0 if none. */
     private volatile long unansweredSinceNanos;
@@ -134,6 +136,7 @@ public final class StreamConnection implements Session.Listener, Subscriber {
 
     @Override
     public void onWebSocketClose(int code, String reason, Callback callback) {
+        ended = true;
         state = State.CLOSING;
         closing.set(true);
         Outgoing o = out;
@@ -290,10 +293,13 @@ public final class StreamConnection implements Session.Listener, Subscriber {
         }
     }
 
-    /** Drops the socket if it is still open (a peer that does not answer the close). */
+    /**
+     * Drops the socket unless the close has ended (a peer that does not read cannot even get the
+     * close frame; Jetty's {@code isOpen()} is already false while a close is under way).
+     */
     void disconnect() {
         Session s = session;
-        if (s != null && s.isOpen()) {
+        if (s != null && !ended) {
             s.disconnect();
         }
     }
