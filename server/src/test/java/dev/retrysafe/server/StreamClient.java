@@ -11,8 +11,12 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -39,13 +43,15 @@ public final class StreamClient implements AutoCloseable {
     private final LinkedBlockingQueue<JsonNode> inbox;
     private final List<JsonNode> received;
     private final CompletableFuture<Integer> closed;
+    private final Map<JsonNode, Instant> arrivals;
 
     private StreamClient(WebSocket socket, LinkedBlockingQueue<JsonNode> inbox, List<JsonNode> received,
-                         CompletableFuture<Integer> closed) {
+                         CompletableFuture<Integer> closed, Map<JsonNode, Instant> arrivals) {
         this.socket = socket;
         this.inbox = inbox;
         this.received = received;
         this.closed = closed;
+        this.arrivals = arrivals;
     }
 
     /** The stream's URI on the server at {@code base} ({@code http://127.0.0.1:port}). */
@@ -89,8 +95,9 @@ public final class StreamClient implements AutoCloseable {
 
     private static CompletableFuture<StreamClient> open(URI base, @Nullable String apiKey) {
         LinkedBlockingQueue<JsonNode> inbox = new LinkedBlockingQueue<>();
-        List<JsonNode> received = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<JsonNode> received = Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<Integer> closed = new CompletableFuture<>();
+        Map<JsonNode, Instant> arrivals = Collections.synchronizedMap(new IdentityHashMap<>());
         WebSocket.Builder builder = CLIENT.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
         if (apiKey != null) {
             builder.header("Authorization", "Bearer " + apiKey);
@@ -109,6 +116,7 @@ public final class StreamClient implements AutoCloseable {
                 if (last) {
                     try {
                         JsonNode message = JSON.readTree(partial.toString());
+                        arrivals.put(message, Instant.now());
                         received.add(message);
                         inbox.add(message);
                     } catch (IOException e) {
@@ -132,7 +140,7 @@ public final class StreamClient implements AutoCloseable {
             }
         };
         return builder.buildAsync(uri(base), listener)
-                .thenApply(ws -> new StreamClient(ws, inbox, received, closed));
+                .thenApply(ws -> new StreamClient(ws, inbox, received, closed, arrivals));
     }
 
     /** Sends {@code json}; false if the connection no longer takes messages. */
@@ -216,6 +224,15 @@ public final class StreamClient implements AutoCloseable {
             events.add(await("event").get("event"));
         }
         return events;
+    }
+
+    /** When {@code message} (one this client received) arrived, by the wall clock. */
+    public Instant arrivedAt(JsonNode message) {
+        Instant at = arrivals.get(message);
+        if (at == null) {
+            throw new IllegalArgumentException("not a message this client received: " + message);
+        }
+        return at;
     }
 
     /** Every message received so far, in order. */

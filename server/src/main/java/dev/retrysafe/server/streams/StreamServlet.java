@@ -35,6 +35,8 @@ final class StreamServlet extends JettyWebSocketServlet {
 
     @Override
     protected void configure(JettyWebSocketServletFactory factory) {
+        // a frame announcing more is refused from its header, before its payload is read
+        factory.setMaxFrameSize(hub.config().maxMessageBytes());
         factory.setMaxTextMessageSize(hub.config().maxMessageBytes());
         factory.setMaxBinaryMessageSize(hub.config().maxMessageBytes());
         // the hub's pings keep a live connection busy; Jetty's own timeout is only the backstop

@@ -341,6 +341,25 @@ class LiveEventsTest {
         }
     }
 
+    @Test
+    void stoppingTheServerClosesItsStreamsWithGoingAway() {
+        TestServer server = start();
+        boolean stopped = false;
+        try (StreamClient client = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("*")) {
+            long stopping = System.nanoTime();
+            stopped = true;
+            server.close();
+
+            assertThat(client.closeCode(WAIT)).isEqualTo(1001);
+            assertThat(Duration.ofNanos(System.nanoTime() - stopping)).as("not held up by the open stream")
+                    .isLessThan(server.config().shutdownTimeout());
+        } finally {
+            if (!stopped) {
+                server.close();
+            }
+        }
+    }
+
     // --- the rest of the protocol ------------------------------------------------------------
 
     @Test
