@@ -78,6 +78,24 @@ public record StreamsConfig(
                 bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval);
     }
 
+    /** A copy with another message size limit (tests). */
+    public StreamsConfig withMaxMessageBytes(int bytes) {
+        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter, bytes,
+                bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval);
+    }
+
+    /** A copy with another replay limit (tests). */
+    public StreamsConfig withMaxReplay(int events) {
+        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
+                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, events, pollInterval);
+    }
+
+    /** A copy with another poll interval (tests). */
+    public StreamsConfig withPollInterval(Duration interval) {
+        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
+                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, interval);
+    }
+
     private static void range(String setting, int value, int min, int max) {
         ConfigException.check(value >= min && value <= max, setting,
                 "must be between " + min + " and " + max + ", was " + value);

@@ -150,7 +150,11 @@ final class EventFeed implements AutoCloseable {
                 return;
             }
             for (Object command : batch) {
-                handle(command);
+                try {
+                    handle(command);
+                } catch (RuntimeException e) {
+                    failure(null, e); // one bad command must not stop every stream of the instance
+                }
             }
             if (pollNow || System.nanoTime() - nextPoll >= 0) {
                 poll();
@@ -209,8 +213,9 @@ final class EventFeed implements AutoCloseable {
             } else {
                 catchUp(account);
             }
-            if (s.after() != null && !replay(subscriber, feed, s.after(), s.filter())) {
-                subscriber.subscribeFailed();
+            @Nullable Frame refusal = s.after() == null ? null : replay(subscriber, feed, s.after(), s.filter());
+            if (refusal != null) {
+                refuse(subscriber, refusal);
             } else {
                 if (s.after() == null) {
                     subscriber.send(Frame.of(ServerMessages.subscribed(s.filter())));
@@ -219,30 +224,34 @@ final class EventFeed implements AutoCloseable {
             }
         } catch (SQLException | RuntimeException e) {
             failure(account, e);
-            subscriber.send(Frame.of(ServerMessages.error("unavailable",
+            refuse(subscriber, Frame.of(ServerMessages.error("unavailable",
                     "The stream cannot read events right now; subscribe again in a moment.")));
-            subscriber.subscribeFailed();
         }
         if (created && feed != null && feed.isEmpty()) {
             accounts.remove(account);
         }
     }
 
-    /** Sends the events after {@code after}, then {@code resumed}; false (an error sent) if that cannot be done. */
-    private boolean replay(Subscriber subscriber, AccountFeed feed, String after, TopicFilter filter) throws SQLException {
+    /** A subscription that did not happen: the client may ask again as soon as it reads why. */
+    private static void refuse(Subscriber subscriber, Frame error) {
+        subscriber.subscribeFailed();
+        subscriber.send(error);
+    }
+
+    /** Sends the events after {@code after}, then {@code resumed}; or answers the error why not, sending nothing. */
+    private @Nullable Frame replay(Subscriber subscriber, AccountFeed feed, String after, TopicFilter filter)
+            throws SQLException {
         String account = subscriber.accountId();
         OptionalLong from = transactions.inNewTransaction(c -> StreamPositions.positionOf(c, account, after));
         if (from.isEmpty()) {
-            subscriber.send(Frame.of(ServerMessages.error("unknown_event", "No event '" + after
-                    + "' in this account: resume after an event id the stream or GET /v1/events gave you.")));
-            return false;
+            return Frame.of(ServerMessages.error("unknown_event", "No event '" + after
+                    + "' in this account: resume after an event id the stream or GET /v1/events gave you."));
         }
         long missed = feed.position - from.getAsLong();
         if (missed > config.maxReplay()) {
-            subscriber.send(Frame.of(ServerMessages.error("resume_too_far", missed + " events followed '" + after
+            return Frame.of(ServerMessages.error("resume_too_far", missed + " events followed '" + after
                     + "', more than one resume replays (" + config.maxReplay() + "): read them with GET /v1/events,"
-                    + " then subscribe.")));
-            return false;
+                    + " then subscribe."));
         }
         int replayed = 0;
         long position = from.getAsLong();
@@ -264,7 +273,7 @@ final class EventFeed implements AutoCloseable {
         }
         metrics.eventsReplayed.add(replayed);
         subscriber.send(Frame.of(ServerMessages.resumed(after, replayed, filter)));
-        return true;
+        return null;
     }
 
     /** Sends the account's events past its feed's position to its subscribers. */

@@ -20,7 +20,7 @@ import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServletFactory;
  * connections) and reading one frame at a time. It sits behind the same servlet filters as every
  * route (authentication, the rate limit of the upgrade request). Jetty closes a connection whose
  * message is over the size limit with 1009. A request that is not an upgrade is answered
- * {@code 426} (or {@code 405} for another method) as a problem.
+ * {@code 426} (or {@code 405} for another method), a broken upgrade {@code 400}, as problems.
  */
 final class StreamServlet extends JettyWebSocketServlet {
 
@@ -61,5 +61,12 @@ final class StreamServlet extends JettyWebSocketServlet {
             return;
         }
         super.service(request, response);
+    }
+
+    /** Reached only when Jetty did not take the upgrade (a handshake header missing or wrong). */
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        Problems.respond(response, Problem.of(ProblemType.BAD_REQUEST,
+                "Not a valid WebSocket upgrade: send Connection: Upgrade, Sec-WebSocket-Key and Sec-WebSocket-Version: 13."));
     }
 }

@@ -9,12 +9,18 @@ import dev.retrysafe.server.Api;
 import dev.retrysafe.server.StreamClient;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.config.StreamsConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,8 +79,7 @@ class LiveEventsTest {
 
     @Test
     void theFilterPicksEventTypesByNameOrPrefix() {
-        try (TestServer server = TestServer.h2().declineRate(1.0)
-                .configure(c -> c.withStreams(c.streams())).start();
+        try (TestServer server = TestServer.h2().declineRate(1.0).start();
              StreamClient succeeded = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("payment.succeeded");
              StreamClient payments = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("payment.*")) {
             String declined = pay(Api.of(server));
@@ -187,9 +192,7 @@ class LiveEventsTest {
 
     @Test
     void resumeFurtherBehindThanTheReplayLimitSendsTheClientToTheEventList() {
-        try (TestServer server = start(s -> new StreamsConfig(s.maxConnectionsPerAccount(), s.messageLimit(),
-                s.messageWindow(), s.floodCloseAfter(), s.maxMessageBytes(), s.bufferMessages(), s.bufferBytes(),
-                s.pingInterval(), s.pongTimeout(), s.authTimeout(), 2, s.pollInterval()))) {
+        try (TestServer server = start(s -> s.withMaxReplay(2))) {
             Api api = Api.of(server);
             String last;
             try (StreamClient first = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("*")) {
@@ -284,9 +287,7 @@ class LiveEventsTest {
 
     @Test
     void aMessageOverTheSizeLimitClosesWith1009AndABinaryOneWith1003() {
-        try (TestServer server = start(s -> new StreamsConfig(s.maxConnectionsPerAccount(), s.messageLimit(),
-                s.messageWindow(), s.floodCloseAfter(), 1024, s.bufferMessages(), s.bufferBytes(), s.pingInterval(),
-                s.pongTimeout(), s.authTimeout(), s.maxReplay(), s.pollInterval()));
+        try (TestServer server = start(s -> s.withMaxMessageBytes(1024));
              StreamClient big = StreamClient.welcomed(server.baseUri(), server.apiKey());
              StreamClient binary = StreamClient.welcomed(server.baseUri(), server.apiKey());
              StreamClient fits = StreamClient.welcomed(server.baseUri(), server.apiKey())) {
@@ -378,7 +379,7 @@ class LiveEventsTest {
     }
 
     @Test
-    void aPlainRequestToTheStreamIsAProblem() {
+    void aPlainRequestToTheStreamIsAProblem() throws Exception {
         try (TestServer server = start()) {
             Api api = Api.of(server);
 
@@ -394,6 +395,29 @@ class LiveEventsTest {
             assertThat(post.header("Allow")).isEqualTo("GET");
             assertThat(anonymous.status()).as("the key may come later, but this is no upgrade").isEqualTo(426);
             assertThat(new Api(server.baseUri(), null).get("/problems/upgrade-required").status()).isEqualTo(200);
+            assertThat(rawRequest(server, "GET /v1/events/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nAuthorization: Bearer " + server.apiKey() + "\r\n\r\n"))
+                    .as("an upgrade without its handshake headers").startsWith("HTTP/1.1 400").contains("/problems/bad-request");
+        }
+    }
+
+    /** Sends {@code request} as it is (the JDK's client will not send an Upgrade header); answers the response. */
+    private static String rawRequest(TestServer server, String request) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout((int) WAIT.toMillis());
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            StringBuilder head = new StringBuilder();
+            while (head.indexOf("\r\n\r\n") < 0) {
+                int b = in.read();
+                if (b < 0) {
+                    break;
+                }
+                head.append((char) b);
+            }
+            Matcher length = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+            byte[] body = length.find() ? in.readNBytes(Integer.parseInt(length.group(1))) : new byte[0];
+            return head + new String(body, StandardCharsets.UTF_8);
         }
     }
 }

@@ -70,9 +70,9 @@ class SlowConsumerTest {
 
     /** The buffer bound under test; no pings (the stalled client must be closed for its buffer alone); a quick poll. */
     private static StreamsConfig fast(StreamsConfig s) {
-        return new StreamsConfig(s.maxConnectionsPerAccount(), s.messageLimit(), s.messageWindow(), s.floodCloseAfter(),
-                s.maxMessageBytes(), BUFFER, 16 * 1024 * 1024, Duration.ofMinutes(10), Duration.ofMinutes(10),
-                s.authTimeout(), s.maxReplay(), Duration.ofMillis(50));
+        return s.withBuffer(BUFFER, 16 * 1024 * 1024)
+                .withTimings(Duration.ofMinutes(10), Duration.ofMinutes(10), s.authTimeout())
+                .withPollInterval(Duration.ofMillis(50));
     }
 
     /** Writes the events, a transaction at a time; answers their ids in stream order. */
