@@ -176,6 +176,7 @@ public final class Dispatcher implements AutoCloseable {
         private RandomGenerator random = new Random();
         private EventSink eventSink = Outbox.create();
         private Duration rateLookahead = DEFAULT_RATE_LOOKAHEAD;
+        private AttemptObserver attemptObserver = attempt -> { };
 
         private Builder(DataSource dataSource, AttemptSender sender) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -272,6 +273,15 @@ public final class Dispatcher implements AutoCloseable {
         }
 
         /**
+         * Told of every attempt this dispatcher makes, once its outcome is committed (default:
+         * nobody).
+         */
+        public Builder attemptObserver(AttemptObserver attemptObserver) {
+            this.attemptObserver = Objects.requireNonNull(attemptObserver, "attemptObserver");
+            return this;
+        }
+
+        /**
          * The dispatcher, not started.
          *
          * @throws IllegalArgumentException if the rate look-ahead is not shorter than the lease
@@ -279,7 +289,7 @@ public final class Dispatcher implements AutoCloseable {
         public Dispatcher build() {
             return new Dispatcher(new DispatcherConfig(dataSource, sender, clock, schedule, lease, batchSize, workers,
                     pollInterval, maxInFlightPerEndpoint, disableAfter, shutdownTimeout, instanceId, random,
-                    eventSink, rateLookahead));
+                    eventSink, rateLookahead, attemptObserver));
         }
     }
 }

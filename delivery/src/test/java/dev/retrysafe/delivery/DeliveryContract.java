@@ -506,6 +506,34 @@ abstract class DeliveryContract {
     }
 
     @Test
+    void observerIsToldOfEveryStoredAttemptAsTheAttemptLogHoldsIt() {
+        String id = endpoint(ACCOUNT, URL_A, "*");
+        String delivery = deliverOneEvent(ACCOUNT);
+        sender.respond((url, d) -> sender.sent().size() == 1 ? FakeSender.status(500) : FakeSender.ok());
+        List<StoredAttempt> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).schedule(NO_JITTER)
+                .attemptObserver(attempt -> {
+                    told.add(attempt);
+                    throw new IllegalStateException("an observer that fails changes nothing");
+                }));
+
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+        clock.advance(RetrySchedule.DEFAULT_DELAYS.get(1));
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+
+        DeliveryDetail detail = endpoints.delivery(ACCOUNT, delivery).orElseThrow();
+        assertThat(detail.delivery().status()).isEqualTo(DeliveryStatus.SUCCEEDED);
+        assertThat(told).extracting(StoredAttempt::attempt).isEqualTo(detail.attempts());
+        assertThat(told).extracting(StoredAttempt::deliveryStatus)
+                .containsExactly(DeliveryStatus.PENDING, DeliveryStatus.SUCCEEDED);
+        assertThat(told).allSatisfy(t -> {
+            assertThat(t.accountId()).isEqualTo(ACCOUNT);
+            assertThat(t.endpointId()).isEqualTo(id);
+            assertThat(t.endpointDisabled()).isFalse();
+        });
+    }
+
+    @Test
     void failingDeliveryFollowsTheScheduleThenFails() {
         endpoint(ACCOUNT, URL_A, "*");
         String delivery = deliverOneEvent(ACCOUNT);

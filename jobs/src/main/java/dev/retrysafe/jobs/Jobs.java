@@ -261,6 +261,7 @@ public final class Jobs implements AutoCloseable {
         private Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
         private final Map<String, JobsConfig.Registration> handlers = new HashMap<>();
         private JobListener listener = (transaction, job) -> { };
+        private JobObserver observer = job -> { };
         private @Nullable ThreadFactory threadFactory;
 
         private Builder(DataSource dataSource) {
@@ -365,6 +366,15 @@ public final class Jobs implements AutoCloseable {
         }
 
         /**
+         * Told of the changes this instance makes to jobs, after they committed (default:
+         * nobody); see {@link JobObserver} for which.
+         */
+        public Builder observer(JobObserver observer) {
+            this.observer = Objects.requireNonNull(observer, "observer");
+            return this;
+        }
+
+        /**
          * Makes the claim loop, heartbeat, purge and worker threads (default: virtual threads
          * named {@code retrysafe-jobs-<instance>-<n>}). Tests use it to see that every thread ends.
          */
@@ -379,7 +389,7 @@ public final class Jobs implements AutoCloseable {
             ThreadFactory threads = threadFactory != null ? threadFactory
                     : Thread.ofVirtual().name("retrysafe-jobs-" + id + "-", 0).factory();
             return new Jobs(new JobsConfig(dataSource, clock, id, lease, maxAttempts, resultRetention, recordRetention,
-                    workers, pollInterval, shutdownTimeout, purgeInterval, handlers, listener, threads));
+                    workers, pollInterval, shutdownTimeout, purgeInterval, handlers, listener, observer, threads));
         }
     }
 }

@@ -59,6 +59,10 @@ abstract class JobsContract {
     RecordingThreads threads;
     /** Jobs whose final state the listener refuses (it throws after writing its row). */
     volatile Predicate<Job> listenerRefuses = job -> false;
+    /** What the observer was told, in order: {@code status/progress[/cancel]} of every change. */
+    final List<String> observed = new CopyOnWriteArrayList<>();
+    /** Whether the observer throws after recording. */
+    volatile boolean observerThrows;
     private final List<Jobs> instances = new ArrayList<>();
     private final List<CompletableFuture<?>> backgroundRuns = new ArrayList<>();
     private ExecutorService background;
@@ -96,6 +100,8 @@ abstract class JobsContract {
         clock = new FakeClock(Instant.parse("2026-03-01T10:00:00Z"));
         threads = new RecordingThreads();
         listenerRefuses = job -> false;
+        observed.clear();
+        observerThrows = false;
         background = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("test-run-due-", 0).factory());
     }
 
@@ -118,6 +124,12 @@ abstract class JobsContract {
     /** An instance builder with the test's clock, lease, thread factory and recording listener. */
     Jobs.Builder builder(String instanceId) {
         return Jobs.builder(dataSource).clock(clock).instanceId(instanceId).lease(LEASE).threadFactory(threads)
+                .observer(job -> {
+                    observed.add(job.status().wireName() + "/" + job.progress() + (job.cancelRequested() ? "/cancel" : ""));
+                    if (observerThrows) {
+                        throw new IllegalStateException("the observer fails");
+                    }
+                })
                 .listener((transaction, job) -> {
                     try (PreparedStatement s = transaction.prepareStatement(
                             "INSERT INTO job_events (job_id, status) VALUES (?, ?)")) {
@@ -998,6 +1010,68 @@ abstract class JobsContract {
         assertThat(threads.made()).as("loop, heartbeat, purge and five workers").isEqualTo(8);
         assertThat(jobs.metrics().succeeded()).isEqualTo(5);
         // threads.assertAllEnded() runs after every test
+    }
+
+    // --- the observer ------------------------------------------------------------------------
+
+    @Test
+    void observerSeesTheClaimEachStoredProgressAndTheEnd() throws Exception {
+        Jobs jobs = instance("a", context -> {
+            context.progress(40);
+            context.progress(40); // not higher: not stored, not told
+            context.progress(70);
+            return JobOutput.of("text/csv", CSV);
+        });
+        enqueue(jobs);
+
+        assertThat(jobs.runDue()).isEqualTo(1);
+
+        assertThat(observed).containsExactly("running/0", "running/40", "running/70", "succeeded/100");
+    }
+
+    @Test
+    void observerSeesCancelsAndFailures() throws Exception {
+        Gate gate = new Gate();
+        Jobs jobs = instance("a", context -> {
+            gate.pass();
+            context.checkpoint();
+            throw new AssertionError("the checkpoint let a canceled job go on");
+        });
+        Job queuedThenCanceled = enqueue(jobs);
+        jobs.cancel(OWNER, queuedThenCanceled.id());
+        jobs.cancel(OWNER, queuedThenCanceled.id()); // nothing changes: nothing told
+        Job running = enqueue(jobs);
+        CompletableFuture<Integer> run = runDueInBackground(jobs);
+        gate.awaitEntered();
+
+        jobs.cancel(OWNER, running.id());
+        jobs.cancel(OWNER, running.id());
+        gate.open();
+        within(run);
+        Jobs failing = instance("b", context -> {
+            throw new IllegalStateException("boom");
+        });
+        jobs.close();
+        enqueue(failing);
+        failing.runDue();
+
+        assertThat(observed).containsExactly("canceled/0/cancel", "running/0", "running/0/cancel", "canceled/0/cancel",
+                "running/0", "failed/0");
+    }
+
+    @Test
+    void throwingObserverDisturbsNothing() throws Exception {
+        observerThrows = true;
+        Jobs jobs = instance("a", context -> {
+            context.progress(50);
+            return JobOutput.of("text/csv", CSV);
+        });
+        Job queued = enqueue(jobs);
+
+        assertThat(jobs.runDue()).isEqualTo(1);
+
+        assertThat(job(jobs, queued).status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(observed).containsExactly("running/0", "running/50", "succeeded/100");
     }
 
     // --- statistics --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.reports.JobRoutes;
+import dev.retrysafe.server.streams.LiveEvents;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.WebhookRoutes;
 import dev.retrysafe.servlet.ClientAddressFilter;
@@ -23,9 +24,11 @@ import io.javalin.http.Handler;
 import io.javalin.http.HttpResponseException;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
+import jakarta.servlet.Servlet;
 import java.util.EnumSet;
 import java.util.function.BiConsumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.jspecify.annotations.Nullable;
 
@@ -42,7 +45,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link DispatcherWakeUp}: after a successful POST has committed, the webhook dispatcher
  *       and the job workers are told to claim at once;</li>
  *   <li>the idempotency filter, scoped by that account (when enabled);</li>
- *   <li>Javalin's routes, with every error mapped to a problem.</li>
+ *   <li>Javalin's routes, with every error mapped to a problem; or, for {@link LiveEvents#PATH},
+ *       the WebSocket servlet of the live event stream.</li>
  * </ol>
  */
 final class HttpApp {
@@ -53,7 +57,7 @@ final class HttpApp {
     /** The handlers the routes call. */
     record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits,
                     EventRoutes events, WebhookRoutes webhooks, JobRoutes jobs, DispatcherWakeUp wakeUp,
-                    MetricsRoute metrics, DocsRoutes docs) {
+                    MetricsRoute metrics, DocsRoutes docs, Servlet stream) {
     }
 
     static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter rateLimit, @Nullable Filter idempotency,
@@ -81,12 +85,15 @@ final class HttpApp {
                 if (rateLimit != null) {
                     addFilter(context, rateLimit);
                 }
-                addFilter(context, AuthFilter.requireAccount());
+                // the stream's upgrade may come without a header: its first message then carries the key
+                addFilter(context, AuthFilter.requireAccount(LiveEvents.PATH));
                 // outside the idempotency filter, so it runs after the request's transaction committed
                 addFilter(context, h.wakeUp());
                 if (idempotency != null) {
                     addFilter(context, idempotency);
                 }
+                // an exact mapping wins over Javalin's servlet at /*; behind the same filters
+                context.addServlet(new ServletHolder("live-events", h.stream()), LiveEvents.PATH);
             });
 
             // every GET also answers HEAD (same status and headers, no body); without this Javalin

@@ -22,6 +22,7 @@ import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
 import dev.retrysafe.server.reports.JobMetricsText;
 import dev.retrysafe.server.reports.Reports;
+import dev.retrysafe.server.streams.LiveEvents;
 import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.Webhooks;
@@ -135,8 +136,11 @@ public final class RetrysafeServer implements AutoCloseable {
 
             Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault(),
                     bankProcessing, config.idempotency().retention());
-            Webhooks webhooks = Webhooks.start(config, ds, clock, resources);
-            Reports reports = Reports.start(config, ds, ids, clock, resources);
+            AuthFilter auth = new AuthFilter(accounts);
+            // started before what signals it, so that it closes after them
+            LiveEvents live = LiveEvents.start(config, ds, auth::authenticate, clock, resources);
+            Webhooks webhooks = Webhooks.start(config, ds, clock, resources, live);
+            Reports reports = Reports.start(config, ds, ids, clock, resources, live);
             EventRoutes events = new EventRoutes(transactions);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
@@ -146,15 +150,17 @@ public final class RetrysafeServer implements AutoCloseable {
                     events,
                     webhooks.routes(config.maxBodyBytes(), events::has),
                     reports.routes(config.maxBodyBytes()),
-                    new DispatcherWakeUp(() -> {
+                    new DispatcherWakeUp(account -> {
                         webhooks.dispatcher().wakeUp();
                         reports.jobs().wakeUp();
+                        live.eventsCommitted(account);
                     }),
                     new MetricsRoute(List.of(new DeliveryMetricsRoute(webhooks.dispatcher()),
-                            new JobMetricsText(reports.jobs()))),
-                    new DocsRoutes(OpenApiDocument.load()));
+                            new JobMetricsText(reports.jobs()), live.metricsText())),
+                    new DocsRoutes(OpenApiDocument.load()),
+                    live.servlet());
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
-            Javalin app = HttpApp.create(config, new AuthFilter(accounts), rateLimit, idempotency, handlers);
+            Javalin app = HttpApp.create(config, auth, rateLimit, idempotency, handlers);
             app.start();
             LOG.info("Retrysafe listening on port {} with {} database {}", app.port(),
                     config.database().embedded() ? "embedded" : "external", config.database().describe(config.dataDir()));

@@ -2,11 +2,13 @@ package dev.retrysafe.delivery.internal;
 
 import dev.retrysafe.delivery.AttemptResult;
 import dev.retrysafe.delivery.AttemptResult.Outcome;
+import dev.retrysafe.delivery.DeliveryAttempt;
 import dev.retrysafe.delivery.DeliveryStatus;
 import dev.retrysafe.delivery.DisabledReason;
 import dev.retrysafe.delivery.EventSink;
 import dev.retrysafe.delivery.OutboxEvent;
 import dev.retrysafe.delivery.QueueDepth;
+import dev.retrysafe.delivery.StoredAttempt;
 import dev.retrysafe.webhooks.WebhookSecret;
 import dev.retrysafe.webhooks.WebhookSigner;
 import java.lang.System.Logger.Level;
@@ -545,9 +547,12 @@ public final class DispatchEngine implements AutoCloseable {
                     "", null, "attempt could not be made: " + e.getClass().getSimpleName());
         }
         AttemptResult outcome = result;
+        String attemptId = ResourceIds.next(ResourceIds.ATTEMPT, started);
+        Stored stored;
         try {
-            Stored stored = outcome.succeeded() ? storeSuccess(claimed, started, outcome)
-                    : jdbc.transaction("store attempt of delivery " + claimed.id(), c -> store(c, claimed, started, outcome));
+            stored = outcome.succeeded() ? storeSuccess(claimed, attemptId, started, outcome)
+                    : jdbc.transaction("store attempt of delivery " + claimed.id(),
+                            c -> store(c, claimed, attemptId, started, outcome));
             listener.attempted(outcome.outcome(),
                     claimed.attempts() == 0 ? Duration.between(claimed.createdAt(), started) : null,
                     stored.finished(), stored.disabledEndpoint());
@@ -558,12 +563,29 @@ public final class DispatchEngine implements AutoCloseable {
             LOG.log(Level.ERROR, "dispatcher " + config.instanceId() + ": attempt of delivery " + claimed.id()
                     + " was made (" + outcome.outcome() + ") but could not be stored; it is retried when its "
                     + "lease runs out", e);
+            return;
+        }
+        observe(claimed, attemptId, started, outcome, stored);
+    }
+
+    /** Tells the attempt observer; what it throws is logged, never passed on. */
+    private void observe(Claimed claimed, String attemptId, Instant started, AttemptResult result, Stored stored) {
+        try {
+            DeliveryAttempt attempt = new DeliveryAttempt(attemptId, claimed.id(), claimed.attempts() + 1, started,
+                    result.outcome(), result.status(), result.latency().isNegative() ? Duration.ZERO : result.latency(),
+                    truncate(result.snippet()), truncate(result.detail()));
+            config.attemptObserver().stored(new StoredAttempt(claimed.accountId(), claimed.endpointId(), attempt,
+                    stored.status(), stored.disabledEndpoint()));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "dispatcher " + config.instanceId() + ": the attempt observer failed on delivery "
+                    + claimed.id() + "; ignored", e);
         }
     }
 
     /** A success goes to the batched store: one commit for the successes that finish together. */
-    private Stored storeSuccess(Claimed claimed, Instant started, AttemptResult result) throws InterruptedException {
-        if (successes.store(new SuccessStore.Success(claimed, started, result))) {
+    private Stored storeSuccess(Claimed claimed, String attemptId, Instant started, AttemptResult result)
+            throws InterruptedException {
+        if (successes.store(new SuccessStore.Success(claimed, attemptId, started, result))) {
             return new Stored(DeliveryStatus.SUCCEEDED, false);
         }
         LOG.log(Level.WARNING, "dispatcher {0}: the lease on delivery {1} ran out during its attempt (or the delivery "
@@ -603,11 +625,19 @@ public final class DispatchEngine implements AutoCloseable {
         return builder.build();
     }
 
-    /** What storing an attempt came to. */
-    private record Stored(@Nullable DeliveryStatus finished, boolean disabledEndpoint) {
+    /**
+     * What storing an attempt came to: the delivery's status after it ({@code null}: the claim had
+     * run out, or the delivery is gone) and whether it disabled the endpoint.
+     */
+    private record Stored(@Nullable DeliveryStatus status, boolean disabledEndpoint) {
+        /** The status if the attempt finished the delivery, else {@code null}. */
+        @Nullable DeliveryStatus finished() {
+            return status == DeliveryStatus.PENDING ? null : status;
+        }
     }
 
-    private Stored store(Connection c, Claimed claimed, Instant started, AttemptResult result) throws SQLException {
+    private Stored store(Connection c, Claimed claimed, String attemptId, Instant started, AttemptResult result)
+            throws SQLException {
         Instant now = config.clock().instant();
         boolean success = result.succeeded();
         // 1. the endpoint row first: the lock order of every writer
@@ -647,7 +677,7 @@ public final class DispatchEngine implements AutoCloseable {
             config.eventSink().append(c, disabledEvent(claimed.endpointId(), endpoint, disable, now));
         }
         // 2. the attempt log, 3. the delivery (fenced by the claim's token)
-        insertAttempt(c, claimed, started, result);
+        insertAttempt(c, claimed, attemptId, started, result);
         DeliveryStatus status;
         Instant next = null;
         if (success) {
@@ -675,20 +705,21 @@ public final class DispatchEngine implements AutoCloseable {
                     + "the attempt is logged, the delivery is left to its new holder", config.instanceId(), claimed.id());
             return new Stored(null, disabledNow);
         }
-        return new Stored(status == DeliveryStatus.PENDING ? null : status, disabledNow);
+        return new Stored(status, disabledNow);
     }
 
-    private void insertAttempt(Connection c, Claimed claimed, Instant started, AttemptResult result) throws SQLException {
+    private void insertAttempt(Connection c, Claimed claimed, String attemptId, Instant started, AttemptResult result)
+            throws SQLException {
         try (PreparedStatement s = c.prepareStatement(DispatchSql.INSERT_ATTEMPT)) {
-            bindAttempt(s, claimed, started, result);
+            bindAttempt(s, claimed, attemptId, started, result);
             s.executeUpdate();
         }
     }
 
     /** Binds {@link DispatchSql#INSERT_ATTEMPT} for one attempt. */
-    static void bindAttempt(PreparedStatement s, Claimed claimed, Instant started, AttemptResult result)
-            throws SQLException {
-        s.setString(1, ResourceIds.next(ResourceIds.ATTEMPT, started));
+    static void bindAttempt(PreparedStatement s, Claimed claimed, String attemptId, Instant started,
+                            AttemptResult result) throws SQLException {
+        s.setString(1, attemptId);
         s.setInt(2, claimed.attempts() + 1);
         s.setLong(3, started.toEpochMilli());
         s.setString(4, result.outcome().name());

@@ -1,5 +1,6 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.delivery.AttemptObserver;
 import dev.retrysafe.delivery.AttemptSender;
 import dev.retrysafe.delivery.EventSink;
 import dev.retrysafe.delivery.RetrySchedule;
@@ -28,6 +29,7 @@ import javax.sql.DataSource;
  * @param eventSink              where the disabled-endpoint event goes
  * @param rateLookahead          how far ahead a claim reserves the rate slots of rate-limited
  *                               endpoints; shorter than the lease
+ * @param attemptObserver        told of every stored attempt, after the commit
  */
 public record DispatcherConfig(
         DataSource dataSource,
@@ -44,7 +46,8 @@ public record DispatcherConfig(
         String instanceId,
         RandomGenerator random,
         EventSink eventSink,
-        Duration rateLookahead) {
+        Duration rateLookahead,
+        AttemptObserver attemptObserver) {
 
     /** Checks every value; messages name the parameter and the bad value. */
     public DispatcherConfig {
@@ -71,6 +74,7 @@ public record DispatcherConfig(
             throw new IllegalArgumentException("rateLookahead (" + rateLookahead + ") must be shorter than the lease ("
                     + lease + "): an attempt waits for its slot while its claim lasts");
         }
+        Objects.requireNonNull(attemptObserver, "attemptObserver");
     }
 
     /** The longest rate look-ahead. */

@@ -40,8 +40,8 @@ final class SuccessStore implements AutoCloseable {
     /** Writers at once: while one commits, the next batch gathers. */
     private static final int WRITERS = 2;
 
-    /** One successful attempt to store. */
-    record Success(Claimed claimed, Instant started, AttemptResult result) {
+    /** One successful attempt to store, {@code attemptId} naming it in the attempt log. */
+    record Success(Claimed claimed, String attemptId, Instant started, AttemptResult result) {
     }
 
     private record Pending(Success success, CompletableFuture<Boolean> stored) {
@@ -157,7 +157,8 @@ final class SuccessStore implements AutoCloseable {
         }
         try (PreparedStatement s = c.prepareStatement(DispatchSql.INSERT_ATTEMPT)) {
             for (Pending p : batch) {
-                DispatchEngine.bindAttempt(s, p.success().claimed(), p.success().started(), p.success().result());
+                DispatchEngine.bindAttempt(s, p.success().claimed(), p.success().attemptId(), p.success().started(),
+                        p.success().result());
                 s.addBatch();
             }
             s.executeBatch();

@@ -179,7 +179,7 @@ class SuccessStoreTest {
     }
 
     private static SuccessStore.Success success(Claimed claimed) {
-        return new SuccessStore.Success(claimed, STARTED,
+        return new SuccessStore.Success(claimed, ResourceIds.next(ResourceIds.ATTEMPT, STARTED), STARTED,
                 new AttemptResult(Outcome.SUCCESS, 204, Duration.ofMillis(2), "", null, ""));
     }
 

@@ -4,6 +4,7 @@ import dev.retrysafe.jobs.Job;
 import dev.retrysafe.jobs.JobCanceledException;
 import dev.retrysafe.jobs.JobContext;
 import dev.retrysafe.jobs.JobLeaseLostException;
+import dev.retrysafe.jobs.JobObserver;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +35,7 @@ final class Execution implements JobContext {
     private final String token;
     private final LeaseStore store;
     private final Clock clock;
+    private final JobObserver observer;
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private volatile boolean cancelRequested;
@@ -42,8 +44,9 @@ final class Execution implements JobContext {
     private volatile @Nullable Thread thread;
     private int storedProgress;
 
-    Execution(Job job, String token, LeaseStore store, Clock clock) {
+    Execution(Job job, String token, LeaseStore store, Clock clock, JobObserver observer) {
         this.job = job;
+        this.observer = observer;
         this.token = token;
         this.store = store;
         this.clock = clock;
@@ -69,6 +72,9 @@ final class Execution implements JobContext {
                         cancelRequested = true;
                     }
                     case LOST -> leaseLost = true;
+                }
+                if (!leaseLost) {
+                    Observers.tell(observer, Observers.withProgress(job, percent));
                 }
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "job " + job.id() + ": storing progress " + percent + "% failed; the job goes on",

@@ -75,6 +75,15 @@ public final class JobQueue {
             // a job running here sees the cancel at its next checkpoint, without waiting for a heartbeat
             cancelRequested.accept(requested.job().id());
         }
+        if (canceling.changed()) {
+            switch (canceling.result()) {
+                case CancelResult.Canceled c -> Observers.tell(config.observer(), c.job());
+                case CancelResult.CancelRequested r -> Observers.tell(config.observer(), r.job());
+                default -> {
+                    // nothing changed
+                }
+            }
+        }
         return canceling.result();
     }
 

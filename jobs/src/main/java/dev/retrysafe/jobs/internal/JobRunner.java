@@ -60,6 +60,7 @@ final class JobRunner {
             }
             if (recorded.isPresent()) {
                 counters.finished(recorded.get().status());
+                Observers.tell(config.observer(), recorded.get());
             } else {
                 LOG.log(Level.INFO, "jobs {0}: job {1} was taken over by another worker; this run is discarded",
                         config.instanceId(), id);

@@ -31,12 +31,13 @@ import org.jspecify.annotations.Nullable;
 final class JobStore {
 
     /**
-     * The answer to a cancel, and whether this call made the job canceled.
+     * The answer to a cancel, and what this call changed.
      *
      * @param result   the answer
      * @param canceled whether the job went from queued to canceled now
+     * @param changed  whether this call changed the job (canceled it, or requested its cancel)
      */
-    record Canceling(CancelResult result, boolean canceled) {
+    record Canceling(CancelResult result, boolean canceled, boolean changed) {
     }
 
     private final Jdbc jdbc;
@@ -129,23 +130,24 @@ final class JobStore {
         return jdbc.transaction("cancel a job", c -> {
             Optional<Job> found = find(c, JobSql.FIND_FOR_UPDATE, owner, id, now);
             if (found.isEmpty()) {
-                return new Canceling(new CancelResult.NotFound(), false);
+                return new Canceling(new CancelResult.NotFound(), false, false);
             }
             Job job = found.get();
             return switch (job.status()) {
                 case QUEUED -> {
                     Statements.update(c, JobSql.CANCEL_QUEUED, now.toEpochMilli(), id);
-                    yield new Canceling(new CancelResult.Canceled(Statements.announce(c, id, now, listener)), true);
+                    yield new Canceling(new CancelResult.Canceled(Statements.announce(c, id, now, listener)), true, true);
                 }
                 case RUNNING -> {
-                    if (!job.cancelRequested()) {
+                    boolean requestedNow = !job.cancelRequested();
+                    if (requestedNow) {
                         Statements.update(c, JobSql.REQUEST_CANCEL, id);
                         job = Statements.byId(c, id, now);
                     }
-                    yield new Canceling(new CancelResult.CancelRequested(job), false);
+                    yield new Canceling(new CancelResult.CancelRequested(job), false, requestedNow);
                 }
-                case CANCELED -> new Canceling(new CancelResult.Canceled(job), false);
-                case SUCCEEDED, FAILED -> new Canceling(new CancelResult.AlreadyFinished(job), false);
+                case CANCELED -> new Canceling(new CancelResult.Canceled(job), false, false);
+                case SUCCEEDED, FAILED -> new Canceling(new CancelResult.AlreadyFinished(job), false, false);
             };
         });
     }

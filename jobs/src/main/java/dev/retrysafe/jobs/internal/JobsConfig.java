@@ -2,6 +2,7 @@ package dev.retrysafe.jobs.internal;
 
 import dev.retrysafe.jobs.JobHandler;
 import dev.retrysafe.jobs.JobListener;
+import dev.retrysafe.jobs.JobObserver;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -28,6 +29,7 @@ import javax.sql.DataSource;
  * @param purgeInterval   the wait between two purges of the background loop
  * @param handlers        the handlers by kind
  * @param listener        told of every job that reaches a final state
+ * @param observer        told of changes after they committed
  * @param threadFactory   makes the loop, heartbeat, purge and worker threads
  */
 public record JobsConfig(
@@ -44,6 +46,7 @@ public record JobsConfig(
         Duration purgeInterval,
         Map<String, Registration> handlers,
         JobListener listener,
+        JobObserver observer,
         ThreadFactory threadFactory) {
 
     /** Shortest and longest lease. */
@@ -82,6 +85,7 @@ public record JobsConfig(
         handlers.keySet().forEach(kind -> Checks.slug("kind", kind));
         handlers = Map.copyOf(new TreeMap<>(handlers));
         Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(observer, "observer");
         Objects.requireNonNull(threadFactory, "threadFactory");
     }
 }

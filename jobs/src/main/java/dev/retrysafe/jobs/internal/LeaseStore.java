@@ -41,6 +41,13 @@ final class LeaseStore {
         LOST
     }
 
+    /**
+     * What handing a claim back did, and the job as it then is (requeued or canceled; {@code null}
+     * when the claim was gone).
+     */
+    record Released(Release release, @Nullable Job job) {
+    }
+
     /** What handing a claim back did. */
     enum Release {
         /** The job is queued again. */
@@ -343,7 +350,7 @@ final class LeaseStore {
      * Hands a claim back (closing instance): the job is queued again in its old place with the
      * attempt not counted, or canceled if a cancel was requested.
      */
-    Release release(String id, String token, Instant now) {
+    Released release(String id, String token, Instant now) {
         return jdbc.transaction("hand job " + id + " back", c -> {
             boolean cancel;
             try (PreparedStatement s = c.prepareStatement(JobSql.LOCK_CLAIM)) {
@@ -351,18 +358,17 @@ final class LeaseStore {
                 s.setString(2, token);
                 try (ResultSet r = s.executeQuery()) {
                     if (!r.next()) {
-                        return Release.GONE;
+                        return new Released(Release.GONE, null);
                     }
                     cancel = r.getBoolean(1);
                 }
             }
             if (cancel) {
                 end(c, id, token, now, JobStatus.CANCELED, null, false);
-                Statements.announce(c, id, now, listener);
-                return Release.CANCELED;
+                return new Released(Release.CANCELED, Statements.announce(c, id, now, listener));
             }
             Statements.update(c, JobSql.RELEASE, id, token);
-            return Release.REQUEUED;
+            return new Released(Release.REQUEUED, Statements.byId(c, id, now));
         });
     }
 }

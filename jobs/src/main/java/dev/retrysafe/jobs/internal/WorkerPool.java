@@ -120,6 +120,7 @@ final class WorkerPool {
             try {
                 leases.endExhausted(exhausted, now()).ifPresent(job -> {
                     counters.finished(job.status());
+                    Observers.tell(config.observer(), job);
                     LOG.log(Level.INFO, "jobs {0}: job {1} {2} after its lease ran out ({3} attempt(s))",
                             config.instanceId(), job.id(), job.status().wireName(), job.attempts());
                 });
@@ -147,13 +148,15 @@ final class WorkerPool {
     }
 
     private Execution launch(Claim claim, Registration registration) {
-        Execution execution = new Execution(claim.job(), claim.token(), leases, config.clock());
+        Execution execution = new Execution(claim.job(), claim.token(), leases, config.clock(), config.observer());
         Thread worker = threads.newThread(() -> work(execution, registration));
         if (worker == null) {
             throw new IllegalStateException("the thread factory of jobs " + config.instanceId() + " made no thread");
         }
         execution.thread(worker);
         running.put(claim.token(), execution);
+        // told before the worker starts, so that its progress and end come after its claim
+        Observers.tell(config.observer(), claim.job());
         try {
             worker.start();
         } catch (RuntimeException | Error e) {
@@ -277,13 +280,17 @@ final class WorkerPool {
 
     private void handBack(Execution execution) {
         try {
-            switch (leases.release(execution.job().id(), execution.token(), now())) {
+            LeaseStore.Released released = leases.release(execution.job().id(), execution.token(), now());
+            switch (released.release()) {
                 case REQUEUED -> LOG.log(Level.INFO, "jobs {0}: job {1} handed back on close",
                         config.instanceId(), execution.job().id());
                 case CANCELED -> counters.finished(JobStatus.CANCELED);
                 case GONE -> {
                     // taken over or ended meanwhile: nothing to give back
                 }
+            }
+            if (released.job() != null) {
+                Observers.tell(config.observer(), released.job());
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": handing job " + execution.job().id()

@@ -98,6 +98,7 @@ public final class ConfigLoader {
                 rateLimits(s, redis),
                 webhooks(s),
                 jobs(s),
+                streams(s),
                 s.integer("limits.max_body_bytes"),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
@@ -144,6 +145,15 @@ public final class ConfigLoader {
     /** Every environment variable the loader reads, to the setting it overrides. */
     public static Map<String, String> environmentVariables() {
         return ENV_SETTINGS;
+    }
+
+    private static StreamsConfig streams(Settings s) {
+        return new StreamsConfig(s.integer("streams.max_connections_per_account"), s.integer("streams.message_limit"),
+                s.duration("streams.message_window"), s.integer("streams.flood_close_after"),
+                s.integer("streams.max_message_bytes"), s.integer("streams.buffer_messages"),
+                s.integer("streams.buffer_bytes"), s.duration("streams.ping_interval"),
+                s.duration("streams.pong_timeout"), s.duration("streams.auth_timeout"), s.integer("streams.max_replay"),
+                s.duration("streams.poll_interval"));
     }
 
     private static ObjectNode defaults() {

@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
  * @param rateLimits rate limits
  * @param webhooks webhook delivery
  * @param jobs asynchronous jobs (reports)
+ * @param streams the live event stream
  * @param maxBodyBytes largest request body, 1 byte..64 MiB
  * @param shutdownTimeout how long in-flight requests may finish after SIGTERM, 0..10m
  * @param bootstrapApiKeys keys that must exist at start, one account each
@@ -35,6 +36,7 @@ public record ServerConfig(
         RateLimitConfig rateLimits,
         WebhooksConfig webhooks,
         JobsConfig jobs,
+        StreamsConfig streams,
         int maxBodyBytes,
         Duration shutdownTimeout,
         List<String> bootstrapApiKeys) {
@@ -66,79 +68,85 @@ public record ServerConfig(
 
     /** A copy listening on another address. */
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(newHost, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy on another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, newPort, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another data folder. */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(host, port, newDataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, newDataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(DatabaseConfig newDatabase) {
-        return new ServerConfig(host, port, dataDir, newDatabase, redis, bank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, newDatabase, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another Redis. */
     public ServerConfig withRedis(RedisConfig newRedis) {
-        return new ServerConfig(host, port, dataDir, database, newRedis, bank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, newRedis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another bank. */
     public ServerConfig withBank(BankConfig newBank) {
-        return new ServerConfig(host, port, dataDir, database, redis, newBank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, newBank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other idempotency settings. */
     public ServerConfig withIdempotency(IdempotencyConfig newIdempotency) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, newIdempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, newIdempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other rate limits. */
     public ServerConfig withRateLimits(RateLimitConfig newRateLimits) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, newRateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, newRateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other webhook settings. */
     public ServerConfig withWebhooks(WebhooksConfig newWebhooks) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, newWebhooks, jobs,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, newWebhooks, jobs, streams,
                 maxBodyBytes, shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other job settings. */
     public ServerConfig withJobs(JobsConfig newJobs) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, newJobs,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, newJobs, streams,
                 maxBodyBytes, shutdownTimeout, bootstrapApiKeys);
+    }
+
+    /** A copy with other live stream settings. */
+    public ServerConfig withStreams(StreamsConfig newStreams) {
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs,
+                newStreams, maxBodyBytes, shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another body limit. */
     public ServerConfig withMaxBodyBytes(int newMaxBodyBytes) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, newMaxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, newMaxBodyBytes,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another shutdown timeout. */
     public ServerConfig withShutdownTimeout(Duration newTimeout) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 newTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other bootstrap keys. */
     public ServerConfig withBootstrapApiKeys(List<String> keys) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
                 shutdownTimeout, keys);
     }
 }

@@ -80,7 +80,7 @@ final class EventStore {
         }
     }
 
-    private static Map<String, Object> read(ResultSet rs) throws SQLException {
+    static Map<String, Object> read(ResultSet rs) throws SQLException {
         Instant at = rs.getObject("created_at", OffsetDateTime.class).toInstant();
         try {
             return EventLog.envelope(rs.getString("id"), rs.getString("type"), at,

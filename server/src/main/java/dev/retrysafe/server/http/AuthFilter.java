@@ -86,22 +86,36 @@ public final class AuthFilter implements Filter {
 
     /**
      * The filter that answers {@code 401} for a request under {@code /v1/} that this filter could
-     * not authenticate; a request it authenticated (or one outside {@code /v1/}) passes.
+     * not authenticate; a request it authenticated (or one outside {@code /v1/}) passes. A request
+     * to one of {@code inBandPaths} without any {@code Authorization} header passes too: a browser
+     * cannot set headers on a WebSocket upgrade, so those paths take the key in a message and
+     * check it themselves. A wrong key in the header is refused there as everywhere.
      */
-    public static Filter requireAccount() {
+    public static Filter requireAccount(String... inBandPaths) {
+        java.util.Set<String> inBand = java.util.Set.of(inBandPaths);
         return (req, res, chain) -> {
             Object failure = req.getAttribute(FAILURE_ATTRIBUTE);
-            if (failure != null && RequestAccount.of(req) == null) {
+            HttpServletRequest request = (HttpServletRequest) req;
+            boolean keyInBand = inBand.contains(request.getRequestURI()) && request.getHeader("Authorization") == null;
+            if (failure != null && RequestAccount.of(req) == null && !keyInBand) {
                 // a request with an Idempotency-Key left its rate limit to the idempotency filter,
                 // which it never reaches: decide it here, or guessing keys with a key header would
                 // be unlimited and its 401 would lack the rate-limit headers
-                if (RequestAdmission.decide((HttpServletRequest) req, (HttpServletResponse) res)) {
+                if (RequestAdmission.decide(request, (HttpServletResponse) res)) {
                     unauthorized((HttpServletResponse) res, failure.toString());
                 }
                 return;
             }
             chain.doFilter(req, res);
         };
+    }
+
+    /**
+     * The account whose key is {@code key}, for a caller that got the key another way than the
+     * header (a stream's {@code auth} message); the same cache and the same lookup as a request.
+     */
+    public Optional<Account> authenticate(String key) throws SQLException {
+        return lookUp(ApiKeys.hash(key));
     }
 
     private Optional<Account> lookUp(String hash) throws SQLException {

@@ -84,6 +84,11 @@ public enum ProblemType {
     BANK_UNAVAILABLE("bank-unavailable", 503, "Bank unavailable",
             "The bank could not process the charge. Nothing was recorded and nothing was charged: retry "
                     + "with the same Idempotency-Key (the response carries <code>retryable: true</code>)."),
+    /** A plain request to the WebSocket of the live event stream. */
+    UPGRADE_REQUIRED("upgrade-required", 426, "WebSocket upgrade required",
+            "<code>GET /v1/events/stream</code> is a WebSocket: open it with a WebSocket client (an HTTP/1.1 "
+                    + "<code>Upgrade: websocket</code> request). The protocol is in <code>docs/live-events.md</code>; "
+                    + "<code>GET /v1/events</code> lists the same events page by page."),
     /** A dependency is down. */
     SERVICE_UNAVAILABLE(dev.retrysafe.servlet.ProblemType.SERVICE_UNAVAILABLE,
             "A dependency of the server (its database, or Redis) cannot be reached right now. Retry later."),

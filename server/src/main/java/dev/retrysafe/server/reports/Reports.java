@@ -9,11 +9,14 @@ import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.events.EventLog;
 import dev.retrysafe.server.events.EventTypes;
+import dev.retrysafe.server.streams.LiveEvents;
+import dev.retrysafe.server.streams.StreamSignals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -42,10 +45,11 @@ public final class Reports {
 
     /**
      * Starts the workers over {@code dataSource}; they join {@code resources}, closed last first,
-     * so they stop before the pools opened earlier.
+     * so they stop before the pools opened earlier. Every job change, once committed, is told to
+     * {@code streams}.
      */
     public static Reports start(ServerConfig config, DataSource dataSource, Ids ids, Clock clock,
-                                List<AutoCloseable> resources) {
+                                List<AutoCloseable> resources, StreamSignals streams) {
         JobsConfig settings = config.jobs();
         EventLog events = new EventLog(ids);
         Duration shutdown = config.shutdownTimeout().compareTo(MAX_SHUTDOWN) > 0 ? MAX_SHUTDOWN : config.shutdownTimeout();
@@ -61,6 +65,8 @@ public final class Reports {
                 .handler(ReportRequest.PAYMENTS_CSV, new PaymentsCsv(dataSource, settings.reportMinDuration()),
                         settings.workers())
                 .listener((transaction, job) -> announce(events, transaction, job))
+                // after the commit: a finished report's event is in the same transaction
+                .observer(job -> streams.update(job.owner(), LiveEvents.JOB_UPDATED, Map.of("job", JobJson.of(job))))
                 .build();
         resources.add(jobs);
         jobs.start();

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.webhooks;
 
+import dev.retrysafe.server.http.RequestAccount;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -8,20 +9,22 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.function.Consumer;
 
 /**
- * Wakes the dispatcher after a successful {@code POST} under {@code /v1/}, so the deliveries it
- * made (a payment's event, a retry, a recovery) start at once instead of at the dispatcher's next
- * poll (every 100 ms). It sits outside the idempotency filter, which commits the request's
- * transaction: by the time it runs, the deliveries are visible to the claim. Waking is cheap and
- * only a hint; the poll finds anything it misses. This class is threadsafe.
+ * Wakes the dispatcher, the job workers and the live streams after a successful {@code POST}
+ * under {@code /v1/}, so the deliveries it made (a payment's event, a retry, a recovery) start at
+ * once instead of at the dispatcher's next poll (every 100 ms), and the events it recorded reach
+ * the streams at once. It sits outside the idempotency filter, which commits the request's
+ * transaction: by the time it runs, the deliveries and events are visible. Waking is cheap and
+ * only a hint; the polls find anything it misses. This class is threadsafe.
  */
 public final class DispatcherWakeUp implements Filter {
 
-    private final Runnable wakeUp;
+    private final Consumer<String> wakeUp;
 
-    /** A filter calling {@code wakeUp} after each successful POST. */
-    public DispatcherWakeUp(Runnable wakeUp) {
+    /** A filter calling {@code wakeUp} with the request's account id after each successful POST. */
+    public DispatcherWakeUp(Consumer<String> wakeUp) {
         this.wakeUp = wakeUp;
     }
 
@@ -32,7 +35,10 @@ public final class DispatcherWakeUp implements Filter {
         if (request instanceof HttpServletRequest http && response instanceof HttpServletResponse answer
                 && "POST".equals(http.getMethod()) && http.getRequestURI().startsWith("/v1/")
                 && answer.getStatus() >= 200 && answer.getStatus() <= 299) {
-            wakeUp.run();
+            String account = RequestAccount.idOf(request);
+            if (account != null) {
+                wakeUp.accept(account);
+            }
         }
     }
 }

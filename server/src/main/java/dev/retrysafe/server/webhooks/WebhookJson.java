@@ -7,6 +7,7 @@ import dev.retrysafe.delivery.DeliveryAttempt;
 import dev.retrysafe.delivery.DeliveryDetail;
 import dev.retrysafe.delivery.EndpointHealth;
 import dev.retrysafe.delivery.EndpointWithSecret;
+import dev.retrysafe.delivery.StoredAttempt;
 import dev.retrysafe.delivery.WebhookEndpoint;
 import dev.retrysafe.server.http.Json;
 import java.nio.charset.StandardCharsets;
@@ -122,6 +123,22 @@ final class WebhookJson {
         m.put("latency_ms", a.latency().toMillis());
         m.put("response", a.responseSnippet());
         m.put("error", a.errorDetail().isEmpty() ? null : a.errorDetail());
+        return m;
+    }
+
+    /**
+     * A stored attempt as the live stream shows it: the attempt (without the receiver's answer,
+     * which {@code GET /v1/deliveries/{id}} has) and where its delivery stands.
+     */
+    static Map<String, @Nullable Object> attempted(StoredAttempt stored) {
+        Map<String, @Nullable Object> m = new LinkedHashMap<>();
+        m.put("delivery_id", stored.attempt().deliveryId());
+        m.put("endpoint_id", stored.endpointId());
+        m.put("delivery_status", stored.deliveryStatus() == null ? null : stored.deliveryStatus().wireName());
+        m.put("endpoint_disabled", stored.endpointDisabled());
+        Map<String, @Nullable Object> attempt = attempt(stored.attempt());
+        attempt.remove("response");
+        m.put("attempt", attempt);
         return m;
     }
 

@@ -8,6 +8,8 @@ import dev.retrysafe.delivery.WebhookEndpoints;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.config.WebhooksConfig;
 import dev.retrysafe.server.events.EventLog;
+import dev.retrysafe.server.streams.LiveEvents;
+import dev.retrysafe.server.streams.StreamSignals;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -40,9 +42,10 @@ public final class Webhooks {
      * Starts the dispatcher over {@code dataSource}. The sender, then the dispatcher join
      * {@code resources}, which are closed last first: the dispatcher stops (letting attempts in
      * flight finish within the shutdown timeout) before the sender and before the pools opened
-     * earlier.
+     * earlier. Every attempt, once stored, is told to {@code streams}.
      */
-    public static Webhooks start(ServerConfig config, DataSource dataSource, Clock clock, List<AutoCloseable> resources) {
+    public static Webhooks start(ServerConfig config, DataSource dataSource, Clock clock, List<AutoCloseable> resources,
+                                 StreamSignals streams) {
         WebhooksConfig settings = config.webhooks();
         TargetGuard guard = TargetGuard.builder()
                 .allowPrivateTargets(settings.allowPrivateTargets())
@@ -68,6 +71,8 @@ public final class Webhooks {
                 .disableAfter(settings.disableAfter())
                 .shutdownTimeout(shutdown)
                 .eventSink(EventLog.sink())
+                // after the commit: an attempt that disabled its endpoint also recorded an event
+                .attemptObserver(a -> streams.update(a.accountId(), LiveEvents.DELIVERY_ATTEMPTED, WebhookJson.attempted(a)))
                 .build();
         resources.add(dispatcher);
         dispatcher.start();

@@ -1,0 +1,179 @@
+package dev.retrysafe.server.streams;
+
+import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
+import dev.retrysafe.ratelimit.LocalRateLimiter;
+import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.server.accounts.Account;
+import dev.retrysafe.server.config.StreamsConfig;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This instance's streams: it makes the connections, keeps their count per account, limits what
+ * each client sends (a GCRA budget per connection, in memory: a connection lives on one
+ * instance), pings them and closes the dead, and drops the sockets of clients that do not finish
+ * a close. Threadsafe.
+ */
+final class StreamHub implements AutoCloseable {
+
+    /** What checking a key came to. */
+    sealed interface KeyCheck {
+        /** The key names {@code account}. */
+        record Valid(Account account) implements KeyCheck {
+        }
+
+        /** No account has this key. */
+        record Invalid() implements KeyCheck {
+        }
+
+        /** The database could not be asked. */
+        record Unavailable() implements KeyCheck {
+        }
+    }
+
+    /** How long a closing client has to answer the close before its socket is dropped. */
+    static final Duration CLOSE_GRACE = Duration.ofSeconds(2);
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamHub.class);
+
+    private final StreamsConfig config;
+    private final KeyLookup keys;
+    private final EventFeed feed;
+    private final Admissions admissions;
+    private final StreamMetrics metrics;
+    private final LocalRateLimiter limiter;
+    private final Set<StreamConnection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong ids = new AtomicLong();
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "retrysafe-stream-ticker");
+        t.setDaemon(true);
+        return t;
+    });
+
+    StreamHub(StreamsConfig config, KeyLookup keys, EventFeed feed, Admissions admissions, StreamMetrics metrics,
+              Clock clock) {
+        this.config = config;
+        this.keys = keys;
+        this.feed = feed;
+        this.admissions = admissions;
+        this.metrics = metrics;
+        this.limiter = InMemoryRateLimitStore.builder().clock(clock).build()
+                .limiter(Policy.builder("stream-messages").limit(config.messageLimit(), config.messageWindow()).build());
+    }
+
+    /** Starts pinging: every quarter of the shorter of the ping interval and the timeouts. */
+    void start() {
+        long period = Math.max(5, Math.min(config.pingInterval().toMillis(),
+                Math.min(config.pongTimeout().toMillis(), config.authTimeout().toMillis())) / 4);
+        ticker.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** A new connection, authenticated by its upgrade request ({@code account}) or not yet. */
+    StreamConnection connection(@Nullable Account account) {
+        return new StreamConnection(this, "ws_" + Long.toString(ids.incrementAndGet(), 36) + "_"
+                + Long.toHexString(System.nanoTime() & 0xffffff), account);
+    }
+
+    StreamsConfig config() {
+        return config;
+    }
+
+    StreamMetrics metrics() {
+        return metrics;
+    }
+
+    EventFeed feed() {
+        return feed;
+    }
+
+    Admissions admissions() {
+        return admissions;
+    }
+
+    /** Spends one message of connection {@code id}'s budget: 0 if it fits, else microseconds until one would. */
+    long admitMessage(String id) {
+        metrics.messagesReceived.increment();
+        long wait = limiter.tryAcquireOrWaitMicros(id, 1);
+        if (wait > 0) {
+            metrics.messagesRateLimited.increment();
+        }
+        return wait;
+    }
+
+    /** Checks an API key sent in an {@code auth} message. */
+    KeyCheck check(String apiKey) {
+        try {
+            return keys.account(apiKey).<KeyCheck>map(KeyCheck.Valid::new).orElseGet(KeyCheck.Invalid::new);
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("cannot check the API key of a stream: {}", e.toString());
+            return new KeyCheck.Unavailable();
+        }
+    }
+
+    void opened(StreamConnection connection) {
+        connections.add(connection);
+        metrics.opened.increment();
+    }
+
+    void closed(StreamConnection connection, int code) {
+        if (connections.remove(connection)) {
+            metrics.closed(code);
+        }
+        if (connection.release()) {
+            feed.unsubscribe(connection);
+        }
+    }
+
+    /** Drops {@code connection}'s socket after {@link #CLOSE_GRACE} unless its close ended by then. */
+    void disconnectLater(StreamConnection connection) {
+        try {
+            ticker.schedule(connection::disconnect, CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            connection.disconnect(); // stopping
+        }
+    }
+
+    /** Open connections now. */
+    int open() {
+        return connections.size();
+    }
+
+    /** Frames waiting in the fullest buffer now. */
+    int fullestBuffer() {
+        int max = 0;
+        for (StreamConnection c : connections) {
+            max = Math.max(max, c.buffered());
+        }
+        return max;
+    }
+
+    private void tick() {
+        long now = System.nanoTime();
+        for (StreamConnection c : connections) {
+            try {
+                c.tick(now);
+            } catch (RuntimeException e) {
+                LOG.warn("stream {}: liveness check failed: {}", c.id(), e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        ticker.shutdownNow();
+        for (StreamConnection c : connections) {
+            c.close(StreamConnection.GOING_AWAY, "server stopping");
+            c.disconnect();
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.retrysafe.server.streams;
+
+import dev.retrysafe.server.http.Problem;
+import dev.retrysafe.server.http.ProblemType;
+import dev.retrysafe.server.http.Problems;
+import dev.retrysafe.server.http.RequestAccount;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.Serial;
+import java.time.Duration;
+import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServlet;
+import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServletFactory;
+
+/**
+ * {@code GET /v1/events/stream}: upgrades to a WebSocket whose listener is a
+ * {@link StreamConnection}. A Jetty WebSocket servlet rather than a Javalin WebSocket route, because
+ * the stream needs what Javalin's handlers do not expose: the client's pongs (to find dead
+ * connections) and reading one frame at a time. It sits behind the same servlet filters as every
+ * route (authentication, the rate limit of the upgrade request). Jetty closes a connection whose
+ * message is over the size limit with 1009. A request that is not an upgrade is answered
+ * {@code 426} (or {@code 405} for another method), a broken upgrade {@code 400}, as problems.
+ */
+final class StreamServlet extends JettyWebSocketServlet {
+
+    @Serial
+    private static final long serialVersionUID = 1L;
+
+    private final transient StreamHub hub;
+
+    StreamServlet(StreamHub hub) {
+        this.hub = hub;
+    }
+
+    @Override
+    protected void configure(JettyWebSocketServletFactory factory) {
+        // a frame announcing more is refused from its header, before its payload is read
+        factory.setMaxFrameSize(hub.config().maxMessageBytes());
+        factory.setMaxTextMessageSize(hub.config().maxMessageBytes());
+        factory.setMaxBinaryMessageSize(hub.config().maxMessageBytes());
+        // the hub's pings keep a live connection busy; Jetty's own timeout is only the backstop
+        Duration ping = hub.config().pingInterval();
+        factory.setIdleTimeout(ping.plus(ping).plus(hub.config().pongTimeout()).plus(hub.config().authTimeout()));
+        factory.setCreator((request, response) -> hub.connection(RequestAccount.of(request.getHttpServletRequest())));
+    }
+
+    @Override
+    protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
+        if (!"GET".equals(request.getMethod())) {
+            Problems.respond(response, Problem.of(ProblemType.METHOD_NOT_ALLOWED,
+                    request.getMethod() + " is not accepted here; open the stream with GET (a WebSocket upgrade).")
+                    .withHeader("Allow", "GET"));
+            return;
+        }
+        String upgrade = request.getHeader("Upgrade");
+        if (upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
+            Problems.respond(response, Problem.of(ProblemType.UPGRADE_REQUIRED,
+                    "This path is a WebSocket; connect with a WebSocket client.")
+                    .withHeader("Upgrade", "websocket").withHeader("Connection", "Upgrade"));
+            return;
+        }
+        super.service(request, response);
+    }
+
+    /** Reached only when Jetty did not take the upgrade (a handshake header missing or wrong). */
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        Problems.respond(response, Problem.of(ProblemType.BAD_REQUEST,
+                "Not a valid WebSocket upgrade: send Connection: Upgrade, Sec-WebSocket-Key and Sec-WebSocket-Version: 13."));
+    }
+}
