@@ -102,7 +102,7 @@ public final class AuthFilter implements Filter {
                 // which it never reaches: decide it here, or guessing keys with a key header would
                 // be unlimited and its 401 would lack the rate-limit headers
                 if (RequestAdmission.decide(request, (HttpServletResponse) res)) {
-                    unauthorized((HttpServletResponse) res, failure.toString());
+                    unauthorized(request, (HttpServletResponse) res, failure.toString());
                 }
                 return;
             }
@@ -133,7 +133,13 @@ public final class AuthFilter implements Filter {
         return found;
     }
 
-    private static void unauthorized(HttpServletResponse response, String detail) throws IOException {
+    private static void unauthorized(HttpServletRequest request, HttpServletResponse response, String detail)
+            throws IOException {
+        if (request.getContentLengthLong() != 0 || request.getHeader("Transfer-Encoding") != null) {
+            // the body is never read: say the connection ends with this answer, so that a client
+            // does not reuse a connection Jetty closes for its unread body (it raced and got no answer)
+            response.setHeader("Connection", "close");
+        }
         Problems.respond(response, Problem.of(ProblemType.UNAUTHORIZED, detail).withHeader("WWW-Authenticate", "Bearer"));
     }
 
