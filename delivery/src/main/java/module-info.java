@@ -3,6 +3,7 @@ module dev.retrysafe.delivery {
     requires static transitive org.jspecify;
     requires transitive dev.retrysafe.webhooks;
     requires transitive java.sql;
+    requires dev.retrysafe.common;
     requires org.eclipse.jetty.client;
 
     exports dev.retrysafe.delivery;

@@ -2,6 +2,7 @@
 module dev.retrysafe.idempotency {
     requires static transitive org.jspecify;
     requires transitive java.sql;
+    requires dev.retrysafe.common;
 
     exports dev.retrysafe.idempotency;
 }

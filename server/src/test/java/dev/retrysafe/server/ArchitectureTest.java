@@ -22,6 +22,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void serverDoesNotUseTheLibrariesSharedInternals() {
+        // module-info exports it only to the libraries, but the server runs on the class path
+        noClasses().should().dependOnClassesThat().resideInAPackage("dev.retrysafe.common..")
+                .because("retrysafe-common is internal to the libraries, not an API")
+                .check(SERVER);
+    }
+
+    @Test
     void domainCodeDoesNotDependOnTheCommandLine() {
         noClasses().that().resideOutsideOfPackages("dev.retrysafe.server", "dev.retrysafe.server.cli")
                 .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.server.cli..")

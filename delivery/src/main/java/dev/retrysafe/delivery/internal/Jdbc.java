@@ -1,49 +1,34 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.common.Transactions;
 import dev.retrysafe.delivery.DeliveryStoreException;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.List;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
-/** Connections, transactions with retries of transient conflicts, and nullable columns. Threadsafe. */
+/**
+ * Connections, transactions with retries of transient conflicts (shared with the other JDBC
+ * modules through {@link Transactions}), and nullable columns. Threadsafe.
+ */
 public final class Jdbc {
 
-    /**
-     * SQLStates of lock waits that gave up without changing anything: serialization failure and
-     * deadlock (both databases), H2's lock timeout and its concurrent update.
-     */
-    private static final List<String> TRANSIENT_CONFLICTS = List.of("40001", "40P01", "HYT00", "90131");
-    /** Tries of one transaction that keeps meeting transient conflicts. */
-    private static final int MAX_TRIES = 5;
-
-    private final DataSource dataSource;
+    private final Transactions transactions;
 
     /** Work over one connection. */
     @FunctionalInterface
-    public interface Work<T> {
-        /** Runs the work. */
-        T run(Connection connection) throws SQLException;
+    public interface Work<T> extends Transactions.Work<T> {
     }
 
     /** Connections from {@code dataSource}. */
     public Jdbc(DataSource dataSource) {
-        this.dataSource = dataSource;
+        this.transactions = new Transactions(dataSource, DeliveryStoreException::new);
     }
 
     /** Runs {@code work} on an auto-commit connection. */
     public <T> T autocommit(String operation, Work<T> work) {
-        try (Connection c = dataSource.getConnection()) {
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
-            }
-            return work.run(c);
-        } catch (SQLException e) {
-            throw new DeliveryStoreException(operation + " failed", e);
-        }
+        return transactions.autocommit(operation, work);
     }
 
     /**
@@ -52,39 +37,12 @@ public final class Jdbc {
      * outside the transaction.
      */
     public <T> T transaction(String operation, Work<T> work) {
-        SQLException last = null;
-        for (int attempt = 0; attempt < MAX_TRIES; attempt++) {
-            try (Connection c = dataSource.getConnection()) {
-                c.setAutoCommit(false);
-                try {
-                    T result = work.run(c);
-                    c.commit();
-                    return result;
-                } catch (SQLException | RuntimeException e) {
-                    c.rollback();
-                    throw e;
-                } finally {
-                    c.setAutoCommit(true);
-                }
-            } catch (SQLException e) {
-                if (!isTransientConflict(e)) {
-                    throw new DeliveryStoreException(operation + " failed", e);
-                }
-                last = e;
-            }
-        }
-        throw new DeliveryStoreException(operation + " failed after " + MAX_TRIES + " transient conflicts", last);
+        return transactions.transaction(operation, work);
     }
 
     /** Whether {@code e} is a lock conflict after which the transaction may simply run again. */
     public static boolean isTransientConflict(SQLException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null
-                    && TRANSIENT_CONFLICTS.contains(sql.getSQLState())) {
-                return true;
-            }
-        }
-        return false;
+        return Transactions.isTransientConflict(e);
     }
 
     /** Binds epoch milliseconds or SQL NULL. */

@@ -1,5 +1,6 @@
 package dev.retrysafe.idempotency.internal;
 
+import dev.retrysafe.common.Transactions;
 import dev.retrysafe.idempotency.Claim;
 import dev.retrysafe.idempotency.ClaimLostException;
 import dev.retrysafe.idempotency.ClaimOutcome;
@@ -236,12 +237,7 @@ public final class JdbcStore implements IdempotencyStore {
      * unique violation when the machine is loaded. They change nothing, so another round is safe.
      */
     private static boolean isTransientConflict(SQLException e) {
-        for (String state : StoreSql.TRANSIENT_CONFLICTS) {
-            if (hasState(e, state)) {
-                return true;
-            }
-        }
-        return false;
+        return Transactions.isTransientConflict(e);
     }
 
     private static boolean hasState(SQLException e, String sqlState) {

@@ -1,50 +1,28 @@
 package dev.retrysafe.idempotency.internal;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import dev.retrysafe.common.SchemaScripts;
 import java.util.List;
 
 /**
- * The store's DDL, kept in the resource {@code idempotency_keys.sql} next to the public facade.
- * The script has no semicolons other than statement terminators, so splitting on them is exact.
- * Threadsafe.
+ * The store's DDL, kept in the resource {@code idempotency_keys.sql} next to the public facade,
+ * read and split by {@link SchemaScripts}. Threadsafe.
  */
 public final class SchemaScript {
 
-    private static final String RESOURCE = "/dev/retrysafe/idempotency/idempotency_keys.sql";
+    // a lambda of this module: the resource is encapsulated in it
+    private static final SchemaScripts SCRIPTS = new SchemaScripts(
+            "/dev/retrysafe/idempotency/idempotency_keys", 1, name -> SchemaScript.class.getResourceAsStream(name));
 
     private SchemaScript() {
     }
 
     /** The script exactly as stored. */
     public static String text() {
-        try (InputStream in = SchemaScript.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IllegalStateException("resource " + RESOURCE + " is missing from the jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read resource " + RESOURCE, e);
-        }
+        return SCRIPTS.text();
     }
 
     /** The script's statements without comments or terminators, in order. */
     public static List<String> statements() {
-        StringBuilder withoutComments = new StringBuilder();
-        for (String line : text().split("\n")) {
-            if (!line.strip().startsWith("--")) {
-                withoutComments.append(line).append('\n');
-            }
-        }
-        List<String> statements = new ArrayList<>();
-        for (String statement : withoutComments.toString().split(";")) {
-            if (!statement.isBlank()) {
-                statements.add(statement.strip());
-            }
-        }
-        return List.copyOf(statements);
+        return SCRIPTS.statements();
     }
 }

@@ -62,10 +62,4 @@ final class StoreSql {
 
     /** SQLState of a unique-constraint violation on PostgreSQL and on H2. */
     static final String UNIQUE_VIOLATION = "23505";
-
-    /**
-     * SQLStates of lock waits that gave up without changing anything: serialization failure and
-     * deadlock (both databases), H2's lock timeout and its concurrent update.
-     */
-    static final java.util.List<String> TRANSIENT_CONFLICTS = java.util.List.of("40001", "40P01", "HYT00", "90131");
 }

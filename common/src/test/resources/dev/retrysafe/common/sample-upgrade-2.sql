@@ -1,0 +1,2 @@
+-- from 1 to 2
+ALTER TABLE a ADD COLUMN x INT;

@@ -1,0 +1,5 @@
+-- from 2 to 3
+CREATE TABLE b (
+    id BIGINT PRIMARY KEY
+);
+ALTER TABLE a DROP COLUMN x;
