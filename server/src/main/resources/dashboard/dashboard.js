@@ -6,12 +6,20 @@
 (function () {
   const KEY_STORAGE = 'retrysafe.dashboard.apiKey';
   const POLL_MS = 3000;
+  /** While the live stream is connected, polling only backs it up. */
+  const LIVE_POLL_MS = 30000;
+  const LIVE_RETRY_MAX_MS = 30000;
   const OUTCOMES = ['success', 'http_error', 'timeout', 'connection_error', 'dns_error', 'blocked', 'protocol_error'];
   const SVG = 'http://www.w3.org/2000/svg';
 
   const state = {
     key: null,
     timer: null,
+    socket: null, // the live event stream (GET /v1/events/stream), when open
+    live: false, // subscribed: updates arrive as they happen
+    liveRetryMs: 1000,
+    liveRefresh: null, // a refresh asked for by live messages, not yet run
+    lastPoll: 0,
     busy: false,
     refreshFailed: false, // the error shown came from a refresh: the next good one clears it
     expanded: new Set(), // event ids whose deliveries are shown
@@ -171,18 +179,87 @@
     byTestId('app').hidden = false;
     byTestId('forget-key').hidden = false;
     refresh();
+    connectLive();
     if (state.timer === null) {
       state.timer = setInterval(() => {
-        if (!document.hidden) {
+        const every = state.live ? LIVE_POLL_MS : POLL_MS;
+        if (!document.hidden && Date.now() - state.lastPoll >= every) {
           refresh();
         }
       }, POLL_MS);
     }
   }
 
+  // --- live updates: the WebSocket of docs/live-events.md ----------------------------------------
+
+  function setLive(live) {
+    state.live = live;
+    const badge = byTestId('live');
+    badge.textContent = live ? 'live' : 'polling';
+    badge.className = live ? 'live on' : 'live';
+  }
+
+  function connectLive() {
+    if (state.key === null || state.socket !== null || typeof WebSocket === 'undefined') {
+      return;
+    }
+    const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/v1/events/stream';
+    const socket = new WebSocket(url);
+    state.socket = socket;
+    // the key goes in the first message, never in the URL (which proxies and logs record)
+    socket.onopen = () => socket.send(JSON.stringify({type: 'auth', api_key: state.key}));
+    socket.onmessage = (message) => {
+      let msg;
+      try {
+        msg = JSON.parse(message.data);
+      } catch (e) {
+        return;
+      }
+      if (msg.type === 'welcome') {
+        socket.send(JSON.stringify({type: 'subscribe', event_types: ['*']}));
+      } else if (msg.type === 'subscribed') {
+        state.liveRetryMs = 1000;
+        setLive(true);
+      } else if (msg.type === 'event' || msg.type === 'delivery.attempted' || msg.type === 'job.updated') {
+        liveRefresh();
+      }
+    };
+    socket.onclose = () => {
+      if (state.socket !== socket) {
+        return;
+      }
+      state.socket = null;
+      setLive(false);
+      if (state.key !== null) {
+        setTimeout(connectLive, state.liveRetryMs);
+        state.liveRetryMs = Math.min(LIVE_RETRY_MAX_MS, state.liveRetryMs * 2);
+      }
+    };
+  }
+
+  function disconnectLive() {
+    const socket = state.socket;
+    state.socket = null;
+    if (socket !== null) {
+      socket.close(1000);
+    }
+    setLive(false);
+  }
+
+  /** Many messages in a burst make one refresh. */
+  function liveRefresh() {
+    if (state.liveRefresh === null) {
+      state.liveRefresh = setTimeout(() => {
+        state.liveRefresh = null;
+        refreshNow();
+      }, 200);
+    }
+  }
+
   function forgetKey() {
     sessionStorage.removeItem(KEY_STORAGE);
     state.key = null;
+    disconnectLive();
     if (state.timer !== null) {
       clearInterval(state.timer);
       state.timer = null;
@@ -204,6 +281,7 @@
       return;
     }
     state.busy = true;
+    state.lastPoll = Date.now();
     try {
       const [endpoints, events, stats, jobs, limits] = await Promise.all([
         api('GET', '/v1/webhook_endpoints?limit=100'),

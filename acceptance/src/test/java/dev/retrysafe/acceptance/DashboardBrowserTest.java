@@ -208,6 +208,25 @@ class DashboardBrowserTest {
         assertThat(driver.executeScript("return window.sessionStorage.length")).isEqualTo(0L);
     }
 
+    @Test
+    void aNewEventShowsAtOnceThroughTheLiveStream() throws Exception {
+        // given the dashboard open and subscribed to the account's live events
+        Api api = Api.of(server);
+        open(server.apiKey());
+        waitUntil(d -> d.findElement(testId("live")).getText().equals("live"));
+
+        // when a payment commits
+        Api.Answer payment = api.post("/v1/payments", "{\"amount\": 4242, \"currency\": \"eur\"}");
+        assertThat(payment.status()).isEqualTo(201);
+        String eventId = api.get("/v1/events?limit=1").body().get("data").get(0).get("id").asText();
+
+        // then its event shows within seconds: while live, the page polls only every 30 s, so only
+        // the stream's message can have brought it this soon
+        new WebDriverWait(driver, Duration.ofSeconds(8)).until(d -> !d.findElements(
+                By.cssSelector("[data-testid='event'][data-event-id='" + eventId + "']")).isEmpty());
+        screenshot("dashboard-live");
+    }
+
     // --- helpers ----------------------------------------------------------------------------
 
     /** A delivery of a payment's event and the event. */
