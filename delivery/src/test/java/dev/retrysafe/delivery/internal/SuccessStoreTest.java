@@ -219,10 +219,20 @@ class SuccessStoreTest {
                 });
     }
 
+    /**
+     * A statement whose next batch of several rows fails once {@link #failNextBatch} is set. A
+     * batch of one row is never the one failed: the two writers may split the waiting successes
+     * unevenly, and a single success that fails is reported, not stored again one by one.
+     */
     private PreparedStatement failing(PreparedStatement target) {
+        java.util.concurrent.atomic.AtomicInteger rows = new java.util.concurrent.atomic.AtomicInteger();
         return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("executeBatch") && failNextBatch.compareAndSet(true, false)) {
+                    if (method.getName().equals("addBatch")) {
+                        rows.incrementAndGet();
+                    }
+                    if (method.getName().equals("executeBatch") && rows.getAndSet(0) > 1
+                            && failNextBatch.compareAndSet(true, false)) {
                         throw new SQLException("a row the database refused", "23000");
                     }
                     return invoke(method, target, args);
