@@ -399,7 +399,17 @@ abstract class IdempotencyFilterContract {
     }
 
     private HttpResponse<byte[]> send(HttpRequest.Builder request) throws Exception {
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpRequest built = request.build();
+        try {
+            return http.send(built, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (java.io.IOException e) {
+            // the JDK client reused a kept-alive connection that Jetty had just closed (after an
+            // answer that left a request body unread): nothing reached the server, send it again
+            if (!String.valueOf(e.getMessage()).contains("received no bytes")) {
+                throw e;
+            }
+            return http.send(built, HttpResponse.BodyHandlers.ofByteArray());
+        }
     }
 
     private CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest.Builder request) {
