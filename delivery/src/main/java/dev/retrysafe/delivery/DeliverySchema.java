@@ -1,6 +1,6 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.internal.SchemaResource;
+import dev.retrysafe.common.SchemaScripts;
 import java.util.List;
 
 /**
@@ -18,7 +18,11 @@ import java.util.List;
 public final class DeliverySchema {
 
     /** The schema version {@link #schemaSql()} creates. */
-    public static final int VERSION = SchemaResource.VERSION;
+    public static final int VERSION = 3;
+
+    // a lambda of this module, which encapsulates the scripts' resources
+    private static final SchemaScripts SCRIPTS = new SchemaScripts(
+            "/dev/retrysafe/delivery/delivery", VERSION, name -> DeliverySchema.class.getResourceAsStream(name));
 
     private DeliverySchema() {
     }
@@ -29,12 +33,12 @@ public final class DeliverySchema {
      * {@code Statement.execute}; to run the statements one by one use {@link #schemaStatements()}.
      */
     public static String schemaSql() {
-        return SchemaResource.text();
+        return SCRIPTS.text();
     }
 
     /** The statements of {@link #schemaSql()}, in order, without comments or terminators. */
     public static List<String> schemaStatements() {
-        return SchemaResource.statements();
+        return SCRIPTS.statements();
     }
 
     /**
@@ -46,6 +50,6 @@ public final class DeliverySchema {
      * @throws IllegalArgumentException if {@code fromVersion} is not a version
      */
     public static List<String> upgradeStatements(int fromVersion) {
-        return SchemaResource.upgradeStatements(fromVersion);
+        return SCRIPTS.upgradeStatements(fromVersion);
     }
 }

@@ -1,6 +1,6 @@
 package dev.retrysafe.jobs;
 
-import dev.retrysafe.jobs.internal.SchemaResource;
+import dev.retrysafe.common.SchemaScripts;
 import java.util.List;
 
 /**
@@ -16,7 +16,11 @@ import java.util.List;
 public final class JobSchema {
 
     /** The schema version {@link #schemaSql()} creates. */
-    public static final int VERSION = SchemaResource.VERSION;
+    public static final int VERSION = 2;
+
+    // a lambda of this module, which encapsulates the scripts' resources
+    private static final SchemaScripts SCRIPTS = new SchemaScripts(
+            "/dev/retrysafe/jobs/jobs", VERSION, name -> JobSchema.class.getResourceAsStream(name));
 
     private JobSchema() {
     }
@@ -27,12 +31,12 @@ public final class JobSchema {
      * the statements one by one use {@link #schemaStatements()}.
      */
     public static String schemaSql() {
-        return SchemaResource.text();
+        return SCRIPTS.text();
     }
 
     /** The statements of {@link #schemaSql()}, in order, without comments or terminators. */
     public static List<String> schemaStatements() {
-        return SchemaResource.statements();
+        return SCRIPTS.statements();
     }
 
     /**
@@ -44,6 +48,6 @@ public final class JobSchema {
      * @throws IllegalArgumentException if {@code fromVersion} is not a version
      */
     public static List<String> upgradeStatements(int fromVersion) {
-        return SchemaResource.upgradeStatements(fromVersion);
+        return SCRIPTS.upgradeStatements(fromVersion);
     }
 }
