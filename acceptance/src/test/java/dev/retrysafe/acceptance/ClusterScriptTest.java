@@ -70,7 +70,13 @@ class ClusterScriptTest {
 
                 // when: one instance dies, then: nginx sends every request to the other
                 long first = pid(dir, 1);
-                ProcessHandle.of(first).ifPresent(ProcessHandle::destroyForcibly);
+                // SIGKILL is delivered asynchronously: until the process is gone its listening
+                // socket still completes handshakes, and a POST written to such a connection was
+                // "sent", so nginx rightly answers 502 instead of repeating it. The claim here is
+                // about a dead instance, so wait until it is one.
+                ProcessHandle victim = ProcessHandle.of(first).orElseThrow();
+                victim.destroyForcibly();
+                victim.onExit().get(COMMAND_DEADLINE.toSeconds(), TimeUnit.SECONDS);
                 for (int i = 0; i < 6; i++) {
                     Api.Answer paid = api.post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}", "after-" + i);
                     assertThat(paid.status()).as("with instance 1 dead: %s", paid.raw().body()).isEqualTo(201);
