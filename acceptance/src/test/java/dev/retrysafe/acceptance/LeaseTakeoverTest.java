@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.retrysafe.server.bank.Bank;
+import dev.retrysafe.server.config.IdempotencyConfig;
 import dev.retrysafe.testkit.FakeClock;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -18,6 +19,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -38,7 +42,9 @@ class LeaseTakeoverTest {
      * The first try of a payment is stuck at the bank past its 5 s lease (a GC pause, a slow bank).
      * A retry takes the claim over and makes the payment; when the first try finally comes back,
      * its completion finds the claim gone, so it rolls back and answers {@code 409}
-     * (docs/concurrency.md): one payment, and the retry's answer is the one replayed.
+     * (docs/concurrency.md): one payment, and the retry's answer is the one replayed. Leases on the
+     * server's clock: claims in process on the embedded database, claim rows on PostgreSQL (its
+     * advisory locks have a real-time lease: the next test).
      */
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Storage.class)
@@ -58,7 +64,8 @@ class LeaseTakeoverTest {
             Bank.Processing.SLEEP.process(chargeKey, latency);
         };
         ExecutorService firstClient = Executors.newSingleThreadExecutor();
-        try (Deployment d = Deployment.start(storage, b -> b.clock(clock).lease(LEASE).bankProcessing(holdFirst));
+        IdempotencyConfig.Claims claims = storage == Storage.H2 ? IdempotencyConfig.Claims.AUTO : IdempotencyConfig.Claims.ROWS;
+        try (Deployment d = Deployment.start(storage, b -> b.clock(clock).lease(LEASE).bankProcessing(holdFirst).claims(claims));
              HttpClient http = PaymentsClient.newHttpClient()) {
             PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             Future<HttpResponse<byte[]>> firstTry;
@@ -97,6 +104,66 @@ class LeaseTakeoverTest {
             assertThat(later.body()).as("the replay is the takeover's answer").isEqualTo(takeover.body());
             assertThat(later.headers().firstValue("Location")).isEqualTo(takeover.headers().firstValue("Location"));
             assertThat(holdRanOut).isFalse();
+        } finally {
+            firstClient.shutdownNow();
+            assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * With advisory locks (PostgreSQL's default) the lease is how long the first try's transaction
+     * may sit idle: stuck at the bank past it, PostgreSQL ends its session, and with it the lock.
+     * Until then a retry gets {@code 409}; after, a retry makes the payment. The first try, back
+     * from the bank, finds its connection gone and answers {@code 503} (retryable, nothing changed):
+     * one payment, one charge, and the retry's answer is the one replayed.
+     */
+    @Test
+    void onPostgresAFirstTryIdlePastTheLeaseLosesItsLockAndARetryRuns() throws Exception {
+        Duration lease = Duration.ofSeconds(1); // real time: the transaction's idle timeout
+        CountDownLatch firstAtBank = new CountDownLatch(1);
+        CountDownLatch releaseFirst = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        Bank.Processing holdFirst = (chargeKey, latency) -> {
+            if (first.compareAndSet(true, false)) {
+                firstAtBank.countDown();
+                releaseFirst.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            Bank.Processing.SLEEP.process(chargeKey, latency);
+        };
+        ExecutorService firstClient = Executors.newSingleThreadExecutor();
+        try (Deployment d = Deployment.start(Storage.POSTGRESQL, b -> b.lease(lease).bankProcessing(holdFirst));
+             HttpClient http = PaymentsClient.newHttpClient()) {
+            PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
+            Future<HttpResponse<byte[]>> firstTry;
+            HttpResponse<byte[]> takeover;
+            try {
+                firstTry = firstClient.submit(() -> client.pay("k", PAYMENT));
+                assertThat(firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+                assertInUse(client.pay("k", PAYMENT));
+
+                // PostgreSQL ends the idle session about a lease later: retry until a try runs
+                AtomicReference<HttpResponse<byte[]>> retry = new AtomicReference<>();
+                Awaitility.await("a retry that runs").atMost(DEADLINE).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    retry.set(client.pay("k", PAYMENT));
+                    return retry.get().statusCode() != 409;
+                });
+                takeover = retry.get();
+                assertThat(takeover.statusCode()).as(text(takeover)).isEqualTo(201);
+                assertThat(replayed(takeover)).isFalse();
+            } finally {
+                releaseFirst.countDown();
+            }
+
+            HttpResponse<byte[]> stale = firstTry.get(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(stale.statusCode()).as(text(stale)).isEqualTo(503);
+            assertThat(json(stale).get("type").asText()).isEqualTo("/problems/service-unavailable");
+
+            assertThat(d.count("SELECT COUNT(*) FROM payments")).isEqualTo(1);
+            assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(1);
+            assertThat(d.count("SELECT COUNT(*) FROM idempotency_keys")).isEqualTo(1);
+            HttpResponse<byte[]> later = client.pay("k", PAYMENT);
+            assertThat(replayed(later)).isTrue();
+            assertThat(later.body()).isEqualTo(takeover.body());
         } finally {
             firstClient.shutdownNow();
             assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();

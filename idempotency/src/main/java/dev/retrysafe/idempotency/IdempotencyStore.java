@@ -9,9 +9,15 @@ import java.time.Instant;
  * caller (an injected wall clock), never from the database. Implementations are threadsafe and
  * safe to share across processes that use the same database.
  *
- * <p>Protocol: {@link #claim} the scope; on {@link ClaimOutcome.Acquired} run the operation in a
- * transaction and {@link #complete} the claim in that same transaction before committing, or roll
- * back and {@link #release} the claim when the operation failed and may be retried.
+ * <p>Protocol: open the operation's transaction and {@linkplain #claim(Connection, Scope,
+ * Fingerprint, Instant, Duration) claim} the scope in it; on {@link ClaimOutcome.Acquired} run the
+ * operation in that transaction and {@link #complete} the claim in it before committing, or roll
+ * back when the operation failed and may be retried; in both cases call {@link #finished} once the
+ * transaction has ended. On any other outcome, end the transaction and answer from the outcome.
+ *
+ * <p>Stores whose claims are rows of their own (see {@link ClaimMode#ROWS}) also offer the older
+ * protocol without the caller's transaction: {@link #claim(Scope, Fingerprint, Instant, Duration)},
+ * then {@link #complete} or {@link #release}.
  */
 public interface IdempotencyStore {
 
@@ -25,6 +31,39 @@ public interface IdempotencyStore {
      * @throws IdempotencyStoreException if the database fails
      */
     ClaimOutcome claim(Scope scope, Fingerprint fingerprint, Instant now, Duration lease);
+
+    /**
+     * Claims {@code scope} for an operation about to run in {@code transaction} (not in
+     * auto-commit mode), with the same outcomes as {@link #claim(Scope, Fingerprint, Instant,
+     * Duration)}. A store may hold the claim in the transaction itself (a lock), so the caller
+     * must run the operation and {@link #complete} in this very transaction and call
+     * {@link #finished} when it ended. By default the claim is made on its own, as the older
+     * protocol does, and {@code transaction} is not touched.
+     *
+     * @throws IdempotencyStoreException if the database fails; the caller must roll back
+     */
+    default ClaimOutcome claim(Connection transaction, Scope scope, Fingerprint fingerprint, Instant now,
+            Duration lease) {
+        return claim(scope, fingerprint, now, lease);
+    }
+
+    /**
+     * Called once the transaction of an {@linkplain ClaimOutcome.Acquired acquired} claim has
+     * ended: {@code committed} after {@link #complete} and a successful commit, otherwise after a
+     * rollback (or a failed commit), so that the next request with the key runs the operation
+     * again. By default a rolled-back claim is {@linkplain #release released}. Never throws; a
+     * claim that cannot be released expires with its lease.
+     */
+    default void finished(Claim claim, boolean committed) {
+        if (!committed) {
+            try {
+                release(claim);
+            } catch (RuntimeException e) {
+                System.getLogger("dev.retrysafe.idempotency").log(System.Logger.Level.WARNING,
+                        "could not release the claim; it expires with its lease", e);
+            }
+        }
+    }
 
     /**
      * Stores {@code response} as the answer of {@code claim}, inside the caller's transaction

@@ -1,6 +1,7 @@
 package dev.retrysafe.idempotency;
 
 import dev.retrysafe.idempotency.internal.JdbcStore;
+import dev.retrysafe.idempotency.internal.LockingStore;
 import dev.retrysafe.idempotency.internal.SchemaScript;
 import dev.retrysafe.idempotency.internal.StoreConfig;
 import java.sql.Connection;
@@ -27,12 +28,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     /** How many keys one purge transaction deletes at most unless configured otherwise. */
     public static final int DEFAULT_PURGE_BATCH_SIZE = 1_000;
 
-    private final JdbcStore store;
+    private final IdempotencyStore store;
     private final StoreConfig config;
+    private final ClaimMode claims;
 
-    private JdbcIdempotencyStore(DataSource dataSource, StoreConfig config) {
-        this.store = new JdbcStore(dataSource, config);
+    private JdbcIdempotencyStore(DataSource dataSource, StoreConfig config, ClaimMode claims) {
+        this.store = claims == ClaimMode.ROWS ? new JdbcStore(dataSource, config)
+                : new LockingStore(dataSource, config, claims);
         this.config = config;
+        this.claims = claims;
     }
 
     /**
@@ -68,9 +72,30 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return config.retention();
     }
 
+    /** How this store holds claims. */
+    public ClaimMode claims() {
+        return claims;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws UnsupportedOperationException unless the store's claims are {@link ClaimMode#ROWS}
+     */
     @Override
     public ClaimOutcome claim(Scope scope, Fingerprint fingerprint, Instant now, Duration lease) {
         return store.claim(scope, fingerprint, now, lease);
+    }
+
+    @Override
+    public ClaimOutcome claim(Connection transaction, Scope scope, Fingerprint fingerprint, Instant now,
+            Duration lease) {
+        return store.claim(transaction, scope, fingerprint, now, lease);
+    }
+
+    @Override
+    public void finished(Claim claim, boolean committed) {
+        store.finished(claim, committed);
     }
 
     @Override
@@ -98,6 +123,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         private final DataSource dataSource;
         private Duration retention = DEFAULT_RETENTION;
         private int purgeBatchSize = DEFAULT_PURGE_BATCH_SIZE;
+        private ClaimMode claims = ClaimMode.ROWS;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -115,9 +141,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
             return this;
         }
 
+        /**
+         * How claims are held (default {@link ClaimMode#ROWS}, which suits any deployment).
+         * {@link ClaimMode#POSTGRES_ADVISORY_LOCKS} needs PostgreSQL; {@link ClaimMode#IN_PROCESS}
+         * needs a database no other process writes keys to.
+         */
+        public Builder claims(ClaimMode claims) {
+            this.claims = java.util.Objects.requireNonNull(claims, "claims");
+            return this;
+        }
+
         /** The store. */
         public JdbcIdempotencyStore build() {
-            return new JdbcIdempotencyStore(dataSource, new StoreConfig(retention, purgeBatchSize));
+            return new JdbcIdempotencyStore(dataSource, new StoreConfig(retention, purgeBatchSize), claims);
         }
     }
 }

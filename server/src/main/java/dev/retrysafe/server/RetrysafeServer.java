@@ -1,5 +1,6 @@
 package dev.retrysafe.server;
 
+import dev.retrysafe.idempotency.ClaimMode;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.bank.Bank;
@@ -106,14 +107,23 @@ public final class RetrysafeServer implements AutoCloseable {
 
             IdempotencyFilter idempotency = null;
             if (config.idempotency().enabled()) {
-                Database claimsDb = Database.open(config.database(), config.dataDir(), "retrysafe-claims",
-                        config.database().poolSize(), Database.Durability.MAY_LOSE_UNFLUSHED);
-                resources.add(claimsDb);
-                // claims, releases and purges run on their own autocommit pool; completion runs in
-                // the request's transaction (the filter's data source), which commits synchronously
-                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(claimsDb.dataSource())
+                ClaimMode claims = config.idempotency().claimMode(config.database());
+                DataSource storeDs = ds;
+                if (claims == ClaimMode.ROWS) {
+                    // claim rows, releases and purges run on their own autocommit pool, whose
+                    // commits need not be flushed: the request's synchronous commit flushes them
+                    Database claimsDb = Database.open(config.database(), config.dataDir(), "retrysafe-claims",
+                            config.database().poolSize(), Database.Durability.MAY_LOSE_UNFLUSHED);
+                    resources.add(claimsDb);
+                    storeDs = claimsDb.dataSource();
+                }
+                // with locks a claim lives in the request's transaction (the filter's data source)
+                // and costs no transaction of its own; completion always runs in that transaction
+                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(storeDs)
                         .retention(config.idempotency().retention())
+                        .claims(claims)
                         .build();
+                LOG.info("idempotency claims: {}", claims);
                 idempotency = IdempotencyFilter.builder()
                         .dataSource(ds)
                         .store(store)

@@ -147,6 +147,7 @@ public final class TestServer implements AutoCloseable {
         private double errorRate;
         private boolean idempotency = true;
         private Duration lease = Duration.ofSeconds(30);
+        private IdempotencyConfig.Claims claims = IdempotencyConfig.Claims.AUTO;
         private Clock clock = Clock.systemUTC();
         private UnaryOperator<ServerConfig> customize = UnaryOperator.identity();
         private @Nullable RateLimitConfig rateLimits;
@@ -185,6 +186,12 @@ public final class TestServer implements AutoCloseable {
         /** The idempotency lease (default 30 s). */
         public Builder lease(Duration lease) {
             this.lease = lease;
+            return this;
+        }
+
+        /** How idempotency claims are held (default auto, as the server's default). */
+        public Builder claims(IdempotencyConfig.Claims claims) {
+            this.claims = claims;
             return this;
         }
 
@@ -255,7 +262,7 @@ public final class TestServer implements AutoCloseable {
                         .withDatabase(database != null ? database : base.database())
                         .withBank(new BankConfig(bankLatency, declineRate, errorRate))
                         .withIdempotency(new IdempotencyConfig(idempotency, lease,
-                                base.idempotency().retention(), base.idempotency().purgeInterval()))
+                                base.idempotency().retention(), base.idempotency().purgeInterval(), claims))
                         .withRateLimits(rateLimits != null ? rateLimits : base.rateLimits().disabled())
                         .withWebhooks(webhooks != null ? webhooks : base.webhooks())
                         .withShutdownTimeout(Duration.ofSeconds(5))

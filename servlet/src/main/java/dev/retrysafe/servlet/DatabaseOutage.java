@@ -19,9 +19,12 @@ public final class DatabaseOutage {
 
     /**
      * SQLSTATEs of a server going away: administrator shutdown (a restart ends every session),
-     * crash shutdown, cannot connect now (starting up or shutting down), too many connections.
+     * crash shutdown, cannot connect now (starting up or shutting down), too many connections; and
+     * of a session the server ended because its transaction sat idle past
+     * {@code idle_in_transaction_session_timeout} (25P03: with advisory-lock claims, a request
+     * stalled past the idempotency lease, whose key a retry may already hold).
      */
-    private static final Set<String> SERVER_GOING_AWAY = Set.of("57P01", "57P02", "57P03", "53300");
+    private static final Set<String> SERVER_GOING_AWAY = Set.of("57P01", "57P02", "57P03", "53300", "25P03");
     /** Causes followed at most: a chain is short, a loop in one must not hang the answer. */
     private static final int MAX_DEPTH = 20;
 

@@ -25,6 +25,7 @@ class DatabaseOutageTest {
                 new SQLException("the database system is starting up", "57P03"),
                 new SQLException("the database system is shutting down", "57P02"),
                 new SQLException("sorry, too many clients already", "53300"),
+                new SQLException("terminating connection due to idle-in-transaction timeout", "25P03"),
                 new SQLException("An I/O error occurred while sending to the backend.", "08006"),
                 new SQLException("Connection refused", "08001"),
                 new RuntimeException("store failed", new SQLException("connection failure", "08006")),

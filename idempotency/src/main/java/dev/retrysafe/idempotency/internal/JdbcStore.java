@@ -64,34 +64,30 @@ public final class JdbcStore implements IdempotencyStore {
                     return new ClaimOutcome.Acquired(candidate, false);
                 }
                 StoredRow row = read(c, scope);
-                if (row == null) {
-                    continue; // released or purged since our insert failed: try to insert again
-                }
-                if (row.completed()) {
-                    if (row.createdAt() < retentionCutoff) {
+                switch (RowVerdict.of(row, fingerprint, nowMillis, retentionCutoff)) {
+                    case FREE -> {
+                        continue; // released or purged since our insert failed: try to insert again
+                    }
+                    case REPLAY -> {
+                        return new ClaimOutcome.Replay(row.response());
+                    }
+                    case MISMATCH -> {
+                        return new ClaimOutcome.Mismatch();
+                    }
+                    case IN_FLIGHT -> {
+                        return new ClaimOutcome.InFlight(Duration.ofMillis(row.leaseExpiresAt() - nowMillis));
+                    }
+                    case EXPIRED_ANSWER -> {
                         if (replace(c, StoreSql.REPLACE_EXPIRED_ANSWER, candidate, nowMillis, row, retentionCutoff)) {
                             return new ClaimOutcome.Acquired(candidate, false);
                         }
-                        continue;
                     }
-                    return row.fingerprint().equals(fingerprint.hex())
-                            ? new ClaimOutcome.Replay(row.response())
-                            : new ClaimOutcome.Mismatch();
+                    case ABANDONED -> {
+                        if (replace(c, StoreSql.TAKE_OVER_EXPIRED_LEASE, candidate, nowMillis, row, nowMillis)) {
+                            return new ClaimOutcome.Acquired(candidate, true);
+                        }
+                    }
                 }
-                if (row.leaseExpiresAt() < nowMillis) {
-                    if (!row.fingerprint().equals(fingerprint.hex())) {
-                        // the dead holder may have had effects outside our database (a charge at
-                        // the bank) under this key: only a retry of the same request may go on
-                        return new ClaimOutcome.Mismatch();
-                    }
-                    if (replace(c, StoreSql.TAKE_OVER_EXPIRED_LEASE, candidate, nowMillis, row, nowMillis)) {
-                        return new ClaimOutcome.Acquired(candidate, true);
-                    }
-                    continue;
-                }
-                return row.fingerprint().equals(fingerprint.hex())
-                        ? new ClaimOutcome.InFlight(Duration.ofMillis(row.leaseExpiresAt() - nowMillis))
-                        : new ClaimOutcome.Mismatch();
             }
             // the row kept changing under us: someone else is actively working on this key
             return new ClaimOutcome.InFlight(lease);
@@ -196,21 +192,12 @@ public final class JdbcStore implements IdempotencyStore {
             s.setString(2, scope.route());
             s.setString(3, scope.key().value());
             try (ResultSet r = s.executeQuery()) {
-                if (!r.next()) {
-                    return null;
-                }
-                r.getLong("completed_at");
-                StoredResponse response = r.wasNull() ? null : new StoredResponse(
-                        r.getInt("response_status"),
-                        HeaderCodec.decode(nullToEmpty(r.getString("response_headers"))),
-                        nullToEmpty(r.getBytes("response_body")));
-                return new StoredRow(r.getString("fingerprint"), r.getString("lease_token"),
-                        r.getLong("lease_expires_at"), r.getLong("created_at"), response);
+                return r.next() ? StoredRow.from(r) : null;
             }
         }
     }
 
-    private static void bindScopeAndToken(PreparedStatement s, int first, Scope scope, String token)
+    static void bindScopeAndToken(PreparedStatement s, int first, Scope scope, String token)
             throws SQLException {
         s.setString(first, scope.account());
         s.setString(first + 1, scope.route());
@@ -240,7 +227,7 @@ public final class JdbcStore implements IdempotencyStore {
         return Transactions.isTransientConflict(e);
     }
 
-    private static boolean hasState(SQLException e, String sqlState) {
+    static boolean hasState(SQLException e, String sqlState) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException sql && sqlState.equals(sql.getSQLState())) {
                 return true;
@@ -249,17 +236,10 @@ public final class JdbcStore implements IdempotencyStore {
         return false;
     }
 
-    private static String newToken() {
+    static String newToken() {
         byte[] bytes = new byte[16];
         TOKENS.nextBytes(bytes);
         return HexFormat.of().formatHex(bytes);
     }
 
-    private static String nullToEmpty(@Nullable String s) {
-        return s == null ? "" : s;
-    }
-
-    private static byte[] nullToEmpty(byte @Nullable [] b) {
-        return b == null ? new byte[0] : b;
-    }
 }

@@ -94,7 +94,7 @@ public final class ConfigLoader {
                 new RedisConfig(redis.isBlank() ? null : uri("redis.url", redis.trim())),
                 new BankConfig(s.duration("bank.latency"), s.decimal("bank.decline_rate"), s.decimal("bank.error_rate")),
                 new IdempotencyConfig(s.bool("idempotency.enabled"), s.duration("idempotency.lease"),
-                        s.duration("idempotency.retention"), s.duration("idempotency.purge_interval")),
+                        s.duration("idempotency.retention"), s.duration("idempotency.purge_interval"), claims(s)),
                 rateLimits(s, redis),
                 webhooks(s),
                 jobs(s),
@@ -102,6 +102,16 @@ public final class ConfigLoader {
                 s.integer("limits.max_body_bytes"),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
+    }
+
+    private static IdempotencyConfig.Claims claims(Settings s) {
+        return switch (s.text("idempotency.claims").trim()) {
+            case "auto", "" -> IdempotencyConfig.Claims.AUTO;
+            case "locks" -> IdempotencyConfig.Claims.LOCKS;
+            case "rows" -> IdempotencyConfig.Claims.ROWS;
+            default -> throw new ConfigException("idempotency.claims", "idempotency.claims must be auto, locks or rows,"
+                    + " was '" + s.text("idempotency.claims") + "'");
+        };
     }
 
     private static RateLimitConfig rateLimits(Settings s, String redisUrl) {

@@ -22,7 +22,12 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
                 "database.pool_size", "must be between 1 and 1000, was " + poolSize);
     }
 
-    /** Whether this is the embedded H2 database under the data folder. */
+    /** Whether this is a PostgreSQL database. */
+    public boolean postgres() {
+        return url != null && url.startsWith("jdbc:postgresql:");
+    }
+
+    /** Whether this is the embedded H2 database in the data folder (no URL set). */
     public boolean embedded() {
         return url == null;
     }

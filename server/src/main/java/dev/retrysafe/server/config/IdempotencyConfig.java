@@ -1,5 +1,6 @@
 package dev.retrysafe.server.config;
 
+import dev.retrysafe.idempotency.ClaimMode;
 import java.time.Duration;
 
 /**
@@ -9,8 +10,47 @@ import java.time.Duration;
  * @param lease how long a claim is held before another request may take it over, 1s..1h
  * @param retention how long keys and answers are kept, at least 1m
  * @param purgeInterval how often expired keys are deleted, at least 1s
+ * @param claims how a key is held while its request runs
  */
-public record IdempotencyConfig(boolean enabled, Duration lease, Duration retention, Duration purgeInterval) {
+public record IdempotencyConfig(boolean enabled, Duration lease, Duration retention, Duration purgeInterval,
+        Claims claims) {
+
+    /** The {@code idempotency.claims} setting. */
+    public enum Claims {
+        /** Locks where the database allows them (PostgreSQL, the embedded database), else rows. */
+        AUTO,
+        /** Advisory locks on PostgreSQL, in-process claims on the embedded database; an error elsewhere. */
+        LOCKS,
+        /** Committed claim rows with leases: any database, any number of instances. */
+        ROWS
+    }
+
+    /** The settings with {@code claims: auto}. */
+    public IdempotencyConfig(boolean enabled, Duration lease, Duration retention, Duration purgeInterval) {
+        this(enabled, lease, retention, purgeInterval, Claims.AUTO);
+    }
+
+    /**
+     * The claim mode to use on {@code database}: only the embedded database is known to have a
+     * single process writing to it, so an external H2 (which several instances may share) gets rows.
+     *
+     * @throws ConfigException for {@code locks} on an external H2
+     */
+    public ClaimMode claimMode(DatabaseConfig database) {
+        ClaimMode locks = database.postgres() ? ClaimMode.POSTGRES_ADVISORY_LOCKS
+                : database.embedded() ? ClaimMode.IN_PROCESS : null;
+        return switch (claims) {
+            case ROWS -> ClaimMode.ROWS;
+            case AUTO -> locks != null ? locks : ClaimMode.ROWS;
+            case LOCKS -> {
+                if (locks == null) {
+                    throw new ConfigException("idempotency.claims", "locks needs PostgreSQL or the embedded database;"
+                            + " an external H2 may be shared by several instances: use rows");
+                }
+                yield locks;
+            }
+        };
+    }
 
     /** Checks every value. */
     public IdempotencyConfig {

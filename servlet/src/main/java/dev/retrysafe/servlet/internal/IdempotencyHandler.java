@@ -87,30 +87,59 @@ public final class IdempotencyHandler {
         // the concrete path, not the template: the same key sent to /v1/payments/A/capture and then
         // /v1/payments/B/capture is a different request (422), never a replay of A's answer
         Fingerprint fingerprint = Fingerprint.of(request.getMethod(), path, body);
-        ClaimOutcome outcome;
+        // the operation's transaction comes first: a store may hold the claim in it (a lock)
+        Connection connection;
         try {
-            outcome = settings.store().claim(scope, fingerprint, settings.clock().instant(), settings.lease());
-        } catch (IdempotencyStoreException e) {
-            LOG.log(Level.ERROR, "idempotency claim failed for " + scopedRoute, e);
-            refuse(request, response, problem(DatabaseOutage.causedBy(e) ? ProblemType.SERVICE_UNAVAILABLE
-                    : ProblemType.INTERNAL_ERROR, "the idempotency store is unavailable; retry later"));
+            connection = settings.dataSource().getConnection();
+        } catch (SQLException e) {
+            LOG.log(Level.ERROR, "cannot open a connection for " + scopedRoute, e);
+            refuse(request, response, unavailable(e));
             return;
         }
-        @Nullable Answer answer = switch (outcome) {
-            case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
-            case ClaimOutcome.InFlight inFlight -> problem(ProblemType.IDEMPOTENCY_KEY_IN_USE,
-                    "a request with this Idempotency-Key is still being processed; retry later");
-            case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
-                    "this Idempotency-Key was already used with a different request to " + scopedRoute);
-            case ClaimOutcome.Acquired acquired -> admitted(request, response, acquired.claim())
-                    ? new Operation(settings, acquired.claim(), key)
-                            .run(request, new CachedBodyRequest(request, body), response, chain)
-                    : null;
-        };
+        @Nullable Answer answer;
+        try {
+            answer = claimAndRun(request, response, chain, connection, scope, fingerprint, key, body);
+        } finally {
+            close(connection);
+        }
         if (answer != null) {
             RequestAdmission.waiveIfWaiting(request, response); // no-op once admitted
             answer.writeTo(response);
         }
+    }
+
+    /** Claims in {@code connection}'s transaction, then runs or answers; null if already answered. */
+    private @Nullable Answer claimAndRun(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+            Connection connection, Scope scope, Fingerprint fingerprint, IdempotencyKey key, byte[] body)
+            throws IOException {
+        ClaimOutcome outcome;
+        try {
+            connection.setAutoCommit(false);
+            outcome = settings.store().claim(connection, scope, fingerprint, settings.clock().instant(), settings.lease());
+        } catch (IdempotencyStoreException | SQLException e) {
+            LOG.log(Level.ERROR, "idempotency claim failed for " + scope.route(), e);
+            rollback(connection);
+            return unavailable(e);
+        }
+        if (!(outcome instanceof ClaimOutcome.Acquired)) {
+            rollback(connection); // ends what the claim read (and a lock it may have taken)
+        }
+        return switch (outcome) {
+            case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
+            case ClaimOutcome.InFlight inFlight -> problem(ProblemType.IDEMPOTENCY_KEY_IN_USE,
+                    "a request with this Idempotency-Key is still being processed; retry later");
+            case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
+                    "this Idempotency-Key was already used with a different request to " + scope.route());
+            case ClaimOutcome.Acquired acquired -> admitted(request, response, acquired.claim(), connection)
+                    ? new Operation(settings, acquired.claim(), key, connection)
+                            .run(request, new CachedBodyRequest(request, body), response, chain)
+                    : null;
+        };
+    }
+
+    private Answer.Problem unavailable(Throwable cause) {
+        return problem(DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE : ProblemType.INTERNAL_ERROR,
+                "the idempotency store is unavailable; retry later");
     }
 
     /** A request the filter does not handle runs if an earlier filter's admission lets it. */
@@ -125,8 +154,8 @@ public final class IdempotencyHandler {
      * Asks the admission (a rate limit) only now that the request will run, so replays and
      * 409s spend nothing; a refusal releases the key, so its answer (a 429) is never stored.
      */
-    private boolean admitted(HttpServletRequest request, HttpServletResponse response, Claim claim)
-            throws IOException {
+    private boolean admitted(HttpServletRequest request, HttpServletResponse response, Claim claim,
+            Connection connection) throws IOException {
         // buffered: a refusal must reach the client only after the key is released, or a quick
         // retry could find it still claimed
         BufferedResponse decision = new BufferedResponse(response);
@@ -134,7 +163,7 @@ public final class IdempotencyHandler {
         try {
             admitted = RequestAdmission.decide(request, decision);
         } catch (IOException | RuntimeException e) {
-            release(settings, claim);
+            abandon(settings, claim, connection);
             throw e;
         }
         if (admitted) {
@@ -142,19 +171,32 @@ public final class IdempotencyHandler {
                 response.addHeader(header.getKey(), header.getValue());
             }
         } else {
-            release(settings, claim);
+            abandon(settings, claim, connection);
             new Answer.Buffered(decision.getStatus(), decision.headerPairs(), decision.cookies(), decision.bodyBytes())
                     .writeTo(response);
         }
         return admitted;
     }
 
-    private static void release(FilterSettings settings, Claim claim) {
+    /** Ends an acquired claim without effects: rolls its transaction back, then lets the key go. */
+    private static void abandon(FilterSettings settings, Claim claim, Connection connection) {
+        rollback(connection);
+        settings.store().finished(claim, false);
+    }
+
+    private static void rollback(Connection connection) {
         try {
-            settings.store().release(claim);
-        } catch (RuntimeException e) {
-            // the lease will run out on its own, after which a retry takes the claim over
-            LOG.log(Level.WARNING, "could not release the claim; it expires with its lease", e);
+            connection.rollback();
+        } catch (SQLException e) {
+            LOG.log(Level.WARNING, "rollback failed; closing the connection discards the transaction", e);
+        }
+    }
+
+    private static void close(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.log(Level.WARNING, "closing the request's connection failed", e);
         }
     }
 
@@ -208,58 +250,48 @@ public final class IdempotencyHandler {
     }
 
     /**
-     * One operation run under an acquired claim, in a transaction bound to the request. Used once,
-     * by one thread.
+     * One operation run under an acquired claim, in the claim's transaction, bound to the request.
+     * Used once, by one thread; the caller closes the connection.
      */
     private static final class Operation {
         private final FilterSettings settings;
         private final Claim claim;
         private final IdempotencyKey key;
+        private final Connection connection;
 
-        Operation(FilterSettings settings, Claim claim, IdempotencyKey key) {
+        Operation(FilterSettings settings, Claim claim, IdempotencyKey key, Connection connection) {
             this.settings = settings;
             this.claim = claim;
             this.key = key;
+            this.connection = connection;
         }
 
         Answer run(HttpServletRequest original, HttpServletRequest replayable, HttpServletResponse response,
                 FilterChain chain) {
-            Connection connection;
+            original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, connection);
+            original.setAttribute(RequestTransaction.KEY_ATTRIBUTE, key.value());
             try {
-                connection = settings.dataSource().getConnection();
-            } catch (SQLException e) {
-                return failed("cannot open a connection", e);
-            }
-            try {
-                connection.setAutoCommit(false);
-                original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, connection);
-                original.setAttribute(RequestTransaction.KEY_ATTRIBUTE, key.value());
-                return runInTransaction(original, replayable, new BufferedResponse(response), chain, connection);
-            } catch (SQLException e) {
-                rollback(connection);
-                return failed("cannot start the transaction", e);
+                return runInTransaction(original, replayable, new BufferedResponse(response), chain);
             } finally {
                 original.removeAttribute(RequestTransaction.CONNECTION_ATTRIBUTE);
                 original.removeAttribute(RequestTransaction.KEY_ATTRIBUTE);
-                close(connection);
             }
         }
 
         private Answer runInTransaction(HttpServletRequest original, HttpServletRequest replayable,
-                BufferedResponse buffered, FilterChain chain, Connection connection) {
+                BufferedResponse buffered, FilterChain chain) {
             try {
                 chain.doFilter(replayable, buffered);
             } catch (IOException | ServletException | RuntimeException e) {
-                rollback(connection);
+                abandon();
                 original.setAttribute(RequestDispatcher.ERROR_EXCEPTION, e);
                 return failed("the operation threw", e);
             } catch (Error e) {
-                rollback(connection);
-                release();
+                abandon();
                 throw e;
             }
             if (original.isAsyncStarted()) {
-                rollback(connection);
+                abandon();
                 return failed("the operation started asynchronous processing, which cannot run in the"
                         + " request's transaction", null);
             }
@@ -267,56 +299,39 @@ public final class IdempotencyHandler {
                     buffered.cookies(), buffered.bodyBytes());
             if (answer.status() >= 500 || answer.status() < 100) {
                 // failed (or nonsensical): nothing may stick, and a retry must run again
-                rollback(connection);
-                release();
+                abandon();
                 return answer;
             }
             try {
                 settings.store().complete(connection, claim,
                         StoredAnswers.of(answer, settings.storedHeaders()), settings.clock().instant());
                 connection.commit();
-                return answer;
             } catch (ClaimLostException e) {
-                rollback(connection);
+                abandon();
                 LOG.log(Level.WARNING, "lease ran out and another request took over; rolled back", e);
                 return new Answer.Problem(ProblemType.IDEMPOTENCY_KEY_IN_USE, settings.problemTypeBase(),
                         "a request with this Idempotency-Key is still being processed; retry later");
             } catch (IdempotencyStoreException | SQLException e) {
-                rollback(connection);
+                abandon();
                 return failed("storing the answer or committing failed", e);
             }
+            settings.store().finished(claim, true);
+            return answer;
         }
 
         /**
-         * Rolls nothing back itself: releases the claim and answers 500 (503 when the database
-         * cannot be reached), so a retry runs again.
+         * Answers 500 (503 when the database cannot be reached) for an operation already
+         * abandoned, so a retry runs again.
          */
         private Answer failed(String what, @Nullable Throwable cause) {
             LOG.log(Level.ERROR, what + " for " + claim.scope().route() + "; key released", cause);
-            release();
             return new Answer.Problem(DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE
                     : ProblemType.INTERNAL_ERROR, settings.problemTypeBase(),
                     "the request failed and had no effect; retrying it with the same Idempotency-Key is safe");
         }
 
-        private void release() {
-            IdempotencyHandler.release(settings, claim);
-        }
-
-        private static void rollback(Connection connection) {
-            try {
-                connection.rollback();
-            } catch (SQLException e) {
-                LOG.log(Level.WARNING, "rollback failed; closing the connection discards the transaction", e);
-            }
-        }
-
-        private static void close(Connection connection) {
-            try {
-                connection.close();
-            } catch (SQLException e) {
-                LOG.log(Level.WARNING, "closing the request's connection failed", e);
-            }
+        private void abandon() {
+            IdempotencyHandler.abandon(settings, claim, connection);
         }
     }
 }
