@@ -44,7 +44,7 @@ public record IdempotencyConfig(boolean enabled, Duration lease, Duration retent
             case AUTO -> locks != null ? locks : ClaimMode.ROWS;
             case LOCKS -> {
                 if (locks == null) {
-                    throw new ConfigException("idempotency.claims", "locks needs PostgreSQL or the embedded database;"
+                    throw new ConfigException("idempotency.claims", "idempotency.claims is locks, which needs PostgreSQL or the embedded database;"
                             + " an external H2 may be shared by several instances: use rows");
                 }
                 yield locks;

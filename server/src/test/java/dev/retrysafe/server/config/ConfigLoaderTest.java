@@ -3,6 +3,7 @@ package dev.retrysafe.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.idempotency.ClaimMode;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -134,6 +135,29 @@ class ConfigLoaderTest {
                 .hasMessageContaining("idempotency.lease").hasMessageContaining("2h");
         assertThatThrownBy(() -> ConfigLoader.load(yaml("shutdown: 5s\n"), Map.of()))
                 .hasMessageContaining("shutdown");
+    }
+
+    @Test
+    void claimsFollowTheDatabaseUnlessChosen() throws IOException {
+        Map<String, String> postgres = Map.of("RETRYSAFE_DATABASE_URL", "jdbc:postgresql://127.0.0.1/db");
+        Map<String, String> externalH2 = Map.of("RETRYSAFE_DATABASE_URL", "jdbc:h2:tcp://127.0.0.1/shared");
+        ServerConfig embedded = ConfigLoader.load(null, Map.of());
+        ServerConfig onPostgres = ConfigLoader.load(null, postgres);
+        ServerConfig onExternalH2 = ConfigLoader.load(null, externalH2);
+
+        assertThat(embedded.idempotency().claims()).isEqualTo(IdempotencyConfig.Claims.AUTO);
+        assertThat(embedded.idempotency().claimMode(embedded.database())).isEqualTo(ClaimMode.IN_PROCESS);
+        assertThat(onPostgres.idempotency().claimMode(onPostgres.database())).isEqualTo(ClaimMode.POSTGRES_ADVISORY_LOCKS);
+        assertThat(onExternalH2.idempotency().claimMode(onExternalH2.database()))
+                .as("several instances may share an external H2").isEqualTo(ClaimMode.ROWS);
+
+        ServerConfig rows = ConfigLoader.load(yaml("idempotency:\n  claims: rows\n"), postgres);
+        assertThat(rows.idempotency().claimMode(rows.database())).isEqualTo(ClaimMode.ROWS);
+        ServerConfig locksOnH2 = ConfigLoader.load(yaml("idempotency:\n  claims: locks\n"), externalH2);
+        assertThatThrownBy(() -> locksOnH2.idempotency().claimMode(locksOnH2.database()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("idempotency.claims");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("idempotency:\n  claims: maybe\n"), Map.of()))
+                .hasMessageContaining("idempotency.claims").hasMessageContaining("maybe");
     }
 
     @Test
