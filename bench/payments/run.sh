@@ -164,7 +164,8 @@ cpu_ticks_idle()  { awk '/^cpu /{print $5+$6; exit}' /proc/stat; }
 proc_ticks() { [ -r "/proc/$1/stat" ] && awk '{sub(/^.*\) /,""); print $12+$13}' "/proc/$1/stat" || echo 0; } # utime+stime of a pid
 # CPU of every PostgreSQL process, including backends that already exited (their time is
 # added to the postmaster's cutime/cstime when it reaps them).
-pg_ticks() { cat /proc/[0-9]*/stat 2>/dev/null | awk '$2=="(postgres)"{sub(/^.*\) /,""); t+=$12+$13+$14+$15} END{print t+0}'; }
+# (cat fails when a process exits while it reads: that must not end the run under pipefail)
+pg_ticks() { { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk '$2=="(postgres)"{sub(/^.*\) /,""); t+=$12+$13+$14+$15} END{print t+0}'; }
 pid_on_port() { ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; }
 HZ=$(getconf CLK_TCK)
 kv() { awk -v k="$2=" '{for(i=1;i<=NF;i++) if(index($i,k)==1) v=substr($i,length(k)+1)} END{print v}' "$1"; } # kv <file> <key>: last key=value in the file
