@@ -186,7 +186,8 @@ public final class JdbcStore implements IdempotencyStore {
         }
     }
 
-    private static @Nullable StoredRow read(Connection c, Scope scope) throws SQLException {
+    /** The key's row as {@code c} sees it now, or null. */
+    static @Nullable StoredRow read(Connection c, Scope scope) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(StoreSql.SELECT_ROW)) {
             s.setString(1, scope.account());
             s.setString(2, scope.route());

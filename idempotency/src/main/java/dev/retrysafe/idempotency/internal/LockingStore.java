@@ -134,7 +134,7 @@ public final class LockingStore implements IdempotencyStore {
         long nowMillis = now.toEpochMilli();
         long retentionCutoff = nowMillis - config.retention().toMillis();
         // replays first, without touching the claims: they never wait on each other
-        StoredRow before = read(tx, scope);
+        StoredRow before = JdbcStore.read(tx, scope);
         RowVerdict early = RowVerdict.of(before, fingerprint, nowMillis, retentionCutoff);
         if (early == RowVerdict.REPLAY || early == RowVerdict.MISMATCH) {
             return decide(tx, early, before, scope, fingerprint, now, lease);
@@ -158,7 +158,7 @@ public final class LockingStore implements IdempotencyStore {
             }
         }
         // read again now that the key is ours: an answer committed since the first read counts
-        StoredRow row = read(tx, scope);
+        StoredRow row = JdbcStore.read(tx, scope);
         ClaimOutcome outcome;
         try {
             outcome = decide(tx, RowVerdict.of(row, fingerprint, nowMillis, retentionCutoff), row, scope, fingerprint,
@@ -255,17 +255,6 @@ public final class LockingStore implements IdempotencyStore {
     /** In-process claims held now (for tests and metrics). */
     public int heldClaims() {
         return holders.size();
-    }
-
-    private static @Nullable StoredRow read(Connection tx, Scope scope) throws SQLException {
-        try (PreparedStatement s = tx.prepareStatement(StoreSql.SELECT_ROW)) {
-            s.setString(1, scope.account());
-            s.setString(2, scope.route());
-            s.setString(3, scope.key().value());
-            try (ResultSet r = s.executeQuery()) {
-                return r.next() ? StoredRow.from(r) : null;
-            }
-        }
     }
 
     /** Deletes the row read, if it is still that row; false if it changed meanwhile. */
