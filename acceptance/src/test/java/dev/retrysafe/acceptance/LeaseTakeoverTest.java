@@ -50,19 +50,7 @@ class LeaseTakeoverTest {
     @EnumSource(Storage.class)
     void aRetryTakesOverAnExpiredLeaseAndTheStaleFirstTryMakesNoSecondPayment(Storage storage) throws Exception {
         FakeClock clock = new FakeClock();
-        CountDownLatch firstAtBank = new CountDownLatch(1);
-        CountDownLatch releaseFirst = new CountDownLatch(1);
-        AtomicBoolean first = new AtomicBoolean(true);
-        AtomicBoolean holdRanOut = new AtomicBoolean();
-        Bank.Processing holdFirst = (chargeKey, latency) -> {
-            if (first.compareAndSet(true, false)) {
-                firstAtBank.countDown();
-                if (!releaseFirst.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
-                    holdRanOut.set(true);
-                }
-            }
-            Bank.Processing.SLEEP.process(chargeKey, latency);
-        };
+        FirstChargeHold holdFirst = new FirstChargeHold();
         ExecutorService firstClient = Executors.newSingleThreadExecutor();
         IdempotencyConfig.Claims claims = storage == Storage.H2 ? IdempotencyConfig.Claims.AUTO : IdempotencyConfig.Claims.ROWS;
         try (Deployment d = Deployment.start(storage, b -> b.clock(clock).lease(LEASE).bankProcessing(holdFirst).claims(claims));
@@ -72,7 +60,7 @@ class LeaseTakeoverTest {
             HttpResponse<byte[]> takeover;
             try {
                 firstTry = firstClient.submit(() -> client.pay("k", PAYMENT));
-                assertThat(firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                assertThat(holdFirst.firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
                         .as("the first try reached the bank").isTrue();
 
                 // just before the lease runs out the key is still held
@@ -85,7 +73,7 @@ class LeaseTakeoverTest {
                 assertThat(takeover.statusCode()).as(text(takeover)).isEqualTo(201);
                 assertThat(replayed(takeover)).as("the takeover ran the payment itself").isFalse();
             } finally {
-                releaseFirst.countDown();
+                holdFirst.releaseFirst.countDown();
             }
 
             // the first try comes back from the bank: its claim was taken over
@@ -103,7 +91,7 @@ class LeaseTakeoverTest {
             assertThat(replayed(later)).isTrue();
             assertThat(later.body()).as("the replay is the takeover's answer").isEqualTo(takeover.body());
             assertThat(later.headers().firstValue("Location")).isEqualTo(takeover.headers().firstValue("Location"));
-            assertThat(holdRanOut).isFalse();
+            assertThat(holdFirst.holdRanOut).isFalse();
         } finally {
             firstClient.shutdownNow();
             assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -120,16 +108,7 @@ class LeaseTakeoverTest {
     @Test
     void onPostgresAFirstTryIdlePastTheLeaseLosesItsLockAndARetryRuns() throws Exception {
         Duration lease = Duration.ofSeconds(1); // real time: the transaction's idle timeout
-        CountDownLatch firstAtBank = new CountDownLatch(1);
-        CountDownLatch releaseFirst = new CountDownLatch(1);
-        AtomicBoolean first = new AtomicBoolean(true);
-        Bank.Processing holdFirst = (chargeKey, latency) -> {
-            if (first.compareAndSet(true, false)) {
-                firstAtBank.countDown();
-                releaseFirst.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-            }
-            Bank.Processing.SLEEP.process(chargeKey, latency);
-        };
+        FirstChargeHold holdFirst = new FirstChargeHold();
         ExecutorService firstClient = Executors.newSingleThreadExecutor();
         try (Deployment d = Deployment.start(Storage.POSTGRESQL, b -> b.lease(lease).bankProcessing(holdFirst));
              HttpClient http = PaymentsClient.newHttpClient()) {
@@ -138,7 +117,7 @@ class LeaseTakeoverTest {
             HttpResponse<byte[]> takeover;
             try {
                 firstTry = firstClient.submit(() -> client.pay("k", PAYMENT));
-                assertThat(firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+                assertThat(holdFirst.firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
                 assertInUse(client.pay("k", PAYMENT));
 
                 // PostgreSQL ends the idle session about a lease later: retry until a try runs
@@ -151,7 +130,7 @@ class LeaseTakeoverTest {
                 assertThat(takeover.statusCode()).as(text(takeover)).isEqualTo(201);
                 assertThat(replayed(takeover)).isFalse();
             } finally {
-                releaseFirst.countDown();
+                holdFirst.releaseFirst.countDown();
             }
 
             HttpResponse<byte[]> stale = firstTry.get(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
@@ -212,6 +191,25 @@ class LeaseTakeoverTest {
             HttpResponse<byte[]> renewedReplay = client.pay("kept-24h", OTHER_PAYMENT);
             assertThat(replayed(renewedReplay)).isTrue();
             assertThat(renewedReplay.body()).isEqualTo(renewed.body());
+        }
+    }
+
+    /** The bank holds the first charge until released (or the deadline), then processes every charge as usual. */
+    private static final class FirstChargeHold implements Bank.Processing {
+        final CountDownLatch firstAtBank = new CountDownLatch(1);
+        final CountDownLatch releaseFirst = new CountDownLatch(1);
+        final AtomicBoolean holdRanOut = new AtomicBoolean();
+        private final AtomicBoolean first = new AtomicBoolean(true);
+
+        @Override
+        public void process(String chargeKey, Duration latency) throws InterruptedException {
+            if (first.compareAndSet(true, false)) {
+                firstAtBank.countDown();
+                if (!releaseFirst.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+                    holdRanOut.set(true);
+                }
+            }
+            Bank.Processing.SLEEP.process(chargeKey, latency);
         }
     }
 

@@ -152,13 +152,7 @@ public final class JdbcStore implements IdempotencyStore {
     /** True if inserted, false if the key exists, null if a transient lock conflict says "try again". */
     private @Nullable Boolean insert(Connection c, Claim claim, long nowMillis) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(StoreSql.INSERT_CLAIM)) {
-            s.setString(1, claim.scope().account());
-            s.setString(2, claim.scope().route());
-            s.setString(3, claim.scope().key().value());
-            s.setString(4, claim.fingerprint().hex());
-            s.setString(5, claim.token());
-            s.setLong(6, claim.leaseExpiresAt().toEpochMilli());
-            s.setLong(7, nowMillis);
+            bindClaim(s, claim, nowMillis);
             s.executeUpdate();
             return true;
         } catch (SQLException e) {
@@ -189,9 +183,7 @@ public final class JdbcStore implements IdempotencyStore {
     /** The key's row as {@code c} sees it now, or null. */
     static @Nullable StoredRow read(Connection c, Scope scope) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(StoreSql.SELECT_ROW)) {
-            s.setString(1, scope.account());
-            s.setString(2, scope.route());
-            s.setString(3, scope.key().value());
+            bindScope(s, 1, scope);
             try (ResultSet r = s.executeQuery()) {
                 return r.next() ? StoredRow.from(r) : null;
             }
@@ -200,10 +192,27 @@ public final class JdbcStore implements IdempotencyStore {
 
     static void bindScopeAndToken(PreparedStatement s, int first, Scope scope, String token)
             throws SQLException {
+        bindScope(s, first, scope);
+        s.setString(first + 3, token);
+    }
+
+    /** Binds account, route and key from parameter {@code first} on. */
+    static void bindScope(PreparedStatement s, int first, Scope scope) throws SQLException {
         s.setString(first, scope.account());
         s.setString(first + 1, scope.route());
         s.setString(first + 2, scope.key().value());
-        s.setString(first + 3, token);
+    }
+
+    /**
+     * Binds the first seven columns of a key's row, as {@link StoreSql#INSERT_CLAIM} and
+     * {@link StoreSql#INSERT_COMPLETED} list them: scope, fingerprint, token, lease, created at.
+     */
+    static void bindClaim(PreparedStatement s, Claim claim, long createdAtMillis) throws SQLException {
+        bindScope(s, 1, claim.scope());
+        s.setString(4, claim.fingerprint().hex());
+        s.setString(5, claim.token());
+        s.setLong(6, claim.leaseExpiresAt().toEpochMilli());
+        s.setLong(7, createdAtMillis);
     }
 
     private Connection autocommitConnection() throws SQLException {

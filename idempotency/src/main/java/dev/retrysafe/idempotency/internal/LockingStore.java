@@ -83,15 +83,11 @@ public final class LockingStore implements IdempotencyStore {
         String claim;
         try (PreparedStatement s = tx.prepareStatement(StoreSql.LOCK_THEN_READ)) {
             s.setString(1, Long.toString(Math.max(1, lease.toMillis())));
-            s.setString(2, scope.account());
-            s.setString(3, scope.route());
-            s.setString(4, scope.key().value());
+            JdbcStore.bindScope(s, 2, scope);
             s.setLong(5, retentionCutoff);
             s.setLong(6, lockKey(scope, fingerprint));
             s.setLong(7, lockKey(scope, null));
-            s.setString(8, scope.account());
-            s.setString(9, scope.route());
-            s.setString(10, scope.key().value());
+            JdbcStore.bindScope(s, 8, scope);
             if (!s.execute()) {
                 throw new SQLException("the lock statement returned no result");
             }
@@ -203,13 +199,7 @@ public final class LockingStore implements IdempotencyStore {
         }
         long nowMillis = now.toEpochMilli();
         try (PreparedStatement s = transaction.prepareStatement(StoreSql.INSERT_COMPLETED)) {
-            s.setString(1, claim.scope().account());
-            s.setString(2, claim.scope().route());
-            s.setString(3, claim.scope().key().value());
-            s.setString(4, claim.fingerprint().hex());
-            s.setString(5, claim.token());
-            s.setLong(6, claim.leaseExpiresAt().toEpochMilli());
-            s.setLong(7, nowMillis);
+            JdbcStore.bindClaim(s, claim, nowMillis);
             s.setLong(8, nowMillis);
             s.setInt(9, response.status());
             s.setString(10, HeaderCodec.encode(response.headers()));

@@ -138,8 +138,12 @@ public final class IdempotencyHandler {
     }
 
     private Answer.Problem unavailable(Throwable cause) {
-        return problem(DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE : ProblemType.INTERNAL_ERROR,
-                "the idempotency store is unavailable; retry later");
+        return problem(failureType(cause), "the idempotency store is unavailable; retry later");
+    }
+
+    /** 503 when the database cannot be reached (the retry will work once it is back), else 500. */
+    private static ProblemType failureType(@Nullable Throwable cause) {
+        return DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE : ProblemType.INTERNAL_ERROR;
     }
 
     /** A request the filter does not handle runs if an earlier filter's admission lets it. */
@@ -325,8 +329,7 @@ public final class IdempotencyHandler {
          */
         private Answer failed(String what, @Nullable Throwable cause) {
             LOG.log(Level.ERROR, what + " for " + claim.scope().route() + "; key released", cause);
-            return new Answer.Problem(DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE
-                    : ProblemType.INTERNAL_ERROR, settings.problemTypeBase(),
+            return new Answer.Problem(failureType(cause), settings.problemTypeBase(),
                     "the request failed and had no effect; retrying it with the same Idempotency-Key is safe");
         }
 
