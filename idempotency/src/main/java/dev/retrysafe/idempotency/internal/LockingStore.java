@@ -129,31 +129,33 @@ public final class LockingStore implements IdempotencyStore {
             Duration lease) throws SQLException {
         long nowMillis = now.toEpochMilli();
         long retentionCutoff = nowMillis - config.retention().toMillis();
-        // replays first, without touching the claims: they never wait on each other
-        StoredRow before = JdbcStore.read(tx, scope);
-        RowVerdict early = RowVerdict.of(before, fingerprint, nowMillis, retentionCutoff);
-        if (early == RowVerdict.REPLAY || early == RowVerdict.MISMATCH) {
-            return decide(tx, early, before, scope, fingerprint, now, lease);
-        }
         Holder mine = new Holder(JdbcStore.newToken(), fingerprint.hex(), now.plus(lease).toEpochMilli());
         boolean takenOver = false;
-        while (true) {
-            Holder held = holders.putIfAbsent(scope, mine);
-            if (held == null) {
-                break;
+        Holder held = holders.putIfAbsent(scope, mine);
+        if (held != null) {
+            // held by another request: a stored answer still answers at once (concurrent replays
+            // of one key never wait on each other); else the holder decides
+            StoredRow stored = JdbcStore.read(tx, scope);
+            RowVerdict early = RowVerdict.of(stored, fingerprint, nowMillis, retentionCutoff);
+            if (early == RowVerdict.REPLAY || early == RowVerdict.MISMATCH) {
+                return decide(tx, early, stored, scope, fingerprint, now, lease);
             }
-            if (!held.fingerprint().equals(mine.fingerprint())) {
-                return new ClaimOutcome.Mismatch(); // the holder's request is known: a different one
-            }
-            if (held.leaseExpiresAt() >= nowMillis) {
-                return new ClaimOutcome.InFlight(Duration.ofMillis(held.leaseExpiresAt() - nowMillis));
-            }
-            if (holders.replace(scope, held, mine)) {
-                takenOver = true; // its holder is stuck past its lease; its completion will fail
-                break;
+            while (held != null) {
+                if (!held.fingerprint().equals(mine.fingerprint())) {
+                    return new ClaimOutcome.Mismatch(); // the holder's request is known: a different one
+                }
+                if (held.leaseExpiresAt() >= nowMillis) {
+                    return new ClaimOutcome.InFlight(Duration.ofMillis(held.leaseExpiresAt() - nowMillis));
+                }
+                if (holders.replace(scope, held, mine)) {
+                    takenOver = true; // its holder is stuck past its lease; its completion will fail
+                    break;
+                }
+                held = holders.putIfAbsent(scope, mine);
             }
         }
-        // read again now that the key is ours: an answer committed since the first read counts
+        // the key is ours: its row, read now, holds every answer committed by an earlier holder
+        // (a holder lets go only after its commit), so one read decides a first use or a replay
         StoredRow row = JdbcStore.read(tx, scope);
         ClaimOutcome outcome;
         try {
