@@ -160,11 +160,8 @@ public final class RetrysafeServer implements AutoCloseable {
                     events,
                     webhooks.routes(config.maxBodyBytes(), events::has),
                     reports.routes(config.maxBodyBytes()),
-                    new DispatcherWakeUp(account -> {
-                        webhooks.dispatcher().wakeUp();
-                        reports.jobs().wakeUp();
-                        live.eventsCommitted(account);
-                    }),
+                    new DispatcherWakeUp(DispatcherWakeUp.targets(
+                            webhooks.dispatcher()::wakeUp, reports.jobs()::wakeUp, live::eventsCommitted)),
                     new MetricsRoute(List.of(new DeliveryMetricsRoute(webhooks.dispatcher()),
                             new JobMetricsText(reports.jobs()), live.metricsText())),
                     new DocsRoutes(OpenApiDocument.load()),

@@ -7,6 +7,7 @@ import dev.retrysafe.delivery.Outbox;
 import dev.retrysafe.delivery.OutboxEvent;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.http.Json;
+import dev.retrysafe.server.http.RequestEffects;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -42,7 +43,9 @@ public final class EventLog {
         byte[] dataJson = Json.bytes(data);
         EventStore.insert(c, id, accountId, type, at, new String(dataJson, StandardCharsets.UTF_8));
         try {
-            outbox.append(c, new OutboxEvent(id, accountId, type, at, Json.bytes(envelope(id, type, at, data))));
+            int deliveries = outbox.appendCounting(c, new OutboxEvent(id, accountId, type, at,
+                    Json.bytes(envelope(id, type, at, data))));
+            RequestEffects.eventsRecorded(deliveries);
         } catch (DeliveryStoreException e) {
             throw e.getCause() instanceof SQLException sql ? sql : new SQLException("outbox append failed", e);
         }

@@ -14,6 +14,7 @@ import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
 import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.http.RequestEffects;
 import dev.retrysafe.server.http.Responses;
 import dev.retrysafe.server.payments.RequestBodies;
 import io.javalin.http.Context;
@@ -62,6 +63,7 @@ public final class JobRoutes {
         Instant to = request.to() != null ? request.to() : clock.instant().truncatedTo(ChronoUnit.MILLIS);
         NewJob newJob = new NewJob(account.id(), request.kind(), PaymentsCsv.params(request.from(), to));
         Job job = transactions.inTransaction(ctx.req(), c -> jobs.enqueue(c, newJob));
+        RequestEffects.jobEnqueued();
         ctx.header("Location", JobJson.path(job));
         ctx.header("Retry-After", POLL_AFTER_SECONDS);
         Responses.json(ctx, 202, JobJson.of(job));

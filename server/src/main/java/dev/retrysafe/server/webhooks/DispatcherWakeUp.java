@@ -1,6 +1,7 @@
 package dev.retrysafe.server.webhooks;
 
 import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.http.RequestEffects;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -13,31 +14,74 @@ import java.util.function.Consumer;
 
 /**
  * Wakes the dispatcher, the job workers and the live streams after a successful {@code POST}
- * under {@code /v1/}, so the deliveries it made (a payment's event, a retry, a recovery) start at
- * once instead of at the dispatcher's next poll (every 100 ms), and the events it recorded reach
- * the streams at once. It sits outside the idempotency filter, which commits the request's
- * transaction: by the time it runs, the deliveries and events are visible. Waking is cheap and
- * only a hint; the polls find anything it misses. This class is threadsafe.
+ * under {@code /v1/}, each only when the request gave it something to do
+ * ({@link RequestEffects}): the dispatcher when the request made deliveries (a payment's event
+ * with a subscribed endpoint) or changed deliveries or endpoints ({@code /v1/webhook_endpoints/..},
+ * {@code /v1/deliveries/..}: a retry, a recovery, an enabled endpoint), the workers when it
+ * enqueued a job, the streams when it recorded events. So the work starts at once instead of at
+ * the next poll (every 100 ms), and a request that made none costs no claim round. It sits
+ * outside the idempotency filter, which commits the request's transaction: by the time it runs,
+ * the deliveries, jobs and events are visible. Waking is only a hint; the polls find anything it
+ * misses. This class is threadsafe.
  */
 public final class DispatcherWakeUp implements Filter {
 
-    private final Consumer<String> wakeUp;
+    /** What can be woken. */
+    public interface Targets {
+        /** The webhook dispatcher: deliveries are due. */
+        void deliveries();
 
-    /** A filter calling {@code wakeUp} with the request's account id after each successful POST. */
-    public DispatcherWakeUp(Consumer<String> wakeUp) {
-        this.wakeUp = wakeUp;
+        /** The job workers: a job was enqueued. */
+        void jobs();
+
+        /** The live streams: the account {@code accountId} has new events. */
+        void events(String accountId);
+    }
+
+    private final Targets targets;
+
+    /** A filter waking {@code targets} after each successful POST that gave them work. */
+    public DispatcherWakeUp(Targets targets) {
+        this.targets = targets;
+    }
+
+    /** Targets from three callbacks. */
+    public static Targets targets(Runnable deliveries, Runnable jobs, Consumer<String> events) {
+        return new Targets() {
+            @Override
+            public void deliveries() {
+                deliveries.run();
+            }
+
+            @Override
+            public void jobs() {
+                jobs.run();
+            }
+
+            @Override
+            public void events(String accountId) {
+                events.accept(accountId);
+            }
+        };
     }
 
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        chain.doFilter(request, response);
+        RequestEffects effects = RequestEffects.collect(() -> chain.doFilter(request, response));
         if (request instanceof HttpServletRequest http && response instanceof HttpServletResponse answer
                 && "POST".equals(http.getMethod()) && http.getRequestURI().startsWith("/v1/")
                 && answer.getStatus() >= 200 && answer.getStatus() <= 299) {
+            String uri = http.getRequestURI();
+            if (effects.deliveries() || uri.startsWith("/v1/webhook_endpoints/") || uri.startsWith("/v1/deliveries/")) {
+                targets.deliveries();
+            }
+            if (effects.jobs()) {
+                targets.jobs();
+            }
             String account = RequestAccount.idOf(request);
-            if (account != null) {
-                wakeUp.accept(account);
+            if (effects.events() && account != null) {
+                targets.events(account);
             }
         }
     }
