@@ -21,6 +21,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -58,7 +59,11 @@ class HttpFuzzTest {
             new Operation("GET", "/dashboard", List.of(), List.of()),
             new Operation("GET", "/dashboard/{asset}", List.of(), List.of()),
             new Operation("GET", "/openapi.json", List.of(), List.of()),
+            new Operation("GET", "/docs", List.of(), List.of()),
             new Operation("GET", "/docs/{asset}", List.of(), List.of()),
+            new Operation("GET", "/problems", List.of(), List.of()),
+            // without an upgrade (the JDK client cannot ask for one) the stream must refuse as a problem
+            new Operation("GET", "/v1/events/stream", List.of(), List.of("after", "types")),
             new Operation("POST", "/v1/reports", fields("kind", "\"payments_csv\"", "from", "\"2026-01-01T00:00:00Z\"",
                     "to", "\"2030-01-01T00:00:00Z\""), List.of()),
             new Operation("GET", "/v1/jobs/{job}", List.of(), List.of()),
@@ -180,6 +185,28 @@ class HttpFuzzTest {
         assertNothingHalfWritten();
     }
 
+    /** A route added without being fuzzed fails here, so "every public route" stays true. */
+    @Test
+    void everyRouteTheServerAnswersIsFuzzed() {
+        Set<String> fuzzed = new HashSet<>();
+        OPERATIONS.forEach(op -> fuzzed.add(withoutHead(op.method() + " " + template(op.path()))));
+        Set<String> answered = new HashSet<>();
+        server.routes().forEach(route -> answered.add(withoutHead(template(route))));
+        answered.add("GET /v1/events/stream"); // a servlet of its own, not in the router's list
+        assertThat(fuzzed).as("fuzzed routes (HEAD goes with its GET)").containsAll(answered);
+        assertThat(answered).as("fuzzed routes the server does not answer").containsAll(fuzzed);
+    }
+
+    /** Every GET answers HEAD too: a HEAD route counts as its GET. */
+    private static String withoutHead(String route) {
+        return route.startsWith("HEAD ") ? "GET " + route.substring(5) : route;
+    }
+
+    /** A path with its parameters unnamed: {@code /v1/payments/{}}. */
+    private static String template(String path) {
+        return path.replaceAll("\\{[^}]*}", "{}");
+    }
+
     private HttpRequest request(Fuzz fuzz, Operation op) {
         String path = op.path();
         for (String kind : List.of("payment", "refund", "event", "job", "endpoint", "delivery", "problem", "asset")) {
@@ -222,6 +249,11 @@ class HttpFuzzTest {
                 case 3 -> b.header("Idempotency-Key", fuzz.oneOf("\"fixed-1\"", "\"fixed-2\""));
                 default -> b.header("Idempotency-Key", "\"" + UUID.randomUUID() + "\"");
             }
+        }
+        if (op.path().equals("/v1/events/stream") && fuzz.chance(0.5)) {
+            // the WebSocket handshake's own headers (the JDK client refuses to send Upgrade itself)
+            b.header("Sec-WebSocket-Version", fuzz.chance(0.5) ? "13" : fuzz.headerValue(10));
+            b.header("Sec-WebSocket-Key", fuzz.chance(0.5) ? "dGhlIHNhbXBsZSBub25jZQ==" : fuzz.headerValue(40));
         }
         if (!body.isEmpty()) {
             b.header("Content-Type", fuzz.chance(0.85) ? "application/json"
