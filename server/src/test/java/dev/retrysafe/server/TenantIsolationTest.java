@@ -7,7 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -34,6 +38,9 @@ class TenantIsolationTest {
     private Api victim;
     private Api intruder;
     private String paymentKey;
+    private final String refundKey = UUID.randomUUID().toString();
+    private final String endpointKey = UUID.randomUUID().toString();
+    private final String reportKey = UUID.randomUUID().toString();
     private String payment;
     private String refund;
     private String endpoint;
@@ -50,10 +57,9 @@ class TenantIsolationTest {
 
         paymentKey = UUID.randomUUID().toString();
         payment = created(victim.post("/v1/payments", paymentBody(), paymentKey)).get("id").asText();
-        refund = created(victim.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 5}"))
+        refund = created(victim.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 5}", refundKey))
                 .get("id").asText();
-        JsonNode ep = created(victim.post("/v1/webhook_endpoints",
-                "{\"url\": \"http://127.0.0.1:9/victim\", \"event_types\": [\"*\"], \"description\": \"" + SECRET_MARK + "\"}"));
+        JsonNode ep = created(victim.post("/v1/webhook_endpoints", endpointBody(), endpointKey));
         endpoint = ep.get("id").asText();
         endpointSecret = ep.get("secret").asText();
         created(victim.post("/v1/payments", paymentBody()));
@@ -61,7 +67,7 @@ class TenantIsolationTest {
         delivery = await().atMost(DEADLINE).until(
                 () -> victim.get("/v1/webhook_endpoints/" + endpoint + "/deliveries").body().get("data"),
                 d -> !d.isEmpty()).get(0).get("id").asText();
-        Api.Answer report = victim.post("/v1/reports", "{\"kind\": \"payments_csv\"}", UUID.randomUUID().toString());
+        Api.Answer report = victim.post("/v1/reports", "{\"kind\": \"payments_csv\"}", reportKey);
         assertThat(report.status()).isEqualTo(202);
         job = report.body().get("id").asText();
         await().atMost(DEADLINE).until(() -> victim.get("/v1/jobs/" + job).body().get("status").asText().equals("succeeded"));
@@ -74,6 +80,10 @@ class TenantIsolationTest {
 
     private static String paymentBody() {
         return "{\"amount\": 4321, \"currency\": \"eur\", \"description\": \"" + SECRET_MARK + "\"}";
+    }
+
+    private static String endpointBody() {
+        return "{\"url\": \"http://127.0.0.1:9/victim\", \"event_types\": [\"*\"], \"description\": \"" + SECRET_MARK + "\"}";
     }
 
     private static JsonNode created(Api.Answer a) {
@@ -158,6 +168,67 @@ class TenantIsolationTest {
         // and the victim's replay is still the victim's own answer
         Api.Answer replay = victim.post("/v1/payments", paymentBody(), paymentKey);
         assertThat(replay.body().get("id").asText()).isEqualTo(payment);
+    }
+
+    @Test
+    void theVictimsKeysOnEveryOtherKeyedRouteAreNewKeysForTheIntruder() {
+        String ownPayment = created(intruder.post("/v1/payments", "{\"amount\": 600, \"currency\": \"eur\"}"))
+                .get("id").asText();
+        // a refund of the intruder's own payment under the key of the victim's refund
+        Api.Answer refundAnswer = intruder.post("/v1/refunds", "{\"payment_id\": \"" + ownPayment + "\", \"amount\": 5}",
+                refundKey);
+        assertThat(refundAnswer.status()).as(refundAnswer.raw().body()).isEqualTo(201);
+        assertThat(refundAnswer.body().get("id").asText()).isNotEqualTo(refund);
+        assertThat(refundAnswer.body().get("payment_id").asText()).isEqualTo(ownPayment);
+        // the victim's exact endpoint body under the victim's key: a new endpoint with a new secret
+        Api.Answer endpointAnswer = intruder.post("/v1/webhook_endpoints", endpointBody(), endpointKey);
+        assertThat(endpointAnswer.status()).as(endpointAnswer.raw().body()).isEqualTo(201);
+        assertThat(endpointAnswer.body().get("id").asText()).isNotEqualTo(endpoint);
+        assertThat(endpointAnswer.raw().body()).doesNotContain(endpointSecret);
+        // a report under the victim's key: a job of the intruder's own, over the intruder's payments
+        Api.Answer reportAnswer = intruder.post("/v1/reports", "{\"kind\": \"payments_csv\"}", reportKey);
+        assertThat(reportAnswer.status()).as(reportAnswer.raw().body()).isEqualTo(202);
+        String ownJob = reportAnswer.body().get("id").asText();
+        assertThat(ownJob).isNotEqualTo(job);
+        for (Api.Answer a : List.of(refundAnswer, endpointAnswer, reportAnswer)) {
+            assertThat(a.header("Idempotent-Replayed")).as(a.raw().body()).isNull();
+        }
+        await().atMost(DEADLINE).until(() -> intruder.get("/v1/jobs/" + ownJob).body().get("status").asText().equals("succeeded"));
+        String csv = intruder.get("/v1/jobs/" + ownJob + "/result").raw().body();
+        assertThat(csv).contains(ownPayment).doesNotContain(payment).doesNotContain(SECRET_MARK);
+    }
+
+    @Test
+    void aCursorNamingTheVictimsObjectPagesOnlyTheCallersOwn() {
+        String ownPayment = created(intruder.post("/v1/payments", "{\"amount\": 700, \"currency\": \"eur\"}"))
+                .get("id").asText();
+        created(intruder.post("/v1/refunds", "{\"payment_id\": \"" + ownPayment + "\", \"amount\": 1}"));
+        String ownEndpoint = created(intruder.post("/v1/webhook_endpoints",
+                "{\"url\": \"http://127.0.0.1:9/intruder\", \"event_types\": [\"*\"]}")).get("id").asText();
+        String ownEvent = intruder.get("/v1/events?limit=1").body().get("data").get(0).get("id").asText();
+        Map<String, String> cursors = new LinkedHashMap<>();
+        cursors.put("/v1/payments", payment);
+        cursors.put("/v1/refunds", refund);
+        cursors.put("/v1/events", event);
+        cursors.put("/v1/webhook_endpoints", endpoint);
+        cursors.put("/v1/jobs", job);
+        cursors.put("/v1/events/" + ownEvent + "/deliveries", delivery);
+        cursors.put("/v1/webhook_endpoints/" + ownEndpoint + "/deliveries", delivery);
+        for (Map.Entry<String, String> c : cursors.entrySet()) {
+            Set<String> own = new HashSet<>();
+            intruder.get(c.getKey() + "?limit=100").body().get("data").forEach(n -> own.add(n.get("id").asText()));
+            Api.Answer page = intruder.get(c.getKey() + "?limit=100&starting_after=" + c.getValue());
+            String what = c.getKey() + " after " + c.getValue() + " -> " + page.raw().body();
+            assertThat(page.status()).as(what).isIn(200, 400, 404);
+            assertThat(page.raw().body()).as(what).doesNotContain(SECRET_MARK).doesNotContain("4321");
+            if (page.status() == 200) {
+                Set<String> paged = new HashSet<>();
+                page.body().get("data").forEach(n -> paged.add(n.get("id").asText()));
+                assertThat(own).as(what).containsAll(paged);
+            } else {
+                assertThat(page.body().get("type").asText()).as(what).startsWith("/problems/");
+            }
+        }
     }
 
     @Test
