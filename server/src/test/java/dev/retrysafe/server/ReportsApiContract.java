@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.jobs.JobContext;
 import dev.retrysafe.server.accounts.ApiKeys;
 import dev.retrysafe.server.config.JobsConfig;
+import dev.retrysafe.server.reports.ReportPacing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,6 +18,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -26,8 +31,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Reports as asynchronous jobs over real HTTP ({@code POST /v1/reports}, {@code /v1/jobs/{id}}).
  * The server runs one worker and stretches every report to {@value #REPORT_MILLIS} ms, so a poll
- * sees a job running, and a second report stays queued behind the first. A third account, used
- * only by the range tests, has payments no other test's report sees.
+ * sees a job running, and a second report stays queued behind the first. A test that needs a
+ * report to stay running between two checkpoints holds it with {@link HeldReports}. A third
+ * account, used only by the range tests, has payments no other test's report sees.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ReportsApiContract {
@@ -35,6 +41,7 @@ abstract class ReportsApiContract {
     static final long REPORT_MILLIS = 2000;
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
+    private final HeldReports held = new HeldReports();
     private TestServer server;
     private Api api;
     private Api other;
@@ -51,7 +58,7 @@ abstract class ReportsApiContract {
     @BeforeAll
     void start() {
         String rangedKey = ApiKeys.generate();
-        server = startServer(builder -> builder.configure(c -> c
+        server = startServer(builder -> builder.reportPacing(held).configure(c -> c
                 .withJobs(new JobsConfig(1, Duration.ofSeconds(30), 3, Duration.ofHours(24),
                         Duration.ofMillis(REPORT_MILLIS)))
                 .withBootstrapApiKeys(Stream.concat(c.bootstrapApiKeys().stream(), Stream.of(rangedKey)).toList())));
@@ -302,22 +309,38 @@ abstract class ReportsApiContract {
     }
 
     @Test
-    void cancelWhileRunningStopsAtTheNextCheckpoint() {
-        String location = report(api).header("Location");
-        await().atMost(DEADLINE).until(() -> poll(api, location).get("status").asText().equals("running"));
+    void cancelWhileRunningStopsAtTheNextCheckpointAndTwiceGivesTheSameAnswer() {
+        String location;
+        Api.Answer first;
+        Api.Answer second;
+        try (HeldReports.Hold hold = held.holdNext()) {
+            location = report(api).header("Location");
+            assertThat(hold.awaitHeld()).as("the held report").isEqualTo(location.substring(location.lastIndexOf('/') + 1));
 
-        Api.Answer first = api.send("DELETE", location, null, new byte[0]);
-        Api.Answer second = api.send("DELETE", location, null, new byte[0]);
+            // held between two checkpoints: the job runs on and nothing of it changes meanwhile
+            first = api.send("DELETE", location, null, new byte[0]);
+            second = api.send("DELETE", location, null, new byte[0]);
+
+            JsonNode meanwhile = poll(api, location);
+            assertThat(meanwhile.get("status").asText()).as("no checkpoint reached yet").isEqualTo("running");
+            assertThat(meanwhile.get("cancel_requested").asBoolean()).isTrue();
+        }
 
         assertThat(first.status()).isEqualTo(202);
+        assertThat(first.body().get("status").asText()).isEqualTo("running");
         assertThat(first.body().get("cancel_requested").asBoolean()).isTrue();
         assertThat(first.header("Retry-After")).isEqualTo("1");
-        assertThat(second.status()).isIn(200, 202);
+        assertThat(second.status()).as("twice gives the same answer").isEqualTo(first.status());
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(second.header("Retry-After")).isEqualTo(first.header("Retry-After"));
+        // released: it stops at its next checkpoint, before the stretch it was asked for
         JsonNode done = waitFinished(api, location, new LinkedHashSet<>());
         assertThat(done.get("status").asText()).isEqualTo("canceled");
         assertThat(done.get("result_url").isNull()).isTrue();
-        // stopped at a checkpoint, well before the stretched report would have finished
-        assertThat(api.send("DELETE", location, null, new byte[0]).status()).isEqualTo(200);
+        assertThat(done.get("error").isNull()).isTrue();
+        Api.Answer afterwards = api.send("DELETE", location, null, new byte[0]);
+        assertThat(afterwards.status()).isEqualTo(200);
+        assertThat(afterwards.body()).isEqualTo(done);
         Api.Answer result = api.get(location + "/result");
         assertThat(result.status()).isEqualTo(409);
         assertThat(result.header("Retry-After")).isNull();
@@ -389,5 +412,59 @@ abstract class ReportsApiContract {
         assertThat(metrics).contains("retrysafe_jobs_queued ", "retrysafe_jobs_running ",
                 "retrysafe_jobs_oldest_queued_age_seconds ", "retrysafe_jobs_finished_total{status=\"succeeded\"} ");
         assertThat(metrics).doesNotContain("retrysafe_jobs_finished_total{status=\"succeeded\"} 0\n");
+    }
+
+    /**
+     * Paces reports as shipped, except the next one after {@link #holdNext()}: that one waits
+     * (between two checkpoints, after its rows are written) until its hold is closed.
+     */
+    static final class HeldReports implements ReportPacing {
+
+        private final AtomicReference<Hold> next = new AtomicReference<>();
+
+        /** Holds the next report to be paced until the returned hold is closed. */
+        Hold holdNext() {
+            Hold hold = new Hold();
+            assertThat(next.compareAndSet(null, hold)).as("one hold at a time").isTrue();
+            return hold;
+        }
+
+        @Override
+        public void pace(JobContext context, Duration leastDuration, long startedNanos) throws InterruptedException {
+            Hold hold = next.getAndSet(null);
+            if (hold != null) {
+                hold.job.set(context.job().id());
+                hold.held.countDown();
+                if (!hold.released.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("the test never released the held report");
+                }
+            }
+            ReportPacing.SLEEP.pace(context, leastDuration, startedNanos);
+        }
+
+        /** One held report; closing it releases the report (or drops the hold if none came). */
+        final class Hold implements AutoCloseable {
+            private final CountDownLatch held = new CountDownLatch(1);
+            private final CountDownLatch released = new CountDownLatch(1);
+            private final AtomicReference<String> job = new AtomicReference<>();
+
+            /** Waits until a report is held; its job id. */
+            String awaitHeld() {
+                try {
+                    assertThat(held.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                            .as("a report reached its hold within " + DEADLINE).isTrue();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted while waiting for the held report", e);
+                }
+                return job.get();
+            }
+
+            @Override
+            public void close() {
+                next.compareAndSet(this, null);
+                released.countDown();
+            }
+        }
     }
 }
