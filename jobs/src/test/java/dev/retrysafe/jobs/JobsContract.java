@@ -123,7 +123,12 @@ abstract class JobsContract {
 
     /** An instance builder with the test's clock, lease, thread factory and recording listener. */
     Jobs.Builder builder(String instanceId) {
-        return Jobs.builder(dataSource).clock(clock).instanceId(instanceId).lease(LEASE).threadFactory(threads)
+        return builderWithDefaultThreads(instanceId).threadFactory(threads);
+    }
+
+    /** {@link #builder} without the recording thread factory: the instance makes its threads as shipped. */
+    Jobs.Builder builderWithDefaultThreads(String instanceId) {
+        return Jobs.builder(dataSource).clock(clock).instanceId(instanceId).lease(LEASE)
                 .observer(job -> {
                     observed.add(job.status().wireName() + "/" + job.progress() + (job.cancelRequested() ? "/cancel" : ""));
                     if (observerThrows) {
@@ -1010,6 +1015,28 @@ abstract class JobsContract {
         assertThat(threads.made()).as("loop, heartbeat, purge and five workers").isEqualTo(8);
         assertThat(jobs.metrics().succeeded()).isEqualTo(5);
         // threads.assertAllEnded() runs after every test
+    }
+
+    @Test
+    void defaultWorkerPoolRunsJobsOnVirtualThreadsThatEndOnClose() throws Exception {
+        AtomicReference<Thread> worker = new AtomicReference<>();
+        AtomicBoolean virtual = new AtomicBoolean();
+        Jobs jobs = build(builderWithDefaultThreads("a").pollInterval(Duration.ofMillis(20)).handler(KIND, context -> {
+            worker.set(Thread.currentThread());
+            virtual.set(Thread.currentThread().isVirtual());
+            return JobOutput.of("text/csv", CSV);
+        }, 1));
+        jobs.start();
+        Job queued = enqueue(jobs);
+
+        await().atMost(Gate.DEADLINE).until(() -> job(jobs, queued).status() == JobStatus.SUCCEEDED);
+        jobs.close();
+
+        assertThat(virtual.get()).as("the handler ran on a virtual thread").isTrue();
+        assertThat(worker.get().getName()).startsWith("retrysafe-jobs-a-");
+        worker.get().join(Gate.DEADLINE);
+        assertThat(worker.get().isAlive()).as("the worker ended with close").isFalse();
+        assertThat(threads.made()).as("the recording factory was not used").isZero();
     }
 
     // --- the observer ------------------------------------------------------------------------

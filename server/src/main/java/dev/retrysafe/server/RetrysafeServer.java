@@ -22,6 +22,7 @@ import dev.retrysafe.server.payments.Refunds;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
 import dev.retrysafe.server.reports.JobMetricsText;
+import dev.retrysafe.server.reports.ReportPacing;
 import dev.retrysafe.server.reports.Reports;
 import dev.retrysafe.server.streams.LiveEvents;
 import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
@@ -82,6 +83,16 @@ public final class RetrysafeServer implements AutoCloseable {
      */
     public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out,
                                         Bank.Processing bankProcessing) throws SQLException, IOException {
+        return start(config, clock, out, bankProcessing, ReportPacing.SLEEP);
+    }
+
+    /**
+     * Like {@link #start(ServerConfig, Clock, PrintStream, Bank.Processing)}, with reports spending
+     * their least duration through {@code reportPacing} (tests hold a running report with it).
+     */
+    public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out,
+                                        Bank.Processing bankProcessing, ReportPacing reportPacing)
+            throws SQLException, IOException {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             Database db = Storage.open(config, "retrysafe", resources);
@@ -150,7 +161,7 @@ public final class RetrysafeServer implements AutoCloseable {
             // started before what signals it, so that it closes after them
             LiveEvents live = LiveEvents.start(config, ds, auth::authenticate, clock, resources);
             Webhooks webhooks = Webhooks.start(config, ds, clock, resources, live);
-            Reports reports = Reports.start(config, ds, ids, clock, resources, live);
+            Reports reports = Reports.start(config, ds, ids, clock, resources, live, reportPacing);
             EventRoutes events = new EventRoutes(transactions);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),

@@ -4,14 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.jobs.JobContext;
+import dev.retrysafe.server.accounts.ApiKeys;
+import dev.retrysafe.server.config.JobsConfig;
+import dev.retrysafe.server.reports.ReportPacing;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,7 +31,9 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Reports as asynchronous jobs over real HTTP ({@code POST /v1/reports}, {@code /v1/jobs/{id}}).
  * The server runs one worker and stretches every report to {@value #REPORT_MILLIS} ms, so a poll
- * sees a job running, and a second report stays queued behind the first.
+ * sees a job running, and a second report stays queued behind the first. A test that needs a
+ * report to stay running between two checkpoints holds it with {@link HeldReports}. A third
+ * account, used only by the range tests, has payments no other test's report sees.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ReportsApiContract {
@@ -28,12 +41,15 @@ abstract class ReportsApiContract {
     static final long REPORT_MILLIS = 2000;
     private static final Duration DEADLINE = Duration.ofSeconds(30);
 
+    private final HeldReports held = new HeldReports();
     private TestServer server;
     private Api api;
     private Api other;
+    /** The account of the range tests alone. */
+    private Api ranged;
 
-    /** Starts the server under test with {@code settings} applied to its configuration. */
-    abstract TestServer startServer(UnaryOperator<ServerConfig> settings);
+    /** Starts the server under test from the builder {@code setup} returns. */
+    abstract TestServer startServer(UnaryOperator<TestServer.Builder> setup);
 
     /** Runs after the server stopped, e.g. to drop its database. */
     void afterServerStopped() {
@@ -41,10 +57,14 @@ abstract class ReportsApiContract {
 
     @BeforeAll
     void start() {
-        server = startServer(c -> c.withJobs(new dev.retrysafe.server.config.JobsConfig(1, Duration.ofSeconds(30), 3,
-                Duration.ofHours(24), Duration.ofMillis(REPORT_MILLIS))));
+        String rangedKey = ApiKeys.generate();
+        server = startServer(builder -> builder.reportPacing(held).configure(c -> c
+                .withJobs(new JobsConfig(1, Duration.ofSeconds(30), 3, Duration.ofHours(24),
+                        Duration.ofMillis(REPORT_MILLIS)))
+                .withBootstrapApiKeys(Stream.concat(c.bootstrapApiKeys().stream(), Stream.of(rangedKey)).toList())));
         api = Api.of(server);
         other = new Api(server.baseUri(), server.otherApiKey());
+        ranged = new Api(server.baseUri(), rangedKey);
     }
 
     @AfterAll
@@ -84,11 +104,31 @@ abstract class ReportsApiContract {
     }
 
     private String payment(Api client, long amount, String description) {
+        return createPayment(client, amount, description).get("id").asText();
+    }
+
+    /** Creates a payment; its JSON as answered. */
+    private JsonNode createPayment(Api client, long amount, String description) {
         String body = "{\"amount\": " + amount + ", \"currency\": \"eur\", \"description\": "
                 + Api.quote(description) + "}";
         Api.Answer a = client.post("/v1/payments", body);
         assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
-        return a.body().get("id").asText();
+        return a.body();
+    }
+
+    /** A report of the {@code ranged} account over {@code [from, to)}, run to success; its CSV's lines. */
+    private List<String> rangeReport(Instant from, Instant to) {
+        Api.Answer accepted = report(ranged, "{\"kind\": \"payments_csv\", \"from\": \"" + from + "\", \"to\": \""
+                + to + "\"}", UUID.randomUUID().toString());
+        assertThat(accepted.status()).as(accepted.raw().body()).isEqualTo(202);
+        JsonNode done = waitFinished(ranged, accepted.header("Location"), new LinkedHashSet<>());
+        assertThat(done.get("status").asText()).isEqualTo("succeeded");
+        Api.Answer csv = ranged.get(done.get("result_url").asText());
+        assertThat(csv.status()).isEqualTo(200);
+        List<String> lines = List.of(csv.raw().body().split("\r\n", -1));
+        assertThat(lines.getFirst()).isEqualTo("id,created_at,amount,amount_refunded,currency,status,description");
+        assertThat(lines.getLast()).as("the CSV ends with a line break").isEmpty();
+        return lines.subList(1, lines.size() - 1);
     }
 
     @Test
@@ -176,6 +216,77 @@ abstract class ReportsApiContract {
     }
 
     @Test
+    void aRangeReportHoldsExactlyThePaymentsCreatedFromItsStartUntilBeforeItsEnd() {
+        // given payments until their creation times (milliseconds) take four distinct values
+        Map<String, Instant> created = new LinkedHashMap<>();
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (new TreeSet<>(created.values()).size() < 4) {
+            assertThat(System.nanoTime() - deadline).as("four distinct creation times within " + DEADLINE).isNegative();
+            JsonNode p = createPayment(ranged, 100 + created.size(), "range " + created.size());
+            created.put(p.get("id").asText(), Instant.parse(p.get("created_at").asText()));
+        }
+        List<Instant> times = new ArrayList<>(new TreeSet<>(created.values()));
+        Instant from = times.get(1);
+        Instant to = times.get(3);
+
+        // when
+        List<String> rows = rangeReport(from, to);
+
+        // then: from is included, to is not; the payments before from and at to are left out
+        List<String> inRange = created.entrySet().stream()
+                .filter(e -> !e.getValue().isBefore(from) && e.getValue().isBefore(to)).map(Map.Entry::getKey).toList();
+        List<String> outOfRange = created.keySet().stream().filter(id -> !inRange.contains(id)).toList();
+        assertThat(inRange).as("payments at the two middle times").isNotEmpty();
+        assertThat(outOfRange).as("payments at the first and last times").isNotEmpty();
+        assertThat(rows).extracting(row -> row.substring(0, row.indexOf(',')))
+                .as("ids in [" + from + ", " + to + ") of " + created)
+                .containsExactlyInAnyOrderElementsOf(inRange);
+        List<Instant> rowTimes = rows.stream().map(row -> Instant.parse(row.split(",")[1])).toList();
+        assertThat(rowTimes).as("oldest first").isSorted();
+        for (String row : rows) {
+            String id = row.substring(0, row.indexOf(','));
+            assertThat(row).startsWith(id + "," + created.get(id) + ",");
+        }
+    }
+
+    @Test
+    void aRangeWithoutPaymentsGivesTheHeaderOnly() {
+        Instant made = Instant.parse(createPayment(ranged, 100, "just before the range").get("created_at").asText());
+
+        assertThat(rangeReport(made.plusMillis(1), made.plus(Duration.ofHours(1)))).isEmpty();
+        assertThat(rangeReport(Instant.parse("2001-01-01T00:00:00Z"), Instant.parse("2001-01-02T00:00:00Z")))
+                .isEmpty();
+    }
+
+    @Test
+    void anEmptyReversedOrMalformedRangeIsAValidationProblemNamingTheField() {
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put("\"from\": \"2026-01-01T00:00:00Z\", \"to\": \"2026-01-01T00:00:00Z\"", "to");
+        refused.put("\"from\": \"2026-02-01T00:00:00Z\", \"to\": \"2026-01-01T00:00:00Z\"", "to");
+        refused.put("\"from\": \"2999-01-01T00:00:00Z\"", "from"); // after the request: to's default
+        refused.put("\"from\": \"2026-02-30T00:00:00Z\"", "from");
+        refused.put("\"from\": \"2026-01-01\"", "from");
+        refused.put("\"from\": \"2026-01-01T00:00:00\"", "from");
+        refused.put("\"from\": \"+10000-01-01T00:00:00Z\"", "from");
+        refused.put("\"from\": \"-0001-01-01T00:00:00Z\"", "from");
+        refused.put("\"to\": \"soon\"", "to");
+        refused.put("\"to\": \"\"", "to");
+        refused.put("\"to\": 20260101", "to");
+        int jobsBefore = api.get("/v1/jobs?limit=100").body().get("data").size();
+
+        for (Map.Entry<String, String> range : refused.entrySet()) {
+            Api.Answer a = report(api, "{\"kind\": \"payments_csv\", " + range.getKey() + "}", UUID.randomUUID().toString());
+
+            assertThat(a.status()).as(range.getKey() + ": " + a.raw().body()).isEqualTo(400);
+            assertThat(a.contentType()).startsWith("application/problem+json");
+            assertThat(a.body().get("type").asText()).endsWith("/problems/validation-failed");
+            assertThat(a.body().get("errors").findValuesAsText("field")).as(range.getKey())
+                    .containsExactly(range.getValue());
+        }
+        assertThat(api.get("/v1/jobs?limit=100").body().get("data").size()).as("no job was created").isEqualTo(jobsBefore);
+    }
+
+    @Test
     void cancelWhileQueuedCancelsAtOnceAndTwiceGivesTheSameAnswer() {
         // one worker: the first report runs, the second waits behind it
         String running = report(api).header("Location");
@@ -198,22 +309,38 @@ abstract class ReportsApiContract {
     }
 
     @Test
-    void cancelWhileRunningStopsAtTheNextCheckpoint() {
-        String location = report(api).header("Location");
-        await().atMost(DEADLINE).until(() -> poll(api, location).get("status").asText().equals("running"));
+    void cancelWhileRunningStopsAtTheNextCheckpointAndTwiceGivesTheSameAnswer() {
+        String location;
+        Api.Answer first;
+        Api.Answer second;
+        try (HeldReports.Hold hold = held.holdNext()) {
+            location = report(api).header("Location");
+            assertThat(hold.awaitHeld()).as("the held report").isEqualTo(location.substring(location.lastIndexOf('/') + 1));
 
-        Api.Answer first = api.send("DELETE", location, null, new byte[0]);
-        Api.Answer second = api.send("DELETE", location, null, new byte[0]);
+            // held between two checkpoints: the job runs on and nothing of it changes meanwhile
+            first = api.send("DELETE", location, null, new byte[0]);
+            second = api.send("DELETE", location, null, new byte[0]);
+
+            JsonNode meanwhile = poll(api, location);
+            assertThat(meanwhile.get("status").asText()).as("no checkpoint reached yet").isEqualTo("running");
+            assertThat(meanwhile.get("cancel_requested").asBoolean()).isTrue();
+        }
 
         assertThat(first.status()).isEqualTo(202);
+        assertThat(first.body().get("status").asText()).isEqualTo("running");
         assertThat(first.body().get("cancel_requested").asBoolean()).isTrue();
         assertThat(first.header("Retry-After")).isEqualTo("1");
-        assertThat(second.status()).isIn(200, 202);
+        assertThat(second.status()).as("twice gives the same answer").isEqualTo(first.status());
+        assertThat(second.body()).isEqualTo(first.body());
+        assertThat(second.header("Retry-After")).isEqualTo(first.header("Retry-After"));
+        // released: it stops at its next checkpoint, before the stretch it was asked for
         JsonNode done = waitFinished(api, location, new LinkedHashSet<>());
         assertThat(done.get("status").asText()).isEqualTo("canceled");
         assertThat(done.get("result_url").isNull()).isTrue();
-        // stopped at a checkpoint, well before the stretched report would have finished
-        assertThat(api.send("DELETE", location, null, new byte[0]).status()).isEqualTo(200);
+        assertThat(done.get("error").isNull()).isTrue();
+        Api.Answer afterwards = api.send("DELETE", location, null, new byte[0]);
+        assertThat(afterwards.status()).isEqualTo(200);
+        assertThat(afterwards.body()).isEqualTo(done);
         Api.Answer result = api.get(location + "/result");
         assertThat(result.status()).isEqualTo(409);
         assertThat(result.header("Retry-After")).isNull();
@@ -285,5 +412,59 @@ abstract class ReportsApiContract {
         assertThat(metrics).contains("retrysafe_jobs_queued ", "retrysafe_jobs_running ",
                 "retrysafe_jobs_oldest_queued_age_seconds ", "retrysafe_jobs_finished_total{status=\"succeeded\"} ");
         assertThat(metrics).doesNotContain("retrysafe_jobs_finished_total{status=\"succeeded\"} 0\n");
+    }
+
+    /**
+     * Paces reports as shipped, except the next one after {@link #holdNext()}: that one waits
+     * (between two checkpoints, after its rows are written) until its hold is closed.
+     */
+    static final class HeldReports implements ReportPacing {
+
+        private final AtomicReference<Hold> next = new AtomicReference<>();
+
+        /** Holds the next report to be paced until the returned hold is closed. */
+        Hold holdNext() {
+            Hold hold = new Hold();
+            assertThat(next.compareAndSet(null, hold)).as("one hold at a time").isTrue();
+            return hold;
+        }
+
+        @Override
+        public void pace(JobContext context, Duration leastDuration, long startedNanos) throws InterruptedException {
+            Hold hold = next.getAndSet(null);
+            if (hold != null) {
+                hold.job.set(context.job().id());
+                hold.held.countDown();
+                if (!hold.released.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException("the test never released the held report");
+                }
+            }
+            ReportPacing.SLEEP.pace(context, leastDuration, startedNanos);
+        }
+
+        /** One held report; closing it releases the report (or drops the hold if none came). */
+        final class Hold implements AutoCloseable {
+            private final CountDownLatch held = new CountDownLatch(1);
+            private final CountDownLatch released = new CountDownLatch(1);
+            private final AtomicReference<String> job = new AtomicReference<>();
+
+            /** Waits until a report is held; its job id. */
+            String awaitHeld() {
+                try {
+                    assertThat(held.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                            .as("a report reached its hold within " + DEADLINE).isTrue();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError("interrupted while waiting for the held report", e);
+                }
+                return job.get();
+            }
+
+            @Override
+            public void close() {
+                next.compareAndSet(this, null);
+                released.countDown();
+            }
+        }
     }
 }

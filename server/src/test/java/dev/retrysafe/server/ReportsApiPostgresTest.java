@@ -1,6 +1,5 @@
 package dev.retrysafe.server;
 
-import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.testkit.PostgresTestDatabase;
 import java.util.function.UnaryOperator;
 
@@ -10,9 +9,9 @@ class ReportsApiPostgresTest extends ReportsApiContract {
     private PostgresTestDatabase database;
 
     @Override
-    TestServer startServer(UnaryOperator<ServerConfig> settings) {
+    TestServer startServer(UnaryOperator<TestServer.Builder> setup) {
         database = PostgresTestDatabase.create();
-        return TestServer.postgres(database).configure(settings).start();
+        return setup.apply(TestServer.postgres(database)).start();
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.retrysafe.server.config.IdempotencyConfig;
 import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.config.WebhooksConfig;
+import dev.retrysafe.server.reports.ReportPacing;
 import dev.retrysafe.testkit.PostgresTestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -153,6 +154,7 @@ public final class TestServer implements AutoCloseable {
         private @Nullable RateLimitConfig rateLimits;
         private @Nullable WebhooksConfig webhooks;
         private Bank.Processing bankProcessing = Bank.Processing.SLEEP;
+        private ReportPacing reportPacing = ReportPacing.SLEEP;
 
         private Builder(@Nullable Path dataDir, @Nullable DatabaseConfig database) {
             this.dataDir = dataDir;
@@ -207,6 +209,15 @@ public final class TestServer implements AutoCloseable {
          */
         public Builder bankProcessing(Bank.Processing processing) {
             this.bankProcessing = processing;
+            return this;
+        }
+
+        /**
+         * How reports spend their least duration (default: as shipped). A test can hold a running
+         * report between two checkpoints to reach "running, cancel requested" without timing.
+         */
+        public Builder reportPacing(ReportPacing pacing) {
+            this.reportPacing = pacing;
             return this;
         }
 
@@ -269,7 +280,7 @@ public final class TestServer implements AutoCloseable {
                         .withBootstrapApiKeys(List.of(key, other)));
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 RetrysafeServer server = RetrysafeServer.start(config, clock,
-                        new PrintStream(out, true, StandardCharsets.UTF_8), bankProcessing);
+                        new PrintStream(out, true, StandardCharsets.UTF_8), bankProcessing, reportPacing);
                 return new TestServer(server, config, key, other, temp, out);
             } catch (Exception e) {
                 if (temp != null) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class BodyFields {
 
+    /** The start of an RFC 3339 time: a year of exactly four digits. */
+    private static final Pattern FOUR_DIGIT_YEAR = Pattern.compile("[0-9]{4}-");
     private final ObjectNode body;
     private final List<FieldError> errors = new ArrayList<>();
 
@@ -102,13 +105,20 @@ public final class BodyFields {
         return n.booleanValue();
     }
 
-    /** An RFC 3339 time such as {@code 2026-01-31T12:00:00Z}; {@code null} when absent and optional, or invalid. */
+    /**
+     * An RFC 3339 time such as {@code 2026-01-31T12:00:00Z}; {@code null} when absent and optional,
+     * or invalid. The year has four digits, as RFC 3339 says: Java also reads years such as
+     * {@code +10000} or {@code -999999999}, which the databases cannot store.
+     */
     public @Nullable Instant time(String name, boolean required) {
         String t = string(name, required, 64);
         if (t == null) {
             return null;
         }
         try {
+            if (!FOUR_DIGIT_YEAR.matcher(t).lookingAt()) {
+                throw new DateTimeParseException("the year must have four digits", t, 0);
+            }
             return OffsetDateTime.parse(t).toInstant();
         } catch (DateTimeParseException e) {
             errors.add(new FieldError(name, "must be an RFC 3339 time such as 2026-01-31T12:00:00Z"));

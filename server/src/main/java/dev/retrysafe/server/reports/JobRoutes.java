@@ -55,13 +55,13 @@ public final class JobRoutes {
      */
     public void create(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
-        Optional<ReportRequest> read = RequestBodies.read(ctx, maxBodyBytes, ReportRequest::parse);
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        Optional<ReportRequest> read = RequestBodies.read(ctx, maxBodyBytes, body -> ReportRequest.parse(body, now));
         if (read.isEmpty()) {
             return;
         }
         ReportRequest request = read.get();
-        Instant to = request.to() != null ? request.to() : clock.instant().truncatedTo(ChronoUnit.MILLIS);
-        NewJob newJob = new NewJob(account.id(), request.kind(), PaymentsCsv.params(request.from(), to));
+        NewJob newJob = new NewJob(account.id(), request.kind(), PaymentsCsv.params(request.from(), request.to()));
         Job job = transactions.inTransaction(ctx.req(), c -> jobs.enqueue(c, newJob));
         RequestEffects.jobEnqueued();
         ctx.header("Location", JobJson.path(job));

@@ -28,8 +28,8 @@ import org.jspecify.annotations.Nullable;
  * as rows are written and every write is a cancellation checkpoint. Text a customer typed (the
  * description) that a spreadsheet would run as a formula ({@code = + - @}, tab, CR at its start)
  * is prefixed with {@code '}, the usual defence against CSV injection. With a minimum duration the
- * report is stretched for demos and tests, still checking for cancellation every 50 ms.
- * Threadsafe.
+ * report is stretched for demos and tests through its {@link ReportPacing}, which by default
+ * still checks for cancellation every 50 ms. Threadsafe.
  */
 final class PaymentsCsv implements JobHandler {
 
@@ -40,10 +40,12 @@ final class PaymentsCsv implements JobHandler {
 
     private final DataSource dataSource;
     private final Duration minDuration;
+    private final ReportPacing pacing;
 
-    PaymentsCsv(DataSource dataSource, Duration minDuration) {
+    PaymentsCsv(DataSource dataSource, Duration minDuration, ReportPacing pacing) {
         this.dataSource = dataSource;
         this.minDuration = minDuration;
+        this.pacing = pacing;
     }
 
     /** The job's parameters as stored: the range, with {@code to} fixed when the report was asked for. */
@@ -64,9 +66,12 @@ final class PaymentsCsv implements JobHandler {
             Writer csv = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
             try {
                 write(context, accountId, from, to, csv);
-                stretch(context, started);
+                pacing.pace(context, minDuration, started);
             } catch (SQLException e) {
                 throw new IOException("reading payments failed", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while stretching the report", e);
             }
             csv.flush();
         });
@@ -103,18 +108,13 @@ final class PaymentsCsv implements JobHandler {
         }
     }
 
-    /** Waits out the configured minimum duration, reporting progress by time and checking for cancellation. */
-    private void stretch(JobContext context, long startedNanos) {
-        long total = minDuration.toNanos();
+    /** {@link ReportPacing#SLEEP}: waits out the least duration, storing progress by time, checking for cancels. */
+    static void stretch(JobContext context, Duration leastDuration, long startedNanos) throws InterruptedException {
+        long total = leastDuration.toNanos();
         long elapsed;
         while ((elapsed = System.nanoTime() - startedNanos) < total) {
             context.progress((int) Math.min(99, elapsed * 100 / total));
-            try {
-                Thread.sleep(Math.min(PAUSE_MILLIS, Math.max(1, (total - elapsed) / 1_000_000)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while stretching the report", e);
-            }
+            Thread.sleep(Math.min(PAUSE_MILLIS, Math.max(1, (total - elapsed) / 1_000_000)));
         }
         context.checkpoint();
     }

@@ -46,10 +46,10 @@ public final class Reports {
     /**
      * Starts the workers over {@code dataSource}; they join {@code resources}, closed last first,
      * so they stop before the pools opened earlier. Every job change, once committed, is told to
-     * {@code streams}.
+     * {@code streams}. Reports spend their least duration through {@code pacing}.
      */
     public static Reports start(ServerConfig config, DataSource dataSource, Ids ids, Clock clock,
-                                List<AutoCloseable> resources, StreamSignals streams) {
+                                List<AutoCloseable> resources, StreamSignals streams, ReportPacing pacing) {
         JobsConfig settings = config.jobs();
         EventLog events = new EventLog(ids);
         Duration shutdown = config.shutdownTimeout().compareTo(MAX_SHUTDOWN) > 0 ? MAX_SHUTDOWN : config.shutdownTimeout();
@@ -62,7 +62,7 @@ public final class Reports {
                 .shutdownTimeout(shutdown)
                 // reports read the whole range of an account's payments: at most as many at once,
                 // across every instance, as one instance has workers, so reports cannot starve the API
-                .handler(ReportRequest.PAYMENTS_CSV, new PaymentsCsv(dataSource, settings.reportMinDuration()),
+                .handler(ReportRequest.PAYMENTS_CSV, new PaymentsCsv(dataSource, settings.reportMinDuration(), pacing),
                         settings.workers())
                 .listener((transaction, job) -> announce(events, transaction, job))
                 // after the commit: a finished report's event is in the same transaction

@@ -138,6 +138,55 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void jobsDefaultsAreTheDocumentedOnes() {
+        assertThat(ConfigLoader.load(null, Map.of()).jobs()).isEqualTo(new JobsConfig(4, Duration.ofSeconds(30), 3,
+                Duration.ofHours(24), Duration.ZERO));
+    }
+
+    @Test
+    void fileOverridesEveryJobsSetting() throws IOException {
+        JobsConfig jobs = ConfigLoader.load(yaml("""
+                jobs:
+                  workers: 16
+                  lease: 2m
+                  max_attempts: 5
+                  result_retention: 7d
+                  report_min_duration: 1500ms
+                """), Map.of()).jobs();
+
+        assertThat(jobs).isEqualTo(new JobsConfig(16, Duration.ofMinutes(2), 5, Duration.ofDays(7),
+                Duration.ofMillis(1500)));
+        assertThat(ConfigLoader.load(yaml("jobs:\n  lease: 10s\n"), Map.of()).jobs())
+                .as("a file naming one setting keeps the others")
+                .isEqualTo(new JobsConfig(4, Duration.ofSeconds(10), 3, Duration.ofHours(24), Duration.ZERO));
+    }
+
+    @Test
+    void badJobsValuesStopTheLoadNamingTheSetting() {
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  lease: -1s\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.lease").hasMessageContaining("-1s");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  lease: abc\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.lease").hasMessageContaining("abc");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  lease: 500ms\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.lease").hasMessageContaining("500ms");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  workers: 0\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.workers").hasMessageContaining("0");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  workers: many\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.workers").hasMessageContaining("many");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  max_attempts: 101\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.max_attempts")
+                .hasMessageContaining("101");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  result_retention: 30s\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.result_retention")
+                .hasMessageContaining("30s");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  report_min_duration: 2h\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.report_min_duration")
+                .hasMessageContaining("2h");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml("jobs:\n  leese: 10s\n"), Map.of()))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("jobs.leese");
+    }
+
+    @Test
     void claimsFollowTheDatabaseUnlessChosen() throws IOException {
         Map<String, String> postgres = Map.of("RETRYSAFE_DATABASE_URL", "jdbc:postgresql://127.0.0.1/db");
         Map<String, String> externalH2 = Map.of("RETRYSAFE_DATABASE_URL", "jdbc:h2:tcp://127.0.0.1/shared");
