@@ -3,8 +3,8 @@ package dev.retrysafe.client;
 import java.util.Objects;
 
 /**
- * A webhook endpoint just registered, with the signing secret the API shows only now.
- * Immutable and threadsafe.
+ * A webhook endpoint just registered, or whose secret was just rotated, with the signing secret
+ * the API shows in those two answers (and on {@code GET .../secret}). Immutable and threadsafe.
  *
  * @param endpoint the endpoint
  * @param secret its signing secret, {@code whsec_} and base64; keep it secret

@@ -15,12 +15,13 @@ import org.jspecify.annotations.Nullable;
  * @param startedAt when a worker started it, or {@code null}
  * @param finishedAt when it finished, or {@code null}
  * @param progress how far it is in percent, 0 to 100 (100 once succeeded), or {@code null} when not reported
+ * @param cancelRequested whether a cancel was asked for while it ran (it stops at its next checkpoint)
  * @param resultUrl the path of its result once it succeeded, or {@code null}
  * @param error why it failed, or {@code null}
  */
 public record Job(String id, String kind, JobStatus status, Instant createdAt, @Nullable Instant startedAt,
-                  @Nullable Instant finishedAt, @Nullable Integer progress, @Nullable String resultUrl,
-                  @Nullable Problem error) {
+                  @Nullable Instant finishedAt, @Nullable Integer progress, boolean cancelRequested,
+                  @Nullable String resultUrl, @Nullable Problem error) {
 
     /** Checks that the required values are there. */
     public Job {

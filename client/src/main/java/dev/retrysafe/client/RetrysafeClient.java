@@ -12,12 +12,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A typed client of the Retrysafe server's API: payments, refunds, reports and their jobs, webhook
- * endpoints. Every call goes through a {@link RetryingHttpClient}, so every {@code POST} carries an
+ * endpoints and their deliveries, events, rate-limit budgets: every {@code /v1} operation of the
+ * OpenAPI document. Every call goes through a {@link RetryingHttpClient}, so every {@code POST} carries an
  * {@code Idempotency-Key} (generated once per call and kept over its retries, or the one given;
  * unless that client's policy turns generation off) and a lost answer is retried safely.
  *
  * <p>Every method throws {@link IOException}: an {@link ApiException} when the API answered with an
- * error (its problem details inside), a {@link RetryFailedException} when no answer came, and a
+ * error (its problem details inside; an unknown id, or another account's, is a {@code 404} with the
+ * problem type {@code /problems/not-found}), a {@link RetryFailedException} when no answer came, and a
  * plain {@code IOException} when an answer was not what the API promises.
  *
  * <p>This class is threadsafe.
@@ -115,10 +117,21 @@ public interface RetrysafeClient extends AutoCloseable {
      *
      * @param id {@code re_...}
      * @return the refund
-     * @throws IOException see the class description
+     * @throws IOException see the class description ({@code 404} for an unknown id)
      * @throws InterruptedException if interrupted while sending or waiting
      */
     Refund getRefund(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/refunds}, newest first.
+     *
+     * @param limit 1..{@value #MAX_PAGE_SIZE}
+     * @param startingAfter the id after which the page starts, or {@code null} for the first page
+     * @return the page
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Page<Refund> listRefunds(int limit, @Nullable String startingAfter) throws IOException, InterruptedException;
 
     /**
      * {@code POST /v1/reports} {@code {"kind": "payments_csv", "from": ..., "to": ...}} with a generated
@@ -141,6 +154,17 @@ public interface RetrysafeClient extends AutoCloseable {
      * @throws InterruptedException if interrupted while sending or waiting
      */
     Job getJob(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/jobs}, newest first.
+     *
+     * @param limit 1..{@value #MAX_PAGE_SIZE}
+     * @param startingAfter the id after which the page starts, or {@code null} for the first page
+     * @return the page
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Page<Job> listJobs(int limit, @Nullable String startingAfter) throws IOException, InterruptedException;
 
     /**
      * Follows an accepted job until it finishes: waits its {@code Retry-After}, reads its
@@ -223,6 +247,148 @@ public interface RetrysafeClient extends AutoCloseable {
      * @throws InterruptedException if interrupted while sending or waiting
      */
     void deleteWebhookEndpoint(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code PATCH /v1/webhook_endpoints/{id}}: changes only what {@code update} sets.
+     *
+     * @param id {@code we_...}
+     * @param update the change
+     * @return the endpoint after the change
+     * @throws IOException see the class description ({@code 422} when the new URL is refused)
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    WebhookEndpoint updateWebhookEndpoint(String id, WebhookEndpointUpdate update) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/webhook_endpoints/{id}/secret}.
+     *
+     * @param id {@code we_...}
+     * @return the current signing secret, {@code whsec_} and base64
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    String getWebhookEndpointSecret(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/rotate_secret} with a generated {@code Idempotency-Key}
+     * (a retry gets the same new secret): a new secret signs from now on, and the previous one too
+     * until {@link WebhookEndpoint#previousSecretExpiresAt()}.
+     *
+     * @param id {@code we_...}
+     * @return the endpoint and its new secret
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    CreatedWebhookEndpoint rotateWebhookEndpointSecret(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/enable}: enabled, its failing streak forgotten.
+     *
+     * @param id {@code we_...}
+     * @return the endpoint, enabled
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    WebhookEndpoint enableWebhookEndpoint(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/recover} {@code {"since": ...}}: sends every failed
+     * delivery of the endpoint made since then again.
+     *
+     * @param id {@code we_...}
+     * @param since the earliest creation time of the deliveries to send again
+     * @return how many will be sent again
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Recovery recoverWebhookEndpoint(String id, Instant since) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/webhook_endpoints/{id}/deliveries}, newest first.
+     *
+     * @param id {@code we_...}
+     * @param limit 1..{@value #MAX_PAGE_SIZE}
+     * @param startingAfter the delivery id after which the page starts, or {@code null} for the first page
+     * @return the page
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Page<Delivery> listWebhookEndpointDeliveries(String id, int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/deliveries/{id}}: the delivery, its payload and every attempt.
+     *
+     * @param id {@code msg_...}
+     * @return the delivery
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    DeliveryDetail getDelivery(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code POST /v1/deliveries/{id}/retry} with a generated {@code Idempotency-Key}: sent again
+     * now, a succeeded delivery too (a replay with the same {@code webhook-id}).
+     *
+     * @param id {@code msg_...}
+     * @return the delivery, pending and due now
+     * @throws IOException see the class description ({@code 409} while an attempt is under way or
+     *     when the endpoint is disabled; the problem's {@code reason} says which)
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Delivery retryDelivery(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/webhook_attempt_stats?hours=}: the account's delivery attempts by outcome, per hour.
+     *
+     * @param hours how many hours back from now, 1..168
+     * @return one bucket per hour, oldest first
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    WebhookAttemptStats getWebhookAttemptStats(int hours) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/events}, newest first.
+     *
+     * @param type only events of this type, such as {@code payment.succeeded}, or {@code null} for all
+     * @param limit 1..{@value #MAX_PAGE_SIZE}
+     * @param startingAfter the id after which the page starts, or {@code null} for the first page
+     * @return the page
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Page<Event> listEvents(@Nullable String type, int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/events/{id}}: the event exactly as its webhooks deliver it.
+     *
+     * @param id {@code evt_...}
+     * @return the event
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Event getEvent(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/events/{id}/deliveries}: one delivery per webhook endpoint the event was sent to.
+     *
+     * @param eventId {@code evt_...}
+     * @return the deliveries, newest first
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Page<Delivery> listEventDeliveries(String eventId) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/rate_limit}: the caller's budget under every policy; asking costs nothing.
+     *
+     * @return the budgets
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    RateLimitStatus getRateLimits() throws IOException, InterruptedException;
 
     /** The retrying client the calls go through (its policy, budget and listeners). */
     RetryingHttpClient http();

@@ -14,7 +14,8 @@
  * {@link java.util.random.RandomGenerator}, so that every behaviour is testable without waiting.
  *
  * <p>{@link dev.retrysafe.client.RetrysafeClient} is a typed client of the Retrysafe server's API
- * (payments, refunds, reports and their jobs, webhook endpoints) on top of it.
+ * (payments, refunds, reports and their jobs, webhook endpoints and their deliveries, events,
+ * rate-limit budgets) on top of it.
  */
 @NullMarked
 package dev.retrysafe.client;

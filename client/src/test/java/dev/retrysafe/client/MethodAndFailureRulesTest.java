@@ -16,8 +16,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Which requests are retried, with which key, after which failures; against a real local server. */
@@ -37,6 +39,86 @@ class MethodAndFailureRulesTest {
 
     private static HttpRequest post(URI uri) {
         return HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.ofString("{\"amount\":500}")).build();
+    }
+
+    /** The two ways to make one call: blocking, and through the future of the asynchronous path. */
+    enum Path {
+        SYNC, ASYNC;
+
+        CallResult<Void> call(RetryingHttpClient client, HttpRequest request, RetryPolicy policy) throws Exception {
+            return this == SYNC ? client.send(request, HttpResponse.BodyHandlers.discarding(), policy)
+                    : client.sendAsync(request, HttpResponse.BodyHandlers.discarding(), policy).get(10, TimeUnit.SECONDS);
+        }
+
+        CallResult<Void> call(RetryingHttpClient client, HttpRequest request) throws Exception {
+            return this == SYNC ? client.send(request, HttpResponse.BodyHandlers.discarding())
+                    : client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Path.class)
+    void aPerRequestPolicyOfOneAttemptOverridesAClientThatAllowsFive(Path path) throws Exception {
+        RetryPolicy once = RetryPolicy.builder().maxAttempts(1).build();
+        try (ScriptedServer server = ScriptedServer.answering(Answer.of(503), Answer.of(200));
+             RetryingHttpClient client = client()) {
+            assertThat(client.policy().maxAttempts()).isEqualTo(5);
+            CallResult<Void> result = path.call(client, HttpRequest.newBuilder(server.uri("/r")).build(), once);
+
+            assertThat(result.statusCode()).isEqualTo(503);
+            assertThat(result.attemptCount()).isEqualTo(1);
+            assertThat(result.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+            assertThat(server.received()).hasSize(1);
+            assertThat(sleeper.waits()).isEmpty();
+        }
+        // the client's own policy is untouched: the next call without one is retried
+        try (ScriptedServer server = ScriptedServer.answering(Answer.of(503), Answer.of(200));
+             RetryingHttpClient client = client()) {
+            CallResult<Void> result = path.call(client, HttpRequest.newBuilder(server.uri("/r")).build());
+            assertThat(result.statusCode()).isEqualTo(200);
+            assertThat(result.attemptCount()).isEqualTo(2);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Path.class)
+    void aPerRequestPolicyOfFiveAttemptsOverridesAClientThatAllowsOne(Path path) throws Exception {
+        RetryPolicy once = RetryPolicy.builder().maxAttempts(1).build();
+        RetryPolicy five = RetryPolicy.builder().maxAttempts(5).build();
+        try (ScriptedServer server = ScriptedServer.answering(Answer.of(503), Answer.of(200));
+             RetryingHttpClient client = client(once)) {
+            CallResult<Void> result = path.call(client, HttpRequest.newBuilder(server.uri("/r")).build(), five);
+
+            assertThat(result.statusCode()).isEqualTo(200);
+            assertThat(result.attemptCount()).isEqualTo(2);
+            assertThat(result.retryReasons()).containsExactly(new RetryReason.Status(503, null));
+            assertThat(server.received()).hasSize(2);
+        }
+        // and the client's own single attempt still applies to a call without a policy
+        try (ScriptedServer server = ScriptedServer.answering(Answer.of(503), Answer.of(200));
+             RetryingHttpClient client = client(once)) {
+            CallResult<Void> result = path.call(client, HttpRequest.newBuilder(server.uri("/r")).build());
+            assertThat(result.statusCode()).isEqualTo(503);
+            assertThat(result.attemptCount()).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Path.class)
+    void aPerRequestPolicyBringsItsOwnRetryableStatusesAndKeyRule(Path path) throws Exception {
+        // the client would retry the 503 of a POST with a generated key; this call's policy retries
+        // only 409s and generates no key, so the POST is sent once and keeps no key
+        RetryPolicy strict = RetryPolicy.builder().retryableStatuses(java.util.Set.of(409))
+                .generateIdempotencyKeys(false).build();
+        try (ScriptedServer server = ScriptedServer.answering(Answer.of(503), Answer.of(201));
+             RetryingHttpClient client = client()) {
+            CallResult<Void> result = path.call(client, post(server.uri("/p")), strict);
+
+            assertThat(result.statusCode()).isEqualTo(503);
+            assertThat(result.attemptCount()).isEqualTo(1);
+            assertThat(result.idempotencyKey()).isNull();
+            assertThat(server.received().getFirst().header("Idempotency-Key")).isNull();
+        }
     }
 
     @Test

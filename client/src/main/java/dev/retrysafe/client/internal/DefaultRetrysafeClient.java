@@ -1,18 +1,32 @@
 package dev.retrysafe.client.internal;
 
+import static dev.retrysafe.client.internal.Resources.delivery;
+import static dev.retrysafe.client.internal.Resources.endpoint;
+import static dev.retrysafe.client.internal.Resources.event;
+import static dev.retrysafe.client.internal.Resources.job;
+import static dev.retrysafe.client.internal.Resources.page;
+import static dev.retrysafe.client.internal.Resources.payment;
+import static dev.retrysafe.client.internal.Resources.refund;
+
 import dev.retrysafe.client.AcceptedJob;
 import dev.retrysafe.client.ApiException;
 import dev.retrysafe.client.CallResult;
 import dev.retrysafe.client.CreatedWebhookEndpoint;
+import dev.retrysafe.client.Delivery;
+import dev.retrysafe.client.DeliveryDetail;
+import dev.retrysafe.client.Event;
 import dev.retrysafe.client.Job;
-import dev.retrysafe.client.JobStatus;
 import dev.retrysafe.client.Page;
 import dev.retrysafe.client.Payment;
 import dev.retrysafe.client.Problem;
+import dev.retrysafe.client.RateLimitStatus;
+import dev.retrysafe.client.Recovery;
 import dev.retrysafe.client.Refund;
 import dev.retrysafe.client.RetrysafeClient;
 import dev.retrysafe.client.RetryingHttpClient;
+import dev.retrysafe.client.WebhookAttemptStats;
 import dev.retrysafe.client.WebhookEndpoint;
+import dev.retrysafe.client.WebhookEndpointUpdate;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -21,7 +35,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +55,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     static final Duration MAX_POLL = Duration.ofMinutes(1);
     /** The report the API builds. */
     static final String PAYMENTS_CSV = "payments_csv";
+    /** The most hours {@code GET /v1/webhook_attempt_stats} covers (a week). */
+    static final int MAX_STATS_HOURS = 168;
 
     private final URI baseUri;
     private final String authorization;
@@ -99,12 +114,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     @Override
     public Page<Payment> listPayments(int limit, @Nullable String startingAfter) throws IOException, InterruptedException {
-        JsonFields page = get(listPath("/v1/payments", limit, startingAfter)).fields("list of payments");
-        List<Payment> items = new ArrayList<>();
-        for (JsonFields item : page.objects("data", "payment")) {
-            items.add(payment(item));
-        }
-        return new Page<>(items, page.bool("has_more"));
+        return page(get(listPath("/v1/payments", limit, startingAfter)).fields("list of payments"), "payment",
+                Resources::payment);
     }
 
     @Override
@@ -133,6 +144,12 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     }
 
     @Override
+    public Page<Refund> listRefunds(int limit, @Nullable String startingAfter) throws IOException, InterruptedException {
+        return page(get(listPath("/v1/refunds", limit, startingAfter)).fields("list of refunds"), "refund",
+                Resources::refund);
+    }
+
+    @Override
     public AcceptedJob createReport(@Nullable Instant from, @Nullable Instant to) throws IOException, InterruptedException {
         Map<String, @Nullable Object> body = new LinkedHashMap<>();
         body.put("kind", PAYMENTS_CSV);
@@ -152,6 +169,11 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     @Override
     public Job getJob(String id) throws IOException, InterruptedException {
         return job(get("/v1/jobs/" + segment(id)).fields("job"));
+    }
+
+    @Override
+    public Page<Job> listJobs(int limit, @Nullable String startingAfter) throws IOException, InterruptedException {
+        return page(get(listPath("/v1/jobs", limit, startingAfter)).fields("list of jobs"), "job", Resources::job);
     }
 
     @Override
@@ -214,23 +236,101 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     @Override
     public WebhookEndpoint getWebhookEndpoint(String id) throws IOException, InterruptedException {
-        return endpoint(get("/v1/webhook_endpoints/" + segment(id)).fields("webhook endpoint"));
+        return endpoint(get(endpointPath(id)).fields("webhook endpoint"));
     }
 
     @Override
     public Page<WebhookEndpoint> listWebhookEndpoints(int limit, @Nullable String startingAfter)
             throws IOException, InterruptedException {
-        JsonFields page = get(listPath("/v1/webhook_endpoints", limit, startingAfter)).fields("list of webhook endpoints");
-        List<WebhookEndpoint> items = new ArrayList<>();
-        for (JsonFields item : page.objects("data", "webhook endpoint")) {
-            items.add(endpoint(item));
-        }
-        return new Page<>(items, page.bool("has_more"));
+        return page(get(listPath("/v1/webhook_endpoints", limit, startingAfter)).fields("list of webhook endpoints"),
+                "webhook endpoint", Resources::endpoint);
+    }
+
+    @Override
+    public WebhookEndpoint updateWebhookEndpoint(String id, WebhookEndpointUpdate update)
+            throws IOException, InterruptedException {
+        return endpoint(send("PATCH", uri(endpointPath(id)), Json.write(update.members()), null, 200)
+                .fields("webhook endpoint"));
     }
 
     @Override
     public void deleteWebhookEndpoint(String id) throws IOException, InterruptedException {
-        send("DELETE", uri("/v1/webhook_endpoints/" + segment(id)), null, null, 200, 204);
+        send("DELETE", uri(endpointPath(id)), null, null, 200, 204);
+    }
+
+    @Override
+    public String getWebhookEndpointSecret(String id) throws IOException, InterruptedException {
+        return get(endpointPath(id) + "/secret").fields("webhook endpoint secret").string("secret");
+    }
+
+    @Override
+    public CreatedWebhookEndpoint rotateWebhookEndpointSecret(String id) throws IOException, InterruptedException {
+        JsonFields f = post(endpointPath(id) + "/rotate_secret", null, 200).fields("webhook endpoint");
+        return new CreatedWebhookEndpoint(endpoint(f), f.string("secret"));
+    }
+
+    @Override
+    public WebhookEndpoint enableWebhookEndpoint(String id) throws IOException, InterruptedException {
+        return endpoint(post(endpointPath(id) + "/enable", null, 200).fields("webhook endpoint"));
+    }
+
+    @Override
+    public Recovery recoverWebhookEndpoint(String id, Instant since) throws IOException, InterruptedException {
+        Map<String, @Nullable Object> body = new LinkedHashMap<>();
+        body.put("since", Objects.requireNonNull(since, "since").toString());
+        return Resources.recovery(post(endpointPath(id) + "/recover", body, null, 202).fields("recovery"));
+    }
+
+    @Override
+    public Page<Delivery> listWebhookEndpointDeliveries(String id, int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException {
+        return page(get(listPath(endpointPath(id) + "/deliveries", limit, startingAfter)).fields("list of deliveries"),
+                "delivery", Resources::delivery);
+    }
+
+    @Override
+    public DeliveryDetail getDelivery(String id) throws IOException, InterruptedException {
+        return Resources.deliveryDetail(get("/v1/deliveries/" + segment(id)).fields("delivery"));
+    }
+
+    @Override
+    public Delivery retryDelivery(String id) throws IOException, InterruptedException {
+        return delivery(post("/v1/deliveries/" + segment(id) + "/retry", null, 202).fields("delivery"));
+    }
+
+    @Override
+    public WebhookAttemptStats getWebhookAttemptStats(int hours) throws IOException, InterruptedException {
+        if (hours < 1 || hours > MAX_STATS_HOURS) {
+            throw new IllegalArgumentException("hours must be 1.." + MAX_STATS_HOURS + ", was " + hours);
+        }
+        return Resources.attemptStats(get("/v1/webhook_attempt_stats?hours=" + hours).fields("attempt statistics"));
+    }
+
+    @Override
+    public Page<Event> listEvents(@Nullable String type, int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException {
+        String path = listPath("/v1/events", limit, startingAfter) + (type == null ? "" : "&type=" + segment(type));
+        return page(get(path).fields("list of events"), "event", Resources::event);
+    }
+
+    @Override
+    public Event getEvent(String id) throws IOException, InterruptedException {
+        return event(get("/v1/events/" + segment(id)).fields("event"));
+    }
+
+    @Override
+    public Page<Delivery> listEventDeliveries(String eventId) throws IOException, InterruptedException {
+        return page(get("/v1/events/" + segment(eventId) + "/deliveries").fields("list of deliveries"), "delivery",
+                Resources::delivery);
+    }
+
+    @Override
+    public RateLimitStatus getRateLimits() throws IOException, InterruptedException {
+        return Resources.rateLimits(get("/v1/rate_limit").fields("rate-limit budgets"));
+    }
+
+    private static String endpointPath(String id) {
+        return "/v1/webhook_endpoints/" + segment(id);
     }
 
     @Override
@@ -261,6 +361,12 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     private Answer post(String path, Map<String, @Nullable Object> body, @Nullable String idempotencyKey, int expected)
             throws IOException, InterruptedException {
         return send("POST", uri(path), Json.write(body), idempotencyKey, expected);
+    }
+
+    /** A {@code POST} without a body (an action on a resource), with a generated key. */
+    private Answer post(String path, @Nullable String idempotencyKey, int expected)
+            throws IOException, InterruptedException {
+        return send("POST", uri(path), null, idempotencyKey, expected);
     }
 
     private Answer send(String method, URI uri, @Nullable String json, @Nullable String idempotencyKey, int... expected)
@@ -341,41 +447,6 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     private static Duration clamp(Duration wait) {
         return wait.compareTo(MIN_POLL) < 0 ? MIN_POLL : wait.compareTo(MAX_POLL) > 0 ? MAX_POLL : wait;
-    }
-
-    // ---- records
-
-    private static Payment payment(JsonFields f) throws IOException {
-        return new Payment(f.string("id"), f.integer("amount"), f.integer("amount_refunded"), f.string("currency"),
-                f.string("status"), f.optString("description"), f.instant("created_at"));
-    }
-
-    private static Refund refund(JsonFields f) throws IOException {
-        return new Refund(f.string("id"), f.string("payment_id"), f.integer("amount"), f.string("status"),
-                f.instant("created_at"));
-    }
-
-    private static Job job(JsonFields f) throws IOException {
-        JobStatus status;
-        try {
-            status = JobStatus.fromWireName(f.string("status"));
-        } catch (IllegalArgumentException e) {
-            throw new IOException("unexpected answer: " + e.getMessage(), e);
-        }
-        JsonFields error = f.optObject("error", "job error");
-        Problem problem = null;
-        if (error != null) {
-            problem = new Problem(error.optString("type") == null ? "about:blank" : error.string("type"),
-                    error.optString("title") == null ? "" : error.string("title"), 0, error.optString("detail"),
-                    error.members());
-        }
-        return new Job(f.string("id"), f.string("kind"), status, f.instant("created_at"), f.optInstant("started_at"),
-                f.optInstant("finished_at"), f.optInt("progress"), f.optString("result_url"), problem);
-    }
-
-    private static WebhookEndpoint endpoint(JsonFields f) throws IOException {
-        return new WebhookEndpoint(f.string("id"), f.string("url"), f.optString("description"), f.strings("event_types"),
-                f.bool("enabled"), f.instant("created_at"));
     }
 
     @Override

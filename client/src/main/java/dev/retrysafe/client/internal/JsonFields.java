@@ -76,6 +76,24 @@ public record JsonFields(Map<String, @Nullable Object> members, String what) {
         throw missing(name, "an integer or null");
     }
 
+    /** An optional integer. */
+    public @Nullable Long optLong(String name) throws IOException {
+        Object v = members.get(name);
+        if (v == null || v instanceof Long) {
+            return (Long) v;
+        }
+        throw missing(name, "an integer or null");
+    }
+
+    /** A required number, integer or not. */
+    public BigDecimal decimal(String name) throws IOException {
+        return switch (members.get(name)) {
+            case Long l -> BigDecimal.valueOf(l);
+            case BigDecimal d -> d;
+            case null, default -> throw missing(name, "a number");
+        };
+    }
+
     /** A required boolean. */
     public boolean bool(String name) throws IOException {
         if (members.get(name) instanceof Boolean b) {
@@ -131,6 +149,14 @@ public record JsonFields(Map<String, @Nullable Object> members, String what) {
             out.add(of(item, itemWhat));
         }
         return out;
+    }
+
+    /** A required object. */
+    public JsonFields object(String name, String itemWhat) throws IOException {
+        if (members.get(name) == null) {
+            throw missing(name, "an object");
+        }
+        return of(members.get(name), itemWhat);
     }
 
     /** An optional object. */
