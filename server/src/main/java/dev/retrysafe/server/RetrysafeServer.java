@@ -209,12 +209,11 @@ public final class RetrysafeServer implements AutoCloseable {
 
     /**
      * Every route the HTTP server answers, as {@code "GET /v1/payments/{id}"} (Javalin's path
-     * syntax), read from its router: what the tests compare with the OpenAPI document.
+     * syntax), read from its router and from the servlets mapped beside it (the live event
+     * stream): what the tests compare with the OpenAPI document.
      */
     List<String> routes() {
-        return app.unsafe.internalRouter.allHttpHandlers().stream()
-                .map(e -> e.endpoint.method.name() + " " + e.endpoint.path)
-                .toList();
+        return HttpApp.routes(app);
     }
 
     /** {@code http://127.0.0.1:<port>}. */

@@ -8,6 +8,8 @@ import dev.retrysafe.server.Api;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.events.EventTypes;
 import dev.retrysafe.server.http.ProblemType;
+import dev.retrysafe.testkit.RepositoryRoot;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -233,6 +237,18 @@ class OpenApiDocumentTest {
                 }
             });
         }
+    }
+
+    @Test
+    void everyDocumentOfTheRepositoryTheDescriptionsNameExists() throws Exception {
+        Matcher named = Pattern.compile("docs/[A-Za-z0-9_-]+\\.md").matcher(document.toString());
+        Set<String> documents = new HashSet<>();
+        while (named.find()) {
+            documents.add(named.group());
+        }
+        assertThat(documents).as("the stream's protocol is named").contains("docs/live-events.md");
+        Path root = RepositoryRoot.find();
+        assertThat(documents).allSatisfy(doc -> assertThat(root.resolve(doc)).as(doc).isRegularFile());
     }
 
     /** Every schema of the document by its JSON pointer: the named ones and those of parameters, headers and bodies. */
