@@ -12,6 +12,7 @@ import dev.retrysafe.server.docs.DocsRoutes;
 import dev.retrysafe.server.docs.OpenApiDocument;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
+import dev.retrysafe.server.http.IdempotentRoutes;
 import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.http.RequestAccount;
@@ -124,15 +125,11 @@ public final class RetrysafeServer implements AutoCloseable {
                         .claims(claims)
                         .build();
                 LOG.info("idempotency claims: {}", claims);
-                idempotency = IdempotencyFilter.builder()
+                idempotency = IdempotentRoutes.configure(IdempotencyFilter.builder())
                         .dataSource(ds)
                         .store(store)
                         .clock(clock)
                         .scope(RequestAccount::idOf)
-                        .route("POST", "/v1/payments", true)
-                        .route("POST", "/v1/refunds", true)
-                        .route("POST", "/v1/reports", true)
-                        .honourEveryPost(true)
                         .lease(config.idempotency().lease())
                         .maxBodyBytes(config.maxBodyBytes())
                         .problemTypeBase("/problems/")
