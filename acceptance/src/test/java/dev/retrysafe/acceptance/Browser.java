@@ -6,9 +6,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Function;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Headless Chromium for the dashboard tests: Debian's {@code /usr/bin/chromium} driven by its
@@ -16,12 +21,16 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * anything, in a new profile folder deleted on close. Chromium is kept off the network: no
  * background requests (update checks, sync, field trials), and every host name but
  * {@code 127.0.0.1} and {@code localhost} resolves to nothing; the tests only open {@code http://127.0.0.1}.
- * {@code ./test} installs both packages when they are missing. Not threadsafe.
+ * {@code ./test} installs both packages when they are missing. Screenshots go to
+ * {@link #SCREENSHOTS}, which is {@code acceptance/target/screenshots/} (Maven runs a module's tests
+ * in its folder), kept after the run as the tests' artifacts. Not threadsafe.
  */
 final class Browser implements AutoCloseable {
 
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    /** Where {@link #screenshot} writes, relative to the module's folder: {@code acceptance/target/screenshots/}. */
+    static final Path SCREENSHOTS = Path.of("target", "screenshots");
 
     private final ChromeDriver driver;
     private final Path profile;
@@ -66,6 +75,22 @@ final class Browser implements AutoCloseable {
 
     ChromeDriver driver() {
         return driver;
+    }
+
+    /**
+     * Waits until {@code condition} holds, for at most {@code within}, then fails; an element that
+     * the page redrew meanwhile (stale) only means "ask again". Never sleeps a fixed time.
+     */
+    void waitUntil(Duration within, Function<WebDriver, Boolean> condition) {
+        new WebDriverWait(driver, within).ignoring(StaleElementReferenceException.class).until(condition::apply);
+    }
+
+    /** Saves what the window shows as the PNG file {@code name} in {@link #SCREENSHOTS}; answers the file. */
+    Path screenshot(String name) throws IOException {
+        Files.createDirectories(SCREENSHOTS);
+        Path file = SCREENSHOTS.resolve(name);
+        Files.write(file, driver.getScreenshotAs(OutputType.BYTES));
+        return file;
     }
 
     /** Quits Chromium and its driver and deletes the profile. */

@@ -23,8 +23,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -33,16 +31,19 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The dashboard in real headless Chromium against a server on 127.0.0.1 whose webhooks go to
  * receivers on 127.0.0.1 with a retry schedule of two attempts 50 ms apart. A user enters the
- * key, sees a failed delivery and its attempts, replays it and sees the new attempt; a stranger's
- * response that is markup shows as text and runs nothing; API errors show their problem. Every
- * wait has a deadline; nothing sleeps.
+ * key, sees a failed delivery and its attempts, replays it and sees the new attempt; recovers an
+ * endpoint's failed deliveries; sees a report's job with its state; a stranger's response that is
+ * markup shows as text and runs nothing; API errors show their problem. Every wait has a
+ * deadline; nothing sleeps. The screenshots ({@code dashboard.png}, {@code dashboard-phone.png},
+ * {@code dashboard-xss.png}, {@code dashboard-live.png}, {@code dashboard-recover.png},
+ * {@code dashboard-jobs.png}) are written to {@code acceptance/target/screenshots/}
+ * ({@link Browser#SCREENSHOTS}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DashboardBrowserTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private static final Path SCREENSHOTS = Path.of("target", "screenshots");
     private static final String SCRIPT = "<script>window.pwned=1</script>";
     private static final String IMG = "\"><img src=x onerror=\"window.pwned=1\">";
 
@@ -224,7 +225,61 @@ class DashboardBrowserTest {
         // the stream's message can have brought it this soon
         new WebDriverWait(driver, Duration.ofSeconds(8)).until(d -> !d.findElements(
                 By.cssSelector("[data-testid='event'][data-event-id='" + eventId + "']")).isEmpty());
-        screenshot("dashboard-live");
+        screenshot("dashboard-live.png");
+    }
+
+    @Test
+    void recoveringAnEndpointSendsItsFailedDeliveryAgainAndTheNewAttemptShows() throws Exception {
+        // given a delivery that failed both of its attempts with 500, and a receiver fixed since
+        Api api = Api.of(server);
+        String endpoint = endpoint(api);
+        Delivered failed = failedDelivery(api, endpoint, 2);
+        receiver.answer(200, "recovered");
+        open(server.apiKey());
+        showDeliveries(failed.eventId());
+        By delivery = delivery(failed.deliveryId());
+        waitUntil(d -> attempts(d, delivery).size() == 2);
+
+        // when the user presses "Recover failed" on the endpoint's card, with the time it offers (24 hours ago)
+        By card = endpointCard(endpoint);
+        waitUntil(d -> !d.findElement(card).findElement(testId("recover-since")).getDomProperty("value").isEmpty());
+        press(card, "recover-submit");
+
+        // then the notice says its one failed delivery is being sent again, and the new attempt shows
+        waitUntil(d -> d.findElement(testId("notice")).isDisplayed());
+        assertThat(driver.findElement(testId("notice")).getText())
+                .isEqualTo("1 failed deliveries of " + endpoint + " are being sent again.");
+        waitUntil(d -> text(d, delivery, "delivery-status").equals("succeeded") && attempts(d, delivery).size() == 3);
+        WebElement third = attempts(driver, delivery).get(2);
+        assertThat(within(third, "attempt-outcome")).isEqualTo("success");
+        assertThat(within(third, "attempt-status")).isEqualTo("200");
+        assertThat(within(third, "attempt-response")).isEqualTo("recovered");
+        waitUntil(d -> text(d, card, "endpoint-health").contains("1 of 3 attempts"));
+        assertThat(driver.findElement(testId("error")).isDisplayed()).isFalse();
+        assertThat(receiver.requests()).isEqualTo(3);
+        screenshot("dashboard-recover.png");
+    }
+
+    @Test
+    void aReportStartedThroughTheApiShowsInTheJobsPanelWithItsState() throws Exception {
+        // given the dashboard open
+        Api api = Api.of(server);
+        open(server.apiKey());
+        waitUntil(d -> d.findElement(testId("status")).getText().startsWith("Updated"));
+
+        // when a report is started
+        Api.Answer started = api.post("/v1/reports", "{\"kind\": \"payments_csv\"}");
+        assertThat(started.status()).as(started.raw().body()).isEqualTo(202);
+        String jobId = started.body().get("id").asText();
+        await().atMost(WAIT).until(() -> api.get("/v1/jobs/" + jobId).body().get("status").asText().equals("succeeded"));
+
+        // then its row shows in the jobs panel, with its kind and the state the API gives it
+        By job = By.cssSelector("[data-testid='job'][data-job-id='" + jobId + "']");
+        waitUntil(d -> text(d, job, "job-status").equals("succeeded"));
+        WebElement row = driver.findElement(job);
+        assertThat(row.getText()).contains(jobId, "payments_csv", "100%");
+        assertThat(row.findElement(testId("job-status")).getText()).isEqualTo("succeeded");
+        screenshot("dashboard-jobs.png");
     }
 
     // --- helpers ----------------------------------------------------------------------------
@@ -295,14 +350,19 @@ class DashboardBrowserTest {
         return parent.findElement(testId(testId)).getDomProperty("textContent");
     }
 
+    /** Clicks the element {@code testId} inside {@code parent}, finding both again if the page redrew them first. */
+    private void press(By parent, String testId) {
+        waitUntil(d -> {
+            d.findElement(parent).findElement(testId(testId)).click();
+            return true;
+        });
+    }
+
     private void waitUntil(java.util.function.Function<WebDriver, Boolean> condition) {
-        new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until(condition::apply);
+        browser.waitUntil(WAIT, condition);
     }
 
     private Path screenshot(String name) throws Exception {
-        Files.createDirectories(SCREENSHOTS);
-        Path file = SCREENSHOTS.resolve(name);
-        Files.write(file, driver.getScreenshotAs(OutputType.BYTES));
-        return file;
+        return browser.screenshot(name);
     }
 }

@@ -25,10 +25,15 @@ import io.javalin.http.HttpResponseException;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.Servlet;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.function.BiConsumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.ee10.servlet.ServletMapping;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.jspecify.annotations.Nullable;
 
@@ -50,6 +55,9 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  */
 final class HttpApp {
+
+    /** The init parameter of a servlet mapped beside Javalin that lists the methods it answers. */
+    private static final String METHODS_PARAMETER = "dev.retrysafe.server.methods";
 
     private HttpApp() {
     }
@@ -92,8 +100,9 @@ final class HttpApp {
                 if (idempotency != null) {
                     addFilter(context, idempotency);
                 }
-                // an exact mapping wins over Javalin's servlet at /*; behind the same filters
-                context.addServlet(new ServletHolder("live-events", h.stream()), LiveEvents.PATH);
+                // an exact mapping wins over Javalin's servlet at /*; behind the same filters. It
+                // answers HEAD as it answers a GET that is no upgrade, like every GET route here
+                addServlet(context, "live-events", h.stream(), LiveEvents.PATH, "GET", "HEAD");
             });
 
             // every GET also answers HEAD (same status and headers, no body); without this Javalin
@@ -146,7 +155,41 @@ final class HttpApp {
         });
     }
 
-    private static void addFilter(org.eclipse.jetty.ee10.servlet.ServletContextHandler context, Filter filter) {
+    /**
+     * Every route {@code app} answers, as {@code "GET /v1/payments/{id}"}: those of Javalin's router,
+     * then, for each servlet mapped beside Javalin's, its path once per method it declared to
+     * {@link #addServlet} ({@code "* <path>"} for a servlet mapped without that, which names no
+     * operation a document could describe). Jetty's own unreachable default servlet is left out.
+     */
+    static List<String> routes(Javalin app) {
+        List<String> routes = new ArrayList<>();
+        app.unsafe.internalRouter.allHttpHandlers()
+                .forEach(e -> routes.add(e.endpoint.method.name() + " " + e.endpoint.path));
+        ServletHandler servlets = app.jettyServer().server().getDescendant(ServletContextHandler.class).getServletHandler();
+        for (ServletMapping mapping : servlets.getServletMappings()) {
+            ServletHolder holder = servlets.getServlet(mapping.getServletName());
+            if (mapping.isFromDefaultDescriptor() || holder.getServletInstance() == app.javalinServlet()) {
+                continue;
+            }
+            String methods = holder.getInitParameter(METHODS_PARAMETER);
+            for (String path : mapping.getPathSpecs()) {
+                for (String method : (methods == null ? "*" : methods).split(",")) {
+                    routes.add(method + " " + path);
+                }
+            }
+        }
+        return routes;
+    }
+
+    /** Maps {@code servlet} at {@code path}, noting the {@code methods} it answers for {@link #routes}. */
+    private static void addServlet(ServletContextHandler context, String name, Servlet servlet, String path,
+                                   String... methods) {
+        ServletHolder holder = new ServletHolder(name, servlet);
+        holder.setInitParameter(METHODS_PARAMETER, String.join(",", methods));
+        context.addServlet(holder, path);
+    }
+
+    private static void addFilter(ServletContextHandler context, Filter filter) {
         context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
     }
 }

@@ -12,6 +12,7 @@ import dev.retrysafe.server.docs.DocsRoutes;
 import dev.retrysafe.server.docs.OpenApiDocument;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
+import dev.retrysafe.server.http.IdempotentRoutes;
 import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.http.RequestAccount;
@@ -135,15 +136,11 @@ public final class RetrysafeServer implements AutoCloseable {
                         .claims(claims)
                         .build();
                 LOG.info("idempotency claims: {}", claims);
-                idempotency = IdempotencyFilter.builder()
+                idempotency = IdempotentRoutes.configure(IdempotencyFilter.builder())
                         .dataSource(ds)
                         .store(store)
                         .clock(clock)
                         .scope(RequestAccount::idOf)
-                        .route("POST", "/v1/payments", true)
-                        .route("POST", "/v1/refunds", true)
-                        .route("POST", "/v1/reports", true)
-                        .honourEveryPost(true)
                         .lease(config.idempotency().lease())
                         .maxBodyBytes(config.maxBodyBytes())
                         .problemTypeBase("/problems/")
@@ -217,12 +214,11 @@ public final class RetrysafeServer implements AutoCloseable {
 
     /**
      * Every route the HTTP server answers, as {@code "GET /v1/payments/{id}"} (Javalin's path
-     * syntax), read from its router: what the tests compare with the OpenAPI document.
+     * syntax), read from its router and from the servlets mapped beside it (the live event
+     * stream): what the tests compare with the OpenAPI document.
      */
     List<String> routes() {
-        return app.unsafe.internalRouter.allHttpHandlers().stream()
-                .map(e -> e.endpoint.method.name() + " " + e.endpoint.path)
-                .toList();
+        return HttpApp.routes(app);
     }
 
     /** {@code http://127.0.0.1:<port>}. */

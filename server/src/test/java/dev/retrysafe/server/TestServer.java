@@ -89,7 +89,10 @@ public final class TestServer implements AutoCloseable {
         return baseUri().resolve(path);
     }
 
-    /** Every route the server answers, as {@code "GET /v1/payments/{id}"}, read from its router. */
+    /**
+     * Every route the server answers, as {@code "GET /v1/payments/{id}"}, read from its router and
+     * its servlet mappings (a servlet's methods as it was mapped with, {@code "*"} if it was not).
+     */
     public List<String> routes() {
         return server.routes();
     }

@@ -19,8 +19,8 @@ import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServletFactory;
  * the stream needs what Javalin's handlers do not expose: the client's pongs (to find dead
  * connections) and reading one frame at a time. It sits behind the same servlet filters as every
  * route (authentication, the rate limit of the upgrade request). Jetty closes a connection whose
- * message is over the size limit with 1009. A request that is not an upgrade is answered
- * {@code 426} (or {@code 405} for another method), a broken upgrade {@code 400}, as problems.
+ * message is over the size limit with 1009. A GET or HEAD that is not an upgrade is answered
+ * {@code 426} (another method {@code 405}), a broken upgrade {@code 400}, as problems.
  */
 final class StreamServlet extends JettyWebSocketServlet {
 
@@ -47,14 +47,16 @@ final class StreamServlet extends JettyWebSocketServlet {
 
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
-        if (!"GET".equals(request.getMethod())) {
+        boolean head = "HEAD".equals(request.getMethod());
+        if (!head && !"GET".equals(request.getMethod())) {
             Problems.respond(response, Problem.of(ProblemType.METHOD_NOT_ALLOWED,
                     request.getMethod() + " is not accepted here; open the stream with GET (a WebSocket upgrade).")
-                    .withHeader("Allow", "GET"));
+                    .withHeader("Allow", "GET, HEAD"));
             return;
         }
         String upgrade = request.getHeader("Upgrade");
-        if (upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
+        // HEAD is answered as a GET that is no upgrade (Jetty sends no body), as every GET route answers HEAD
+        if (head || upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
             Problems.respond(response, Problem.of(ProblemType.UPGRADE_REQUIRED,
                     "This path is a WebSocket; connect with a WebSocket client.")
                     .withHeader("Upgrade", "websocket").withHeader("Connection", "Upgrade"));

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.retrysafe.server.Api;
 import dev.retrysafe.server.LoopbackReceiver;
+import dev.retrysafe.server.RawHttp;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The contract between the OpenAPI document and the running server, driven by the document: every
@@ -58,16 +61,22 @@ class OpenApiContractTest {
     private static final String EXAMPLE_WEBHOOK_HOST = "https://example.com/";
 
     /**
-     * Examples whose truthful answer here is a documented refusal: the test's job has finished
-     * (its result is downloaded by another example), so cancelling it answers 409.
+     * Examples whose truthful answer here is a documented refusal, with its status: the test's job
+     * has finished (its result is downloaded by another example), so cancelling it answers 409.
+     * The example of a WebSocket operation, sent as the plain request it is, answers
+     * {@link #UPGRADE_REQUIRED}; its upgrades are sent by {@link #everyWebSocketAnswersItsUpgradesAsDocumented()}.
      */
-    private static final Set<String> REFUSED_EXAMPLES = Set.of("DELETE /v1/jobs/{id}");
+    private static final Map<String, Integer> REFUSED_EXAMPLES = Map.of("DELETE /v1/jobs/{id}", 409);
+    private static final int UPGRADE_REQUIRED = 426;
+    /** A key of the right form that no account has. */
+    private static final String WRONG_KEY = "rs_not_a_key_of_anyone_0000000000";
 
     private final Map<String, String> ids = new HashMap<>();
     private LoopbackReceiver receiver;
     private TestServer server;
     private Api api;
     private Api anonymous;
+    private Api wrongKey;
     private JsonNode document;
     private Schemas schemas;
 
@@ -82,6 +91,7 @@ class OpenApiContractTest {
                 .start();
         api = Api.of(server);
         anonymous = new Api(server.baseUri(), null);
+        wrongKey = new Api(server.baseUri(), WRONG_KEY);
         document = anonymous.get("/openapi.json").body();
         schemas = new Schemas(document);
         createResources();
@@ -163,9 +173,13 @@ class OpenApiContractTest {
         ops.sort((a, b) -> Boolean.compare(a.method().equals("DELETE"), b.method().equals("DELETE")));
         return ops.stream().map(op -> DynamicTest.dynamicTest(op.route(), () -> {
             Api.Answer answer = send(op, Variant.EXAMPLE);
-            assertAsDocumented(op, answer);
-            assertThat(answer.status()).as(op.route() + ": " + answer.raw().body())
-                    .isBetween(200, REFUSED_EXAMPLES.contains(op.route()) ? 499 : 299);
+            assertAsDocumented(op, Received.of(answer));
+            Integer refused = op.upgrades() ? Integer.valueOf(UPGRADE_REQUIRED) : REFUSED_EXAMPLES.get(op.route());
+            if (refused == null) {
+                assertThat(answer.status()).as(op.route() + ": " + answer.raw().body()).isBetween(200, 299);
+            } else {
+                assertThat(answer.status()).as(op.route() + ": " + answer.raw().body()).isEqualTo(refused);
+            }
         }));
     }
 
@@ -177,9 +191,12 @@ class OpenApiContractTest {
                 if (variant != Variant.EXAMPLE && variant.appliesTo(op)) {
                     tests.add(DynamicTest.dynamicTest(op.route() + " " + variant.description, () -> {
                         Api.Answer answer = send(op, variant);
-                        assertAsDocumented(op, answer);
+                        assertAsDocumented(op, Received.of(answer));
                         assertThat(answer.status()).as(op.route() + " " + variant.description + ": " + answer.raw().body())
                                 .isBetween(400, 499);
+                        if (variant == Variant.WRONG_KEY) {
+                            assertThat(answer.status()).as(op.route() + " " + variant.description).isEqualTo(401);
+                        }
                         assertThat(answer.contentType()).startsWith("application/problem+json");
                     }));
                 }
@@ -187,6 +204,38 @@ class OpenApiContractTest {
         }
         assertThat(tests).hasSizeGreaterThan(60);
         return tests.stream();
+    }
+
+    /**
+     * Every operation that documents {@code 101} is opened as a WebSocket (the JDK's HTTP client
+     * cannot send an upgrade, so these go over a bare socket): with the key, without it (which its
+     * security may allow), with a key that is not valid, and without the handshake's key and version.
+     * Each answer must be as documented, like those of the other tests.
+     */
+    @TestFactory
+    Stream<DynamicTest> everyWebSocketAnswersItsUpgradesAsDocumented() {
+        List<Operations.Operation> sockets = Operations.of(document).stream().filter(Operations.Operation::upgrades).toList();
+        assertThat(sockets).as("operations that document 101 Switching Protocols").isNotEmpty();
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Operations.Operation op : sockets) {
+            String target = target(op, Variant.EXAMPLE);
+            tests.add(upgrade(op, "with the API key", RawHttp.webSocketUpgrade(server.baseUri(), target, server.apiKey()), 101));
+            tests.add(upgrade(op, "without a key", RawHttp.webSocketUpgrade(server.baseUri(), target, null),
+                    op.keyOptional() ? 101 : 401));
+            tests.add(upgrade(op, "with an API key that is not valid",
+                    RawHttp.webSocketUpgrade(server.baseUri(), target, WRONG_KEY), 401));
+            tests.add(upgrade(op, "without Sec-WebSocket-Key and -Version", "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Upgrade: websocket\r\nConnection: Upgrade\r\nAuthorization: Bearer " + server.apiKey() + "\r\n\r\n", 400));
+        }
+        return tests.stream();
+    }
+
+    private DynamicTest upgrade(Operations.Operation op, String description, String request, int status) {
+        return DynamicTest.dynamicTest(op.route() + " upgrade " + description, () -> {
+            RawHttp.Answer answer = RawHttp.exchange(server.baseUri(), request, WAIT);
+            assertAsDocumented(op, Received.of(answer));
+            assertThat(answer.status()).as(op.route() + " upgrade " + description + ": " + answer.raw()).isEqualTo(status);
+        });
     }
 
     @Test
@@ -224,6 +273,7 @@ class OpenApiContractTest {
     private enum Variant {
         EXAMPLE("the example"),
         WITHOUT_KEY("without an API key"),
+        WRONG_KEY("with an API key that is not valid"),
         UNKNOWN_ID("with an id that does not exist"),
         INVALID_LIMIT("with limit=0"),
         WITHOUT_IDEMPOTENCY_KEY("without the required Idempotency-Key"),
@@ -240,7 +290,7 @@ class OpenApiContractTest {
         boolean appliesTo(Operations.Operation op) {
             return switch (this) {
                 case EXAMPLE -> true;
-                case WITHOUT_KEY -> op.authenticated();
+                case WITHOUT_KEY, WRONG_KEY -> op.authenticated();
                 case UNKNOWN_ID -> op.parameters().stream().anyMatch(p -> p.path("in").asText().equals("path"));
                 case INVALID_LIMIT -> op.parameters().stream().anyMatch(p -> p.path("name").asText().equals("limit"));
                 case WITHOUT_IDEMPOTENCY_KEY -> op.parameters().stream()
@@ -251,30 +301,9 @@ class OpenApiContractTest {
     }
 
     private Api.Answer send(Operations.Operation op, Variant variant) {
-        StringBuilder path = new StringBuilder();
-        Matcher segments = Pattern.compile("\\{([^}]+)}|[^{]+").matcher(op.path());
-        while (segments.find()) {
-            if (segments.group(1) == null) {
-                path.append(segments.group());
-                continue;
-            }
-            JsonNode example = parameter(op, "path", segments.group(1)).path("example");
-            String value = variant == Variant.UNKNOWN_ID ? unknown(example.asText()) : real(example).asText();
-            path.append(URLEncoder.encode(value, StandardCharsets.UTF_8));
-        }
-        List<String> query = new ArrayList<>();
-        for (JsonNode p : op.parameters()) {
-            if (p.path("in").asText().equals("query") && p.has("example")) {
-                String value = variant == Variant.INVALID_LIMIT && p.path("name").asText().equals("limit")
-                        ? "0" : real(p.get("example")).asText();
-                query.add(p.get("name").asText() + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8));
-            }
-        }
-        if (!query.isEmpty()) {
-            path.append('?').append(String.join("&", query));
-        }
-        HttpRequest.Builder request = (op.authenticated() && variant != Variant.WITHOUT_KEY ? api : anonymous)
-                .request(path.toString());
+        Api client = !op.authenticated() || variant == Variant.WITHOUT_KEY ? anonymous
+                : variant == Variant.WRONG_KEY ? wrongKey : api;
+        HttpRequest.Builder request = client.request(target(op, variant));
         for (JsonNode p : op.parameters()) {
             if (p.path("in").asText().equals("header") && p.path("name").asText().equals("Idempotency-Key")
                     && variant != Variant.WITHOUT_IDEMPOTENCY_KEY) {
@@ -299,6 +328,33 @@ class OpenApiContractTest {
             request.header("Content-Type", contentType).method(op.method(), HttpRequest.BodyPublishers.ofString(body));
         }
         return api.send(request.build());
+    }
+
+    /** The path and query {@code variant} of {@code op} is sent to: the example's, with real ids (or unknown ones). */
+    private String target(Operations.Operation op, Variant variant) {
+        StringBuilder path = new StringBuilder();
+        Matcher segments = Pattern.compile("\\{([^}]+)}|[^{]+").matcher(op.path());
+        while (segments.find()) {
+            if (segments.group(1) == null) {
+                path.append(segments.group());
+                continue;
+            }
+            JsonNode example = parameter(op, "path", segments.group(1)).path("example");
+            String value = variant == Variant.UNKNOWN_ID ? unknown(example.asText()) : real(example).asText();
+            path.append(URLEncoder.encode(value, StandardCharsets.UTF_8));
+        }
+        List<String> query = new ArrayList<>();
+        for (JsonNode p : op.parameters()) {
+            if (p.path("in").asText().equals("query") && p.has("example")) {
+                String value = variant == Variant.INVALID_LIMIT && p.path("name").asText().equals("limit")
+                        ? "0" : real(p.get("example")).asText();
+                query.add(p.get("name").asText() + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8));
+            }
+        }
+        if (!query.isEmpty()) {
+            path.append('?').append(String.join("&", query));
+        }
+        return path.toString();
     }
 
     /** {@code example} with the example ids replaced by the real ones and the webhook URLs by the receiver's. */
@@ -342,10 +398,26 @@ class OpenApiContractTest {
                 .orElseThrow(() -> new AssertionError(op.route() + " does not document " + in + " parameter " + name));
     }
 
+    /** An answer, from the JDK's client or a bare socket. */
+    private record Received(int status, String contentType, String body, Function<String, @Nullable String> headers) {
+
+        static Received of(Api.Answer answer) {
+            return new Received(answer.status(), answer.contentType(), answer.raw().body(), answer::header);
+        }
+
+        static Received of(RawHttp.Answer answer) {
+            return new Received(answer.status(), answer.contentType(), answer.body(), answer::header);
+        }
+
+        @Nullable String header(String name) {
+            return headers.apply(name);
+        }
+    }
+
     /** The answer's status, body and headers are what the operation documents. */
-    private void assertAsDocumented(Operations.Operation op, Api.Answer answer) throws IOException {
+    private void assertAsDocumented(Operations.Operation op, Received answer) throws IOException {
         String status = Integer.toString(answer.status());
-        String what = op.route() + " answered " + status + " " + answer.raw().body();
+        String what = op.route() + " answered " + status + " " + answer.body();
         JsonNode documented = op.node().path("responses").get(status);
         assertThat(documented).as(what + ": not a documented status").isNotNull();
         Operations.Located response = Operations.resolve(document, documented,
@@ -356,7 +428,7 @@ class OpenApiContractTest {
             String media = Operations.mediaType(answer.contentType());
             assertThat(content.has(media)).as(what + ": content type " + answer.contentType()).isTrue();
             String schema = response.pointer() + "/content/" + Operations.escape(media) + "/schema";
-            JsonNode body = media.endsWith("json") ? JSON.readTree(answer.raw().body()) : TextNode.valueOf(answer.raw().body());
+            JsonNode body = media.endsWith("json") ? JSON.readTree(answer.body()) : TextNode.valueOf(answer.body());
             assertThat(schemas.errors(schema, body)).as(what).isEmpty();
         }
         for (Map.Entry<String, JsonNode> h : response.node().path("headers").properties()) {

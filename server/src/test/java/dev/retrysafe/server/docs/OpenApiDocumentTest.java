@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.retrysafe.server.Api;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.events.EventTypes;
+import dev.retrysafe.server.http.IdempotentRoutes;
 import dev.retrysafe.server.http.ProblemType;
+import dev.retrysafe.testkit.RepositoryRoot;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -23,8 +28,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The document {@code GET /openapi.json} serves: a valid OpenAPI 3.1 document by the official
- * schema, every schema in it a JSON Schema 2020-12 that compiles, every reference resolved, and the
- * catalogues (problem types, event types, examples) matching the code.
+ * schema, every schema in it a JSON Schema 2020-12 that compiles, every reference resolved, the
+ * catalogues (problem types, event types, examples) matching the code, and the
+ * {@code Idempotency-Key} parameter on exactly the routes where the server's filter takes one.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenApiDocumentTest {
@@ -233,6 +239,50 @@ class OpenApiDocumentTest {
                 }
             });
         }
+    }
+
+    @Test
+    void everyPostUnderV1DocumentsTheIdempotencyKeyAsTheServersFilterTakesIt() {
+        // the filter's routes come from IdempotentRoutes; so does what this test expects
+        List<String> mismatches = new ArrayList<>();
+        Set<String> required = new HashSet<>();
+        int posts = 0;
+        for (Operations.Operation op : Operations.of(document)) {
+            if (!op.path().startsWith("/v1/")) {
+                continue;
+            }
+            List<JsonNode> keys = op.parameters().stream()
+                    .filter(p -> p.path("in").asText().equals("header") && p.path("name").asText().equals("Idempotency-Key"))
+                    .toList();
+            IdempotentRoutes.KeyUse documented = keys.isEmpty() ? IdempotentRoutes.KeyUse.IGNORED
+                    : keys.getFirst().path("required").asBoolean() ? IdempotentRoutes.KeyUse.REQUIRED
+                    : IdempotentRoutes.KeyUse.OPTIONAL;
+            IdempotentRoutes.KeyUse taken = IdempotentRoutes.keyUse(op.method(), op.path());
+            if (keys.size() > 1 || documented != taken) {
+                mismatches.add(op.route() + ": the document says " + documented + " (" + keys.size()
+                        + " parameters), the server's filter " + taken);
+            }
+            posts += op.method().equals("POST") ? 1 : 0;
+            if (documented == IdempotentRoutes.KeyUse.REQUIRED) {
+                required.add(op.route());
+            }
+        }
+        assertThat(posts).as("POST operations under /v1").isGreaterThanOrEqualTo(8);
+        assertThat(mismatches).isEmpty();
+        assertThat(required).as("routes documented with a required key")
+                .containsExactlyInAnyOrderElementsOf(IdempotentRoutes.KEY_REQUIRED);
+    }
+
+    @Test
+    void everyDocumentOfTheRepositoryTheDescriptionsNameExists() throws Exception {
+        Matcher named = Pattern.compile("docs/[A-Za-z0-9_-]+\\.md").matcher(document.toString());
+        Set<String> documents = new HashSet<>();
+        while (named.find()) {
+            documents.add(named.group());
+        }
+        assertThat(documents).as("the stream's protocol is named").contains("docs/live-events.md");
+        Path root = RepositoryRoot.find();
+        assertThat(documents).allSatisfy(doc -> assertThat(root.resolve(doc)).as(doc).isRegularFile());
     }
 
     /** Every schema of the document by its JSON pointer: the named ones and those of parameters, headers and bodies. */

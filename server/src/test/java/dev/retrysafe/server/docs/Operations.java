@@ -36,6 +36,25 @@ final class Operations {
         boolean authenticated() {
             return !node.has("security") || !node.get("security").isEmpty();
         }
+
+        /**
+         * Whether the API key may also be left out of the request: one of the operation's
+         * security requirements is empty ({@code {}}), as on the WebSocket that takes the key in
+         * its first message.
+         */
+        boolean keyOptional() {
+            for (JsonNode requirement : node.path("security")) {
+                if (requirement.isEmpty()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** Whether it is a WebSocket: it documents {@code 101 Switching Protocols}. */
+        boolean upgrades() {
+            return node.path("responses").has("101");
+        }
     }
 
     private Operations() {

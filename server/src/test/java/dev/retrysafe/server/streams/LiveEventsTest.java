@@ -6,21 +6,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.retrysafe.server.Api;
+import dev.retrysafe.server.RawHttp;
 import dev.retrysafe.server.StreamClient;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.config.StreamsConfig;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -392,32 +387,17 @@ class LiveEventsTest {
             assertThat(get.body().path("type").asText()).isEqualTo("/problems/upgrade-required");
             assertThat(get.header("Upgrade")).isEqualTo("websocket");
             assertThat(post.status()).isEqualTo(405);
-            assertThat(post.header("Allow")).isEqualTo("GET");
+            assertThat(post.header("Allow")).isEqualTo("GET, HEAD");
             assertThat(anonymous.status()).as("the key may come later, but this is no upgrade").isEqualTo(426);
             assertThat(new Api(server.baseUri(), null).get("/problems/upgrade-required").status()).isEqualTo(200);
-            assertThat(rawRequest(server, "GET /v1/events/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-                    + "Connection: Upgrade\r\nAuthorization: Bearer " + server.apiKey() + "\r\n\r\n"))
+            RawHttp.Answer head = RawHttp.exchange(server.baseUri(), "HEAD /v1/events/stream HTTP/1.1\r\nHost: x\r\n"
+                    + "Authorization: Bearer " + server.apiKey() + "\r\nConnection: close\r\n\r\n", WAIT);
+            assertThat(head.status()).as("HEAD, as a GET that is no upgrade").isEqualTo(426);
+            assertThat(head.header("Upgrade")).isEqualTo("websocket");
+            assertThat(head.body()).as("a HEAD answer has no body").isEmpty();
+            assertThat(RawHttp.exchange(server.baseUri(), "GET /v1/events/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nAuthorization: Bearer " + server.apiKey() + "\r\n\r\n", WAIT).raw())
                     .as("an upgrade without its handshake headers").startsWith("HTTP/1.1 400").contains("/problems/bad-request");
-        }
-    }
-
-    /** Sends {@code request} as it is (the JDK's client will not send an Upgrade header); answers the response. */
-    private static String rawRequest(TestServer server, String request) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.setSoTimeout((int) WAIT.toMillis());
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
-            InputStream in = socket.getInputStream();
-            StringBuilder head = new StringBuilder();
-            while (head.indexOf("\r\n\r\n") < 0) {
-                int b = in.read();
-                if (b < 0) {
-                    break;
-                }
-                head.append((char) b);
-            }
-            Matcher length = Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-            byte[] body = length.find() ? in.readNBytes(Integer.parseInt(length.group(1))) : new byte[0];
-            return head + new String(body, StandardCharsets.UTF_8);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.streams;
 
+import dev.retrysafe.server.RawHttp;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 
 /**
@@ -46,14 +46,7 @@ final class RawWebSocket implements AutoCloseable {
         socket.connect(new InetSocketAddress("127.0.0.1", base.getPort()), 5000);
         socket.setSoTimeout(10_000);
         RawWebSocket ws = new RawWebSocket(socket);
-        byte[] nonce = new byte[16];
-        RANDOM.nextBytes(nonce);
-        String request = "GET /v1/events/stream HTTP/1.1\r\n"
-                + "Host: 127.0.0.1:" + base.getPort() + "\r\n"
-                + "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: " + Base64.getEncoder().encodeToString(nonce) + "\r\n"
-                + "Sec-WebSocket-Version: 13\r\n"
-                + "Authorization: Bearer " + apiKey + "\r\n\r\n";
+        String request = RawHttp.webSocketUpgrade(base, LiveEvents.PATH, apiKey);
         ws.out.write(request.getBytes(StandardCharsets.US_ASCII));
         ws.out.flush();
         String head = ws.readHead();
