@@ -1,6 +1,7 @@
 package dev.retrysafe.acceptance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.retrysafe.server.Api;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * The live event stream with two server instances on one PostgreSQL database, as behind a load
  * balancer: a stream on one instance gets what the other committed, through LISTEN/NOTIFY (the
  * poll that could also find it is set to a minute, so only a notification can be in time), and
- * resumes on either instance.
+ * the other's job changes (which only notifications carry), and resumes on either instance.
  */
 class LiveEventsAcrossInstancesTest {
 
@@ -61,6 +62,39 @@ class LiveEventsAcrossInstancesTest {
                 Instant recorded = Instant.parse(paid.body().get("created_at").asText());
                 assertThat(Duration.between(recorded, subscriber.arrivedAt(event)))
                         .as("from the payment's record to the other instance's subscriber").isLessThanOrEqualTo(WITHIN);
+            }
+        }
+    }
+
+    @Test
+    void aJobChangedOnOneInstanceReachesASubscriberOfTheOther() {
+        try (PostgresTestDatabase db = PostgresTestDatabase.create();
+             TestServer first = TestServer.postgres(db).configure(c -> SLOW_POLL.apply(
+                     c.withJobs(c.jobs().withReportMinDuration(Duration.ofMinutes(10))))).start()) {
+            Api onFirst = Api.of(first);
+            Api.Answer created = onFirst.post("/v1/reports", "{\"kind\": \"payments_csv\"}");
+            assertThat(created.status()).as(created.raw().body()).isEqualTo(202);
+            String job = created.body().get("id").asText();
+            // the first instance runs the report before the second exists: every change of it is the first's
+            await().atMost(StreamClient.DEADLINE)
+                    .until(() -> onFirst.get("/v1/jobs/" + job).body().path("status").asText().equals("running"));
+
+            try (TestServer second = TestServer.postgres(db)
+                         .configure(c -> SLOW_POLL.apply(c.withBootstrapApiKeys(first.config().bootstrapApiKeys()))).start();
+                 StreamClient subscriber = StreamClient.welcomed(second.baseUri(), first.apiKey()).subscribe("job.updated")) {
+                assertThat(onFirst.send("DELETE", "/v1/jobs/" + job, null, new byte[0]).status()).isEqualTo(202);
+
+                List<JsonNode> changes = new ArrayList<>();
+                JsonNode end = subscriber.await(m -> {
+                    changes.add(m);
+                    return m.path("job").path("status").asText().equals("canceled");
+                }, StreamClient.DEADLINE, "the job's end, from the first instance");
+
+                assertThat(end.path("type").asText()).isEqualTo("job.updated");
+                assertThat(end.path("job").path("id").asText()).isEqualTo(job);
+                assertThat(changes).as("the cancel request came before the end")
+                        .anyMatch(m -> m.path("job").path("status").asText().equals("running")
+                                && m.path("job").path("cancel_requested").asBoolean());
             }
         }
     }

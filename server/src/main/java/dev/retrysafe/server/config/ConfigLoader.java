@@ -163,7 +163,7 @@ public final class ConfigLoader {
                 s.integer("streams.max_message_bytes"), s.integer("streams.buffer_messages"),
                 s.integer("streams.buffer_bytes"), s.duration("streams.ping_interval"),
                 s.duration("streams.pong_timeout"), s.duration("streams.auth_timeout"), s.integer("streams.max_replay"),
-                s.duration("streams.poll_interval"));
+                s.duration("streams.poll_interval"), s.duration("streams.connection_lease"));
     }
 
     private static ObjectNode defaults() {

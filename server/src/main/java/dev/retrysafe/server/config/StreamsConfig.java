@@ -6,7 +6,7 @@ import java.time.Duration;
  * The live event stream, {@code GET /v1/events/stream} ({@code streams} in the YAML file; see
  * {@code docs/live-events.md}).
  *
- * @param maxConnectionsPerAccount most streams one account holds open on one instance, 1..10000
+ * @param maxConnectionsPerAccount most streams one account holds open, on all instances together, 1..10000
  * @param messageLimit             messages a client may send per {@code messageWindow}, 1..100000
  * @param messageWindow            the window of {@code messageLimit}, 1s..1h
  * @param floodCloseAfter          messages dropped in a row (over the limit) before the connection
@@ -23,6 +23,9 @@ import java.time.Duration;
  *                                 1..100000
  * @param pollInterval             how often the stream looks for events it was not told of
  *                                 (a lost notification), 10ms..1m
+ * @param connectionLease          on PostgreSQL, how long a stream's place in its account's count lasts
+ *                                 without a heartbeat of its instance (renewed every third of it);
+ *                                 the places of a killed instance's streams are free after it, 1s..1h
  */
 public record StreamsConfig(
         int maxConnectionsPerAccount,
@@ -36,7 +39,8 @@ public record StreamsConfig(
         Duration pongTimeout,
         Duration authTimeout,
         int maxReplay,
-        Duration pollInterval) {
+        Duration pollInterval,
+        Duration connectionLease) {
 
     /** Checks every value. */
     public StreamsConfig {
@@ -52,48 +56,61 @@ public record StreamsConfig(
         range("streams.auth_timeout", authTimeout, Duration.ofMillis(10), Duration.ofMinutes(10));
         range("streams.max_replay", maxReplay, 1, 100_000);
         range("streams.poll_interval", pollInterval, Duration.ofMillis(10), Duration.ofMinutes(1));
+        range("streams.connection_lease", connectionLease, Duration.ofSeconds(1), Duration.ofHours(1));
     }
 
     /** A copy with another client message limit (tests). */
     public StreamsConfig withMessageLimit(int limit, Duration window, int closeAfter) {
         return new StreamsConfig(maxConnectionsPerAccount, limit, window, closeAfter, maxMessageBytes, bufferMessages,
-                bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval);
+                bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval, connectionLease);
     }
 
     /** A copy with another send buffer (tests). */
     public StreamsConfig withBuffer(int messages, int bytes) {
         return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, messages, bytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval);
+                maxMessageBytes, messages, bytes, pingInterval, pongTimeout, authTimeout, maxReplay,
+                pollInterval, connectionLease);
     }
 
     /** A copy with other liveness timings (tests). */
     public StreamsConfig withTimings(Duration ping, Duration pong, Duration auth) {
         return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, bufferMessages, bufferBytes, ping, pong, auth, maxReplay, pollInterval);
+                maxMessageBytes, bufferMessages, bufferBytes, ping, pong, auth, maxReplay, pollInterval,
+                connectionLease);
     }
 
     /** A copy with another per-account connection limit (tests). */
     public StreamsConfig withMaxConnectionsPerAccount(int max) {
         return new StreamsConfig(max, messageLimit, messageWindow, floodCloseAfter, maxMessageBytes, bufferMessages,
-                bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval);
+                bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval, connectionLease);
     }
 
     /** A copy with another message size limit (tests). */
     public StreamsConfig withMaxMessageBytes(int bytes) {
         return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter, bytes,
-                bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval);
+                bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval,
+                connectionLease);
     }
 
     /** A copy with another replay limit (tests). */
     public StreamsConfig withMaxReplay(int events) {
         return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, events, pollInterval);
+                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, events,
+                pollInterval, connectionLease);
     }
 
     /** A copy with another poll interval (tests). */
     public StreamsConfig withPollInterval(Duration interval) {
         return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, interval);
+                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout,
+                maxReplay, interval, connectionLease);
+    }
+
+    /** A copy with another connection lease (tests). */
+    public StreamsConfig withConnectionLease(Duration lease) {
+        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
+                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay,
+                pollInterval, lease);
     }
 
     private static void range(String setting, int value, int min, int max) {

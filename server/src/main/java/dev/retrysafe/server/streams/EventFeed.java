@@ -41,8 +41,6 @@ final class EventFeed implements AutoCloseable {
     private static final int NUMBER_BATCH = 1000;
     /** Commands waiting at most; beyond, signals are dropped (and the poll makes up for them). */
     private static final int QUEUE_LIMIT = 100_000;
-    /** Least time between two warnings about a failing database. */
-    private static final long WARN_EVERY_NANOS = Duration.ofSeconds(10).toNanos();
 
     /** Subscribes, or changes the filter of a subscribed stream. */
     private record Subscribe(Subscriber subscriber, TopicFilter filter, @Nullable String after) {
@@ -69,7 +67,7 @@ final class EventFeed implements AutoCloseable {
     private final Set<String> dirty = new LinkedHashSet<>();
     private final Set<String> failed = new HashSet<>();
     private boolean pollNow;
-    private long lastWarning = System.nanoTime() - WARN_EVERY_NANOS;
+    private final SparseWarning warning = new SparseWarning(LOG);
 
     /** A feed reading through {@code transactions}; {@code watched} says which accounts have streams here. */
     EventFeed(StreamsConfig config, Transactions transactions, StreamMetrics metrics, Predicate<String> watched) {
@@ -337,10 +335,6 @@ final class EventFeed implements AutoCloseable {
         if (account != null) {
             failed.add(account);
         }
-        long now = System.nanoTime();
-        if (now - lastWarning >= WARN_EVERY_NANOS) {
-            lastWarning = now;
-            LOG.warn("live streams cannot read events (retried at the next poll): {}", e.toString());
-        }
+        warning.warn("live streams cannot read events (retried at the next poll): {}", e.toString());
     }
 }

@@ -11,14 +11,17 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.UUID;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The live event stream as the server runs it: the WebSocket servlet of {@value #PATH}, this
  * instance's streams and their feed, and the bus that carries news between instances
  * (PostgreSQL {@code LISTEN}/{@code NOTIFY} on PostgreSQL, in-process in the embedded mode). It
- * is also the server's {@link StreamSignals}. Threadsafe.
+ * is also the server's {@link StreamSignals}. On PostgreSQL the per-account limit of streams is
+ * counted for all instances together ({@link ConnectionLeases}). Threadsafe.
  */
 public final class LiveEvents implements StreamSignals, AutoCloseable {
 
@@ -35,14 +38,17 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
     private final StreamHub hub;
     private final Bus bus;
     private final StreamServlet servlet;
+    private final Admissions admissions;
 
-    private LiveEvents(StreamsConfig config, StreamMetrics metrics, EventFeed feed, StreamHub hub, Bus bus) {
+    private LiveEvents(StreamsConfig config, StreamMetrics metrics, EventFeed feed, StreamHub hub, Bus bus,
+                       Admissions admissions) {
         this.config = config;
         this.metrics = metrics;
         this.feed = feed;
         this.hub = hub;
         this.bus = bus;
         this.servlet = new StreamServlet(hub);
+        this.admissions = admissions;
     }
 
     /**
@@ -53,22 +59,31 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
                                    List<AutoCloseable> resources) {
         StreamsConfig settings = config.streams();
         StreamMetrics metrics = new StreamMetrics();
-        Admissions admissions = new Admissions(settings.maxConnectionsPerAccount());
-        EventFeed feed = new EventFeed(settings, new Transactions(dataSource), metrics, admissions::watched);
+        Transactions transactions = new Transactions(dataSource);
+        boolean postgres = config.database().jdbcUrl(config.dataDir()).startsWith("jdbc:postgresql:");
+        // names this instance in the other instances' notifications and in the shared count
+        String instance = UUID.randomUUID().toString();
+        @Nullable ConnectionLeases leases = postgres ? new ConnectionLeases(transactions, instance,
+                settings.maxConnectionsPerAccount(), settings.connectionLease(), clock) : null;
+        Admissions admissions = new Admissions(settings.maxConnectionsPerAccount(), leases);
+        EventFeed feed = new EventFeed(settings, transactions, metrics, admissions::watched);
         StreamHub hub = new StreamHub(settings, keys, feed, admissions, metrics, clock);
         Bus bus;
-        String url = config.database().jdbcUrl(config.dataDir());
-        if (url.startsWith("jdbc:postgresql:")) {
-            PostgresBus postgres = new PostgresBus(connector(config.database(), config.dataDir()), feed::signal,
-                    feed::pollNow, metrics);
-            postgres.start();
-            bus = postgres;
+        if (postgres) {
+            PostgresBus notifications = new PostgresBus(instance, connector(config.database(), config.dataDir()),
+                    feed::signal, feed::pollNow, metrics);
+            notifications.start();
+            bus = notifications;
         } else {
             bus = new LocalBus(feed::signal);
         }
+        if (leases != null) {
+            leases.onLost(hub::placeLost);
+            leases.start();
+        }
         feed.start();
         hub.start();
-        LiveEvents live = new LiveEvents(settings, metrics, feed, hub, bus);
+        LiveEvents live = new LiveEvents(settings, metrics, feed, hub, bus, admissions);
         resources.add(live);
         return live;
     }
@@ -107,11 +122,12 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
         bus.publish(new Signal.Update(accountId, topic, Frame.of(ServerMessages.update(topic, payload))));
     }
 
-    /** Stops carrying signals, closes every stream (1001) and stops the feed. */
+    /** Stops carrying signals, closes every stream (1001), stops the feed and gives the streams' places back. */
     @Override
     public void close() {
         bus.close();
         hub.close();
         feed.close();
+        admissions.close();
     }
 }

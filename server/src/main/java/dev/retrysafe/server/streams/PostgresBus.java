@@ -7,7 +7,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -46,26 +45,27 @@ final class PostgresBus implements Bus {
     private static final int LISTEN_WAIT_MILLIS = 500;
     /** Least time between two notifications sent: at most 200 a second, whatever the load. */
     private static final long NOTIFY_SPACING_NANOS = Duration.ofMillis(5).toNanos();
-    private static final long WARN_EVERY_NANOS = Duration.ofSeconds(10).toNanos();
 
     private final Connector connector;
     private final Consumer<Signal> local;
     private final Runnable missed;
     private final StreamMetrics metrics;
-    private final String instance = UUID.randomUUID().toString();
+    private final String instance;
     private final LinkedBlockingQueue<Signal> outgoing = new LinkedBlockingQueue<>(QUEUE_LIMIT);
     private final Thread publisher;
     private final Thread listener;
     private volatile boolean running = true;
     private volatile @Nullable Connection publishing;
     private volatile @Nullable Connection listening;
-    private volatile long lastWarning = System.nanoTime() - WARN_EVERY_NANOS;
+    private final SparseWarning warning = new SparseWarning(LOG);
 
     /**
-     * A bus whose signals go to {@code local} here and, through {@code connector}'s connections,
-     * to every other instance; {@code missed} runs whenever signals may have been lost.
+     * The bus of the instance named {@code instance} (unique among the instances): its signals go
+     * to {@code local} here and, through {@code connector}'s connections, to every other instance;
+     * {@code missed} runs whenever signals may have been lost.
      */
-    PostgresBus(Connector connector, Consumer<Signal> local, Runnable missed, StreamMetrics metrics) {
+    PostgresBus(String instance, Connector connector, Consumer<Signal> local, Runnable missed, StreamMetrics metrics) {
+        this.instance = instance;
         this.connector = connector;
         this.local = local;
         this.missed = missed;
@@ -184,11 +184,7 @@ final class PostgresBus implements Bus {
     }
 
     private void warn(String what, SQLException e) {
-        long now = System.nanoTime();
-        if (now - lastWarning >= WARN_EVERY_NANOS) {
-            lastWarning = now;
-            LOG.warn("live streams: {}: {}", what, e.toString());
-        }
+        warning.warn("live streams: {}: {}", what, e.toString());
     }
 
     @Override

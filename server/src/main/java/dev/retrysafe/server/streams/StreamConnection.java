@@ -85,7 +85,7 @@ public final class StreamConnection implements Session.Listener, Subscriber {
     boolean release() {
         Account a = account;
         if (admitted && a != null && released.compareAndSet(false, true)) {
-            hub.admissions().release(a.id());
+            hub.admissions().release(a.id(), id);
         }
         return admitted;
     }
@@ -211,11 +211,22 @@ public final class StreamConnection implements Session.Listener, Subscriber {
     }
 
     private void admit(Account known) {
-        if (!hub.admissions().admit(known.id())) {
-            send(Frame.of(ServerMessages.error("too_many_connections", "This account has "
-                    + hub.config().maxConnectionsPerAccount() + " streams open on this server already.")));
-            close(TRY_AGAIN_LATER, "too many connections");
-            return;
+        switch (hub.admissions().admit(known.id(), id)) {
+            case ADMITTED -> {
+                // it has a place: carries on below
+            }
+            case FULL -> {
+                send(Frame.of(ServerMessages.error("too_many_connections", "This account has "
+                        + hub.config().maxConnectionsPerAccount() + " streams open already.")));
+                close(TRY_AGAIN_LATER, "too many connections");
+                return;
+            }
+            case UNAVAILABLE -> {
+                send(Frame.of(ServerMessages.error("unavailable",
+                        "The account's streams cannot be counted right now; connect again in a moment.")));
+                close(TRY_AGAIN_LATER, "unavailable");
+                return;
+            }
         }
         account = known;
         admitted = true;
@@ -250,6 +261,16 @@ public final class StreamConnection implements Session.Listener, Subscriber {
     @Override
     public void subscribeFailed() {
         subscribeAsked = false;
+    }
+
+    /**
+     * Its place in the account's count was lost (its instance could not renew it for a whole lease,
+     * and another stream may have it now): the client is told, and the connection closes.
+     */
+    void placeLost() {
+        send(Frame.of(ServerMessages.error("unavailable", "This server could not keep the stream's place in"
+                + " the account's count (it could not reach the database); connect again.")));
+        close(TRY_AGAIN_LATER, "place lost");
     }
 
     /** Frames waiting in its buffer now. */

@@ -126,11 +126,22 @@ final class StreamHub implements AutoCloseable {
     }
 
     void closed(StreamConnection connection, int code) {
+        // the place is given back before the connection leaves the gauge: once the gauge shows
+        // it gone, a new stream of the account finds the place free, on any instance
+        if (connection.release()) {
+            feed.unsubscribe(connection);
+        }
         if (connections.remove(connection)) {
             metrics.closed(code);
         }
-        if (connection.release()) {
-            feed.unsubscribe(connection);
+    }
+
+    /** The place of connection {@code id} in its account's count was lost: it is closed. */
+    void placeLost(String id) {
+        for (StreamConnection c : connections) {
+            if (c.id().equals(id)) {
+                c.placeLost();
+            }
         }
     }
 

@@ -19,8 +19,9 @@ import org.eclipse.jetty.ee10.websocket.server.JettyWebSocketServletFactory;
  * the stream needs what Javalin's handlers do not expose: the client's pongs (to find dead
  * connections) and reading one frame at a time. It sits behind the same servlet filters as every
  * route (authentication, the rate limit of the upgrade request). Jetty closes a connection whose
- * message is over the size limit with 1009. A GET or HEAD that is not an upgrade is answered
- * {@code 426} (another method {@code 405}), a broken upgrade {@code 400}, as problems.
+ * message is over the size limit with 1009, also a message in fragments as soon as their running
+ * total is over it. A GET or HEAD that is not an upgrade is answered {@code 426} (another method
+ * {@code 405}), a broken upgrade {@code 400}, as problems.
  */
 final class StreamServlet extends JettyWebSocketServlet {
 

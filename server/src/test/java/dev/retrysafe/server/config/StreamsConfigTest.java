@@ -33,7 +33,8 @@ class StreamsConfigTest {
         StreamsConfig s = ConfigLoader.load(null, Map.of()).streams();
 
         assertThat(s).isEqualTo(new StreamsConfig(10, 20, Duration.ofSeconds(10), 100, 4096, 1000, 1024 * 1024,
-                Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, Duration.ofSeconds(1)));
+                Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, Duration.ofSeconds(1),
+                Duration.ofSeconds(30)));
     }
 
     @Test
@@ -59,6 +60,8 @@ class StreamsConfigTest {
                 .hasMessageContaining("streams.max_message_bytes");
         assertThatThrownBy(() -> load("streams:\n  pong_timeout: 2h\n"))
                 .hasMessageContaining("streams.pong_timeout").hasMessageContaining("2h");
+        assertThatThrownBy(() -> load("streams:\n  connection_lease: 500ms\n"))
+                .hasMessageContaining("streams.connection_lease").hasMessageContaining("500ms");
         assertThatThrownBy(() -> load("streams:\n  buffer: 10\n"))
                 .hasMessageContaining("streams.buffer");
     }

@@ -299,6 +299,26 @@ class LiveEventsTest {
     }
 
     @Test
+    void aMessageInFragmentsIsClosedWith1009AsSoonAsTheyAddUpToMoreThanTheLimit() throws IOException {
+        try (TestServer server = start(s -> s.withMaxMessageBytes(1024));
+             RawWebSocket whole = RawWebSocket.open(server.baseUri(), server.apiKey(), 64 * 1024);
+             RawWebSocket tooBig = RawWebSocket.open(server.baseUri(), server.apiKey(), 64 * 1024)) {
+            assertThat(whole.readTexts(1, WAIT).getFirst()).contains("\"welcome\"");
+            assertThat(tooBig.readTexts(1, WAIT).getFirst()).contains("\"welcome\"");
+
+            // fragments are taken: a message in 5-byte pieces is one message
+            whole.sendFragments("{\"type\":\"ping\",\"id\":\"in-pieces\"}", 5, true);
+            // 4 fragments of 300 bytes, each well under the limit, 1200 together; the message never
+            // ends (its last fragment is held back), so only the running total can close it
+            tooBig.sendFragments("{\"type\":\"ping\",\"id\":\"" + "x".repeat(1300) + "\"}", 300, false);
+
+            assertThat(tooBig.readUntilClosed(WAIT)).isEqualTo(1009);
+            assertThat(tooBig.texts()).as("nothing of it was processed").hasSize(1);
+            assertThat(whole.readTexts(2, WAIT).get(1)).contains("\"pong\"", "in-pieces");
+        }
+    }
+
+    @Test
     void anAccountHasAtMostItsNumberOfStreamsAndGetsItsPlaceBackWhenOneCloses() {
         try (TestServer server = start(s -> s.withMaxConnectionsPerAccount(2));
              StreamClient second = StreamClient.welcomed(server.baseUri(), server.apiKey());

@@ -1,6 +1,7 @@
 package dev.retrysafe.server.streams;
 
 import dev.retrysafe.server.RawHttp;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,16 +14,19 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * A WebSocket client made of a bare socket, for what the JDK's client does for you and a test
- * must not have done: it never answers a ping, and it can stop reading altogether (with a small
- * receive buffer, so the server's writes back up quickly). Only loopback. Not threadsafe.
+ * must not have done: it never answers a ping, it can stop reading altogether (with a small
+ * receive buffer, so the server's writes back up quickly), and it sends a message in fragments of
+ * the size it is told. Only loopback. Not threadsafe.
  */
 final class RawWebSocket implements AutoCloseable {
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int OP_CONTINUATION = 0x0;
     private static final int OP_TEXT = 0x1;
     private static final int OP_CLOSE = 0x8;
 
@@ -35,7 +39,8 @@ final class RawWebSocket implements AutoCloseable {
 
     private RawWebSocket(Socket socket) throws IOException {
         this.socket = socket;
-        this.in = socket.getInputStream();
+        // buffered: a stalled client that reads again drains what waited for it at once
+        this.in = new BufferedInputStream(socket.getInputStream());
         this.out = socket.getOutputStream();
     }
 
@@ -69,11 +74,34 @@ final class RawWebSocket implements AutoCloseable {
         return head.toString(StandardCharsets.US_ASCII);
     }
 
-    /** Sends a masked text frame, as a client must. */
+    /** Sends {@code text} as one masked text frame, as a client must. */
     void sendText(String text) throws IOException {
+        sendFrame(true, OP_TEXT, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Sends {@code text} as a text message in fragments of {@code size} bytes (the last may be
+     * shorter); without {@code finish} the last fragment is held back, so the message never ends.
+     */
+    void sendFragments(String text, int size, boolean finish) throws IOException {
         byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        int fragments = Math.ceilDiv(payload.length, size);
+        for (int i = 0; i < fragments; i++) {
+            boolean last = i == fragments - 1;
+            if (last && !finish) {
+                return;
+            }
+            sendFrame(last, i == 0 ? OP_TEXT : OP_CONTINUATION,
+                    Arrays.copyOfRange(payload, i * size, Math.min(payload.length, (i + 1) * size)));
+        }
+    }
+
+    private void sendFrame(boolean fin, int opcode, byte[] payload) throws IOException {
+        if (payload.length > 0xffff) {
+            throw new IllegalArgumentException("frames of this client stay under 64 KiB, not " + payload.length);
+        }
         ByteArrayOutputStream frame = new ByteArrayOutputStream();
-        frame.write(0x80 | OP_TEXT);
+        frame.write((fin ? 0x80 : 0) | opcode);
         if (payload.length < 126) {
             frame.write(0x80 | payload.length);
         } else {
