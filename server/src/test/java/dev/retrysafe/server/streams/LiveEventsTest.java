@@ -10,6 +10,7 @@ import dev.retrysafe.server.RawHttp;
 import dev.retrysafe.server.StreamClient;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.config.StreamsConfig;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
