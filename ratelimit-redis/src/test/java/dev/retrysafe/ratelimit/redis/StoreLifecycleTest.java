@@ -70,7 +70,7 @@ class StoreLifecycleTest {
         assertThatThrownBy(() -> RedisRateLimitStore.builder().redisUri("redis://x").keyPrefix("a{b}").build())
                 .hasMessage("key prefix must not contain '{' or '}': a{b}");
         assertThatThrownBy(() -> RedisRateLimitStore.builder().build())
-                .hasMessage("a Redis store needs redisUri(...) or redisClient(...)");
+                .hasMessage("a Redis store needs redisUri(...), redisClient(...), redisCluster(...) or redisClusterClient(...)");
     }
 
     private static Set<Thread> lettuceThreads() {

@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * One decision: through the circuit breaker, one script call, and the policies' fail modes when
- * Redis cannot answer. Threadsafe.
+ * One decision: through the circuit breaker of the node that serves the request's keys, one
+ * script call, and the policies' fail modes when Redis cannot answer. Threadsafe.
  */
 public final class RedisDecisions implements AutoCloseable {
 
@@ -25,23 +25,26 @@ public final class RedisDecisions implements AutoCloseable {
     /** The Retry-After of a decision that failed while the breaker stayed closed. */
     private static final Duration RETRY_SOON = Duration.ofSeconds(1);
 
-    /** Error codes of a server that cannot serve now (failover, cluster reconfiguring). */
+    /**
+     * Error codes of a server that cannot serve now (failover, cluster reconfiguring; a redirection
+     * that reaches the caller is one Lettuce gave up following while slots move).
+     */
     private static final List<String> UNAVAILABLE_ERRORS =
-            List.of("MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS");
+            List.of("MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS", "MOVED", "ASK");
 
     private final StoreSettings settings;
     private final KeyLayout layout;
-    private final RedisConnector connector;
-    private final CircuitBreaker breaker;
+    private final RedisConnector<?> connector;
+    private final Breakers breakers;
     /** {@code settings.minimumKeyTtl()} as the script's argument: the same for every call. */
     private final byte[] minimumKeyTtl;
 
     /** Decisions with {@code settings} over {@code connector}, which this closes. */
-    public RedisDecisions(StoreSettings settings, RedisConnector connector) {
+    public RedisDecisions(StoreSettings settings, RedisConnector<?> connector) {
         this.settings = settings;
         this.layout = new KeyLayout(settings.keyPrefix());
         this.connector = connector;
-        this.breaker = new CircuitBreaker(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
+        this.breakers = new Breakers(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
         this.minimumKeyTtl = ScriptCall.number(settings.minimumKeyTtl().toMillis());
     }
 
@@ -51,10 +54,12 @@ public final class RedisDecisions implements AutoCloseable {
             return new Decision.Allowed(List.of());
         }
         requireOnePerPolicy(charges);
-        if (!breaker.tryAcquire()) {
-            return unreachable(charges);
-        }
         ScriptCall call = ScriptCall.of(layout, partition, charges, charge, explicitNow(), minimumKeyTtl);
+        // every key of a call is in one slot, so its first key names the node
+        CircuitBreaker breaker = breakers.forNode(connector.nodeFor(call.keys()[0]));
+        if (!breaker.tryAcquire()) {
+            return unreachable(charges, breaker);
+        }
         List<Object> reply;
         try {
             reply = DecideScript.run(connector.commands(), call, connector.commandTimeout());
@@ -67,10 +72,10 @@ public final class RedisDecisions implements AutoCloseable {
                 breaker.onSuccess();
                 LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode", e);
             }
-            return unreachable(charges);
+            return unreachable(charges, breaker);
         } catch (RedisException e) {
             breaker.onFailure();
-            return unreachable(charges);
+            return unreachable(charges, breaker);
         }
         breaker.onSuccess();
         return ScriptReply.decision(charges, reply, charge);
@@ -91,12 +96,12 @@ public final class RedisDecisions implements AutoCloseable {
         }
     }
 
-    /** Whether the breaker keeps calls away from Redis now. */
+    /** Whether a breaker keeps calls away from Redis (from one of a Cluster's masters) now. */
     public boolean breakerOpen() {
-        return breaker.isOpen();
+        return breakers.anyOpen(connector.nodes());
     }
 
-    private Decision unreachable(List<Charge> charges) {
+    private Decision unreachable(List<Charge> charges, CircuitBreaker breaker) {
         Duration retryAfter = breaker.isOpen() ? breaker.remainingOpen() : RETRY_SOON;
         Clock wall = settings.timeSource() != null ? settings.timeSource() : Clock.systemUTC();
         return Unreachable.decision(charges, micros(wall.instant()), retryAfter);
