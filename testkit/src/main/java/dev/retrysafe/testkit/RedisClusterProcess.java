@@ -149,9 +149,56 @@ public final class RedisClusterProcess implements AutoCloseable {
         return nodes.stream().map(RedisServerProcess::uri).toList();
     }
 
+    /** {@code 127.0.0.1:<port>} of every node, comma-separated (as a {@code redis-cluster://} URL lists them). */
+    public String hostsAndPorts() {
+        return nodes.stream().map(node -> "127.0.0.1:" + node.port()).collect(Collectors.joining(","));
+    }
+
     /** The cluster's own id of node {@code index} ({@code CLUSTER MYID}). */
     public String nodeId(int index) {
         return call(index, "CLUSTER", "MYID");
+    }
+
+    /**
+     * The index of the node that serves {@code slot} now, as the first node that answers sees it
+     * ({@code CLUSTER NODES}): a slot being migrated is still its source's until it is given away.
+     */
+    public int masterOf(int slot) {
+        if (slot < 0 || slot >= SLOTS) {
+            throw new IllegalArgumentException("no slot " + slot);
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            if (!nodes.get(i).answersPing()) {
+                continue;
+            }
+            for (String line : call(i, "CLUSTER", "NODES").split("\n")) {
+                String[] fields = line.trim().split(" ");
+                // <id> <ip:port@bus> <flags> <master> <ping> <pong> <epoch> <link> <slot or range>...
+                for (int f = 8; f < fields.length; f++) {
+                    if (fields[f].startsWith("[")) {
+                        continue; // a migration under way: [slot->-id] or [slot-<-id]
+                    }
+                    String[] range = fields[f].split("-");
+                    int first = Integer.parseInt(range[0]);
+                    int last = range.length == 2 ? Integer.parseInt(range[1]) : first;
+                    if (first <= slot && slot <= last) {
+                        return indexOfPort(Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1,
+                                fields[1].indexOf('@'))));
+                    }
+                }
+            }
+            throw new IllegalStateException("no node of the cluster serves slot " + slot);
+        }
+        throw new IllegalStateException("no node of the cluster answers");
+    }
+
+    private int indexOfPort(int port) {
+        for (int i = 0; i < nodes.size(); i++) {
+            if (nodes.get(i).port() == port) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no node of this cluster on port " + port);
     }
 
     /** Node {@code index}'s {@code CLUSTER INFO}, field by field. */

@@ -154,9 +154,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
         /**
          * A Redis Cluster client the caller owns (and shuts down), with the seed nodes it was
          * created with. The store opens one connection of its own and closes it on close. The
-         * client's options apply, topology refresh included: give it
-         * {@code DisconnectedBehavior.REJECT_COMMANDS}, {@code TimeoutOptions} and
-         * {@code ClusterTopologyRefreshOptions}, as {@link #redisCluster} does.
+         * client's options apply, topology refresh included: give it {@code TimeoutOptions} and
+         * {@code ClusterTopologyRefreshOptions}, as {@link #redisCluster} does (but not
+         * {@code DisconnectedBehavior.REJECT_COMMANDS}, which fails the first call to each master,
+         * whose connection is opened on first use).
          */
         public Builder redisClusterClient(RedisClusterClient client) {
             forgetTarget();
@@ -282,7 +283,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
             boolean ownsClient = client == null;
             RedisClient redis = ownsClient ? RedisClient.create() : client;
             if (ownsClient) {
-                redis.setOptions(connectionOptions(ClientOptions.builder(), settings).build());
+                // a disconnected connection fails calls at once instead of queueing them for a
+                // Redis that may be gone for minutes
+                redis.setOptions(connectionOptions(ClientOptions.builder(), settings,
+                        ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
             }
             return RedisConnector.standalone(redis, uri, ownsClient, commandTimeout, connectTimeout);
         }
@@ -294,11 +298,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
         }
 
         /** What the store's own clients of either kind are given. */
-        private static <B extends ClientOptions.Builder> B connectionOptions(B options, StoreSettings settings) {
+        private static <B extends ClientOptions.Builder> B connectionOptions(B options, StoreSettings settings,
+                ClientOptions.DisconnectedBehavior whileDisconnected) {
             options.autoReconnect(true)
-                    // a disconnected connection fails calls at once instead of queueing them
-                    // for a Redis that may be gone for minutes
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .disconnectedBehavior(whileDisconnected)
                     .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
                     .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build());
             return options;
@@ -312,7 +315,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
                     // at once; a burst of them (every request to a moved slot) refreshes once a second
                     .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_AT_MOST_EVERY)
                     .build();
-            return connectionOptions(ClusterClientOptions.builder(), settings)
+            // Not REJECT_COMMANDS: a cluster client opens its connection to each master on first
+            // use, and Lettuce 7 then rejects the calls that wait for it, so every start and every
+            // new master would fail a decision. A call to a master that is down waits at most the
+            // command timeout instead, until that master's breaker opens.
+            return connectionOptions(ClusterClientOptions.builder(), settings,
+                            ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                     .topologyRefreshOptions(refresh)
                     .build();
         }

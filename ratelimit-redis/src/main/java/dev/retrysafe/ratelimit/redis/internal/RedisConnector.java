@@ -112,9 +112,27 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
     public static RedisConnector<StatefulRedisClusterConnection<byte[], byte[]>> cluster(RedisClusterClient client,
             String seeds, boolean ownsClient, Duration commandTimeout, Duration firstConnectWait) {
         return new RedisConnector<>(client, "Redis Cluster " + seeds,
-                () -> client.connectAsync(ByteArrayCodec.INSTANCE),
+                // a cluster connection needs the layout first, which the client loads from a seed
+                () -> client.refreshPartitionsAsync().toCompletableFuture()
+                        .thenCompose(loaded -> client.connectAsync(ByteArrayCodec.INSTANCE))
+                        .thenCompose(RedisConnector::connectToMasters),
                 StatefulRedisClusterConnection::async, RedisConnector::masterOf, RedisConnector::masters,
                 ownsClient, commandTimeout, firstConnectWait);
+    }
+
+    /**
+     * Opens the connection to every master now, which Lettuce would open on the first call to it,
+     * so that the first decisions do not wait for it (these are the connections that calls with
+     * keys are routed over: by host and port). A master that cannot be reached is no error: its
+     * partitions fail by their modes.
+     */
+    private static CompletableFuture<StatefulRedisClusterConnection<byte[], byte[]>> connectToMasters(
+            StatefulRedisClusterConnection<byte[], byte[]> c) {
+        CompletableFuture<?>[] masters = c.getPartitions().getPartitions().stream()
+                .filter(node -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
+                .map(node -> c.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort()))
+                .toArray(CompletableFuture<?>[]::new);
+        return CompletableFuture.allOf(masters).handle((connected, unreachable) -> c);
     }
 
     private static String masterOf(StatefulRedisClusterConnection<byte[], byte[]> c, byte[] key) {

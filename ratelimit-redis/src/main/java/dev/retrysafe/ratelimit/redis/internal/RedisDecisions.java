@@ -25,12 +25,16 @@ public final class RedisDecisions implements AutoCloseable {
     /** The Retry-After of a decision that failed while the breaker stayed closed. */
     private static final Duration RETRY_SOON = Duration.ofSeconds(1);
 
+    /** Error codes of a server that cannot serve now (failover, cluster without a quorum). */
+    private static final List<String> UNAVAILABLE_ERRORS = List.of("MASTERDOWN", "CLUSTERDOWN", "NOREPLICAS");
+
     /**
-     * Error codes of a server that cannot serve now (failover, cluster reconfiguring; a redirection
-     * that reaches the caller is one Lettuce gave up following while slots move).
+     * Error codes with which a Cluster master says that the call's slot is being moved to another
+     * master: {@code TRYAGAIN} (a call with several keys while only some of them have moved), or
+     * a redirection that Lettuce gave up following. The master is fine, so its breaker is not
+     * touched; this one decision goes by the fail modes.
      */
-    private static final List<String> UNAVAILABLE_ERRORS =
-            List.of("MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS", "MOVED", "ASK");
+    private static final List<String> SLOT_MOVING_ERRORS = List.of("TRYAGAIN", "MOVED", "ASK");
 
     private final StoreSettings settings;
     private final KeyLayout layout;
@@ -66,6 +70,10 @@ public final class RedisDecisions implements AutoCloseable {
         } catch (RedisCommandExecutionException e) {
             if (meansUnavailable(e)) {
                 breaker.onFailure();
+            } else if (startsWithAny(e, SLOT_MOVING_ERRORS)) {
+                breaker.onSuccess();
+                LOG.log(Level.DEBUG, "rate-limit decision refused while its Cluster slot moves; deciding by fail mode: {0}",
+                        e.getMessage());
             } else {
                 // Redis answered, with an error: not an outage, but no decision either (a key of
                 // another type under our prefix, say). Say so loudly; the fail mode decides.
@@ -118,8 +126,12 @@ public final class RedisDecisions implements AutoCloseable {
                 || e instanceof RedisReadOnlyException) {
             return true;
         }
+        return startsWithAny(e, UNAVAILABLE_ERRORS);
+    }
+
+    private static boolean startsWithAny(RedisCommandExecutionException e, List<String> errorCodes) {
         String message = e.getMessage();
-        return message != null && UNAVAILABLE_ERRORS.stream().anyMatch(message::startsWith);
+        return message != null && errorCodes.stream().anyMatch(message::startsWith);
     }
 
     static long micros(Instant instant) {
