@@ -3,6 +3,7 @@ package dev.retrysafe.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.retrysafe.server.config.RedisConfig;
+import dev.retrysafe.testkit.RedisClusterProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -62,6 +63,32 @@ class ProbesTest {
             responder.join(5000);
         }
         assertThat(responder.isAlive()).isFalse();
+    }
+
+    @Test
+    void readyReportsARedisClusterThatServesAndOneThatDoesNot() throws IOException {
+        try (RedisClusterProcess cluster = RedisClusterProcess.start()) {
+            RedisConfig redis = new RedisConfig(URI.create("redis-cluster://" + cluster.hostsAndPorts()));
+            try (TestServer server = TestServer.h2().configure(c -> c.withRedis(redis)).start()) {
+                Api.Answer ready = new Api(server.baseUri(), null).get("/ready");
+
+                assertThat(ready.status()).as(ready.raw().body()).isEqualTo(200);
+                assertThat(ready.body().get("status").asText()).isEqualTo("ready");
+                assertThat(ready.body().get("checks").get("redis").asText()).isEqualTo("ok");
+            }
+        }
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        RedisConfig gone = new RedisConfig(URI.create("redis-cluster://127.0.0.1:" + closedPort));
+        try (TestServer server = TestServer.h2().configure(c -> c.withRedis(gone)).start()) {
+            Api.Answer ready = new Api(server.baseUri(), null).get("/ready");
+
+            assertThat(ready.status()).isEqualTo(200);
+            assertThat(ready.body().get("status").asText()).isEqualTo("degraded");
+            assertThat(ready.body().get("checks").get("redis").asText()).isEqualTo("unreachable");
+        }
     }
 
     /** Answers +PONG to a RESP PING, like Redis. */

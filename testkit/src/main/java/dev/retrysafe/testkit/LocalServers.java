@@ -4,6 +4,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /** What the private servers of the tests ({@link RedisServerProcess}, {@link PostgresServerProcess}) share. */
 final class LocalServers {
@@ -27,6 +31,17 @@ final class LocalServers {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException | IllegalArgumentException e) {
             // the JVM is shutting down already, or the hook was never added: nothing to undo
+        }
+    }
+
+    /** Deletes {@code dir} and everything in it; quiet if that fails. */
+    static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // a leftover folder in the temp directory harms nothing; ./test sweeps it
         }
     }
 }

@@ -199,13 +199,7 @@ public final class PostgresServerProcess implements AutoCloseable {
     }
 
     private void deleteFolder() {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            // a leftover folder in the temp directory harms nothing; ./test sweeps it
-        }
+        LocalServers.deleteTree(dir);
     }
 
     private record Result(int exitCode, String output) {

@@ -1,17 +1,15 @@
 package dev.retrysafe.testkit;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,21 +28,35 @@ public final class RedisServerProcess implements AutoCloseable {
 
     private final int port;
     private final Path log;
+    /** Where the server runs ({@code --dir}), or null for the JVM's working directory. */
+    private final @Nullable Path dir;
+    private final List<String> extraArguments;
     private final Thread shutdownHook;
     private @Nullable Process process;
 
-    private RedisServerProcess(int port, Path log) {
+    private RedisServerProcess(int port, Path log, @Nullable Path dir, List<String> extraArguments) {
         this.port = port;
         this.log = log;
+        this.dir = dir;
+        this.extraArguments = List.copyOf(extraArguments);
         this.shutdownHook = new Thread(this::kill, "redis-server-" + port + "-killer");
     }
 
     /** Starts a server on a free port and waits (bounded) until it answers {@code PING}. */
     public static RedisServerProcess start() {
+        return start(null, List::of);
+    }
+
+    /**
+     * Starts a server on a free port, run in {@code dir} (which then holds its log; null for a
+     * temporary log file and the JVM's working directory) with {@code extraArguments} after the
+     * usual ones, asked for again on each attempt (they may name free ports of their own).
+     */
+    static RedisServerProcess start(@Nullable Path dir, Supplier<List<String>> extraArguments) {
         IllegalStateException last = new IllegalStateException("no attempt to start redis-server");
         // the free port found may be taken by someone else before the server binds it
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-            RedisServerProcess server = create(LocalServers.freePort());
+            RedisServerProcess server = create(LocalServers.freePort(), dir, extraArguments.get());
             try {
                 server.restart();
                 Runtime.getRuntime().addShutdownHook(server.shutdownHook);
@@ -58,9 +70,12 @@ public final class RedisServerProcess implements AutoCloseable {
         throw last;
     }
 
-    private static RedisServerProcess create(int port) {
+    private static RedisServerProcess create(int port, @Nullable Path dir, List<String> extraArguments) {
         try {
-            return new RedisServerProcess(port, Files.createTempFile("redis-server-" + port + "-", ".log"));
+            Path log = dir == null
+                    ? Files.createTempFile("redis-server-" + port + "-", ".log")
+                    : Files.createDirectories(dir).resolve("redis-" + port + ".log");
+            return new RedisServerProcess(port, log, dir, extraArguments);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a log file for redis-server", e);
         }
@@ -78,23 +93,8 @@ public final class RedisServerProcess implements AutoCloseable {
 
     /** Whether the server answers {@code PING} now. */
     public boolean answersPing() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            socket.setSoTimeout(500);
-            OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            byte[] answer = new byte[7];
-            InputStream in = socket.getInputStream();
-            int read = 0;
-            while (read < answer.length) {
-                int n = in.read(answer, read, answer.length - read);
-                if (n < 0) {
-                    return false;
-                }
-                read += n;
-            }
-            return "+PONG\r\n".equals(new String(answer, StandardCharsets.US_ASCII));
+        try {
+            return "PONG".equals(Resp.call(port, Duration.ofMillis(500), "PING"));
         } catch (IOException e) {
             return false;
         }
@@ -158,8 +158,13 @@ public final class RedisServerProcess implements AutoCloseable {
         if (process != null && process.isAlive()) {
             return;
         }
-        List<String> command = List.of(binary(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes");
+        List<String> command = new ArrayList<>(List.of(binary(), "--port", Integer.toString(port),
+                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--protected-mode", "yes"));
+        if (dir != null) {
+            command.addAll(List.of("--dir", dir.toString()));
+        }
+        command.addAll(extraArguments);
         Process started;
         try {
             started = new ProcessBuilder(command)
@@ -203,7 +208,8 @@ public final class RedisServerProcess implements AutoCloseable {
         }
     }
 
-    private String logTail() {
+    /** The last lines of its log, for error messages. */
+    String logTail() {
         try {
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));

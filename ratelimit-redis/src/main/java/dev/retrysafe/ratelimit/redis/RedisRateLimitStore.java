@@ -12,6 +12,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -23,15 +26,17 @@ import org.jspecify.annotations.Nullable;
  * prefix. Each decision is one Lua script that checks every charge of the request and spends
  * them all or none, timed by Redis's clock (so instances with skewed clocks agree), with the
  * arithmetic of {@code docs/rate-limits.md}. All keys of a request share the partition as hash
- * tag, so the store also suits Redis Cluster's key layout; keys expire once their state is back
- * to "unused".
+ * tag, so on a Redis Cluster ({@link Builder#redisCluster}) each decision is one script on the
+ * master of one slot, and the partitions spread over the masters; keys expire once their state is
+ * back to "unused".
  *
  * <p>When Redis does not answer within the command timeout, or refuses, the decision follows
  * each policy's {@link dev.retrysafe.ratelimit.FailMode}: fail-open policies let the request
  * through uncounted (their states are unknown), a fail-closed one makes it
  * {@link Decision.Unavailable}. After a run of failures a circuit breaker keeps calls away from
  * Redis for a cool-down, so an outage adds no latency; then one probe call decides whether Redis
- * is back. Recovery needs nothing from the caller.
+ * is back. Recovery needs nothing from the caller. On a Cluster each master has a breaker of its
+ * own: a master that is down fails the partitions it serves, and the others are still counted.
  *
  * <p>This class is threadsafe; one instance serves a whole application over one multiplexed
  * connection.
@@ -44,7 +49,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
         this.decisions = decisions;
     }
 
-    /** A builder; {@link Builder#redisUri} or {@link Builder#redisClient} must be set. */
+    /**
+     * A builder; one of {@link Builder#redisUri}, {@link Builder#redisClient},
+     * {@link Builder#redisCluster} or {@link Builder#redisClusterClient} must be set.
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -60,8 +68,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
     }
 
     /**
-     * Whether the circuit breaker is keeping calls away from Redis right now (for health checks
-     * and metrics).
+     * Whether a circuit breaker is keeping calls away from Redis right now (from one master or
+     * more, on a Cluster), for health checks and metrics.
      */
     public boolean breakerOpen() {
         return decisions.breakerOpen();
@@ -76,8 +84,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
     /** Builds a {@link RedisRateLimitStore}. Not threadsafe. */
     public static final class Builder {
 
+        /** How soon a cluster client may refresh its layout again after a redirection or reconnect prompted it. */
+        private static final Duration ADAPTIVE_REFRESH_AT_MOST_EVERY = Duration.ofSeconds(1);
+
         private @Nullable String redisUri;
         private @Nullable RedisClient client;
+        private @Nullable List<String> clusterSeeds;
+        private @Nullable RedisClusterClient clusterClient;
+        private Duration topologyRefreshPeriod = Duration.ofSeconds(30);
         private String keyPrefix = "retrysafe:rl:";
         private Duration commandTimeout = Duration.ofMillis(100);
         private Duration connectTimeout = Duration.ofSeconds(1);
@@ -95,8 +109,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
          */
         public Builder redisUri(String uri) {
             RedisURI.create(uri); // fails here, with Lettuce's message, on a malformed URI
+            forgetTarget();
             this.redisUri = uri;
-            this.client = null;
             return this;
         }
 
@@ -108,9 +122,63 @@ public final class RedisRateLimitStore implements RateLimitStore {
          */
         public Builder redisClient(RedisClient client, String uri) {
             RedisURI.create(uri);
+            forgetTarget();
             this.client = Objects.requireNonNull(client, "client");
             this.redisUri = uri;
             return this;
+        }
+
+        /**
+         * A Redis Cluster, by seed nodes as Lettuce URIs ({@code redis://host:port},
+         * {@code rediss://...}, credentials in each): the client learns the other nodes from
+         * whichever seed answers, so a few (or a DNS name naming them all) suffice. The store
+         * creates its own cluster client, which refreshes its view of the cluster when a node
+         * answers {@code MOVED} or {@code ASK}, keeps failing to reconnect or names a slot or node
+         * it does not know, and every {@link #topologyRefreshPeriod}; it shuts it down on close.
+         */
+        public Builder redisCluster(List<String> seedUris) {
+            if (seedUris.isEmpty()) {
+                throw new IllegalArgumentException("a Redis Cluster needs at least one seed node");
+            }
+            List<String> seeds = List.copyOf(seedUris);
+            for (String seed : seeds) {
+                if (RedisURI.create(seed).getDatabase() != 0) {
+                    throw new IllegalArgumentException("Redis Cluster has only database 0: " + seed);
+                }
+            }
+            forgetTarget();
+            this.clusterSeeds = seeds;
+            return this;
+        }
+
+        /**
+         * A Redis Cluster client the caller owns (and shuts down), with the seed nodes it was
+         * created with. The store opens one connection of its own and closes it on close. The
+         * client's options apply, topology refresh included: give it {@code TimeoutOptions} and
+         * {@code ClusterTopologyRefreshOptions}, as {@link #redisCluster} does (but not
+         * {@code DisconnectedBehavior.REJECT_COMMANDS}, which fails the first call to each master,
+         * whose connection is opened on first use).
+         */
+        public Builder redisClusterClient(RedisClusterClient client) {
+            forgetTarget();
+            this.clusterClient = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /**
+         * How often a cluster client the store creates reloads the cluster's layout even when
+         * nothing prompted it (default 30 s); it also reloads on redirections and reconnects.
+         */
+        public Builder topologyRefreshPeriod(Duration period) {
+            this.topologyRefreshPeriod = StoreSettings.requirePositive("topologyRefreshPeriod", period);
+            return this;
+        }
+
+        private void forgetTarget() {
+            redisUri = null;
+            client = null;
+            clusterSeeds = null;
+            clusterClient = null;
         }
 
         /** Put before every key (default {@code retrysafe:rl:}); no braces. */
@@ -187,30 +255,73 @@ public final class RedisRateLimitStore implements RateLimitStore {
          * now is not an error (decisions follow the fail modes until it is up).
          */
         public RedisRateLimitStore build() {
-            if (redisUri == null) {
-                throw new IllegalStateException("a Redis store needs redisUri(...) or redisClient(...)");
-            }
             StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, connectTimeout, failuresToOpen,
                     openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource);
-            RedisURI uri = RedisURI.create(redisUri);
-            uri.setTimeout(commandTimeout);
+            return new RedisRateLimitStore(new RedisDecisions(settings, connector(settings)));
+        }
+
+        private RedisConnector<?> connector(StoreSettings settings) {
+            if (clusterSeeds != null || clusterClient != null) {
+                boolean ownsClient = clusterClient == null;
+                RedisClusterClient cluster = clusterClient;
+                String seeds = "(the client's seeds)";
+                if (cluster == null) {
+                    List<RedisURI> uris = Objects.requireNonNull(clusterSeeds).stream()
+                            .map(seed -> uri(seed, commandTimeout))
+                            .toList();
+                    cluster = RedisClusterClient.create(uris);
+                    cluster.setOptions(clusterOptions(settings, topologyRefreshPeriod));
+                    seeds = uris.toString();
+                }
+                return RedisConnector.cluster(cluster, seeds, ownsClient, commandTimeout, connectTimeout);
+            }
+            if (redisUri == null) {
+                throw new IllegalStateException("a Redis store needs redisUri(...), redisClient(...),"
+                        + " redisCluster(...) or redisClusterClient(...)");
+            }
+            RedisURI uri = uri(redisUri, commandTimeout);
             boolean ownsClient = client == null;
             RedisClient redis = ownsClient ? RedisClient.create() : client;
             if (ownsClient) {
-                redis.setOptions(clientOptions(settings));
+                // a disconnected connection fails calls at once instead of queueing them for a
+                // Redis that may be gone for minutes
+                redis.setOptions(connectionOptions(ClientOptions.builder(), settings,
+                        ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
             }
-            return new RedisRateLimitStore(
-                    new RedisDecisions(settings, new RedisConnector(redis, uri, ownsClient, commandTimeout, connectTimeout)));
+            return RedisConnector.standalone(redis, uri, ownsClient, commandTimeout, connectTimeout);
         }
 
-        private static ClientOptions clientOptions(StoreSettings settings) {
-            return ClientOptions.builder()
-                    .autoReconnect(true)
-                    // a disconnected connection fails calls at once instead of queueing them
-                    // for a Redis that may be gone for minutes
-                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        private static RedisURI uri(String text, Duration timeout) {
+            RedisURI uri = RedisURI.create(text);
+            uri.setTimeout(timeout);
+            return uri;
+        }
+
+        /** What the store's own clients of either kind are given. */
+        private static <B extends ClientOptions.Builder> B connectionOptions(B options, StoreSettings settings,
+                ClientOptions.DisconnectedBehavior whileDisconnected) {
+            options.autoReconnect(true)
+                    .disconnectedBehavior(whileDisconnected)
                     .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
-                    .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build())
+                    .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build());
+            return options;
+        }
+
+        private static ClusterClientOptions clusterOptions(StoreSettings settings, Duration refreshPeriod) {
+            ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
+                    .enablePeriodicRefresh(refreshPeriod)
+                    // Lettuce 7 refreshes on every adaptive trigger by default (MOVED, ASK, persistent
+                    // reconnects, an unknown slot or node), so a failover or a resharding is picked up
+                    // at once; a burst of them (every request to a moved slot) refreshes once a second
+                    .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_AT_MOST_EVERY)
+                    .build();
+            // Not REJECT_COMMANDS: a cluster client opens its connection to each master on first
+            // use, and Lettuce 7 then rejects the calls that wait for it, so every start and every
+            // new master would fail a decision. A call to a master that is down waits at most the
+            // command timeout instead, until that master's breaker opens.
+            return connectionOptions(ClusterClientOptions.builder(), settings,
+                            ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                    .topologyRefreshOptions(refresh)
                     .build();
         }
     }

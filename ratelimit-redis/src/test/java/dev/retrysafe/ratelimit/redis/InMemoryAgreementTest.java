@@ -46,8 +46,7 @@ class InMemoryAgreementTest {
             policies.add(randomPolicy(r, "p" + i));
         }
         try (TestRedis redis = TestRedis.connect();
-             RedisRateLimitStore actual = redis.store().timeSource(redisClock)
-                     .minimumKeyTtl(Duration.ofHours(1)).commandTimeout(Duration.ofSeconds(5)).build();
+             RedisRateLimitStore actual = redis.storeAtTimeOf(redisClock).build();
              InMemoryRateLimitStore expected = InMemoryRateLimitStore.builder().clock(memoryClock).build()) {
             for (int step = 0; step < REQUESTS; step++) {
                 long advance = randomStep(r, policies, micros(memoryClock.instant()));

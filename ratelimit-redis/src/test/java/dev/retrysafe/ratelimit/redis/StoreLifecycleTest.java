@@ -69,8 +69,14 @@ class StoreLifecycleTest {
                 .hasMessage("minimumKeyTtl must not be negative: PT-1S");
         assertThatThrownBy(() -> RedisRateLimitStore.builder().redisUri("redis://x").keyPrefix("a{b}").build())
                 .hasMessage("key prefix must not contain '{' or '}': a{b}");
+        assertThatThrownBy(() -> RedisRateLimitStore.builder().redisCluster(List.of()))
+                .hasMessage("a Redis Cluster needs at least one seed node");
+        assertThatThrownBy(() -> RedisRateLimitStore.builder().redisCluster(List.of("redis://h1:7000/2")))
+                .hasMessageStartingWith("Redis Cluster has only database 0: redis://h1:7000/2");
+        assertThatThrownBy(() -> RedisRateLimitStore.builder().topologyRefreshPeriod(Duration.ZERO))
+                .hasMessage("topologyRefreshPeriod must be positive: PT0S");
         assertThatThrownBy(() -> RedisRateLimitStore.builder().build())
-                .hasMessage("a Redis store needs redisUri(...) or redisClient(...)");
+                .hasMessage("a Redis store needs redisUri(...), redisClient(...), redisCluster(...) or redisClusterClient(...)");
     }
 
     private static Set<Thread> lettuceThreads() {

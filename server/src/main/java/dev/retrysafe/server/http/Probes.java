@@ -3,6 +3,7 @@ package dev.retrysafe.server.http;
 import dev.retrysafe.server.config.RedisConfig;
 import dev.retrysafe.server.db.Database;
 import io.javalin.http.Context;
+import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,7 +12,8 @@ import java.util.Map;
  * {@code GET /health}: the process is alive (touches nothing else, so a slow database never
  * gets a live server restarted). {@code GET /ready}: {@code 503} while the database does not
  * answer, so a load balancer sends traffic elsewhere. Redis, when configured, is checked and
- * reported but does not make an instance unready: it holds only rate-limit counters, whose
+ * reported (a Redis Cluster as "ok" when one of its seed nodes says that every slot is served)
+ * but does not make an instance unready: it holds only rate-limit counters, whose
  * policies fail open or closed by configuration, and every instance shares it, so taking
  * instances out for it would turn a Redis outage into a total one ({@code "status":"degraded"}).
  */
@@ -39,7 +41,7 @@ public final class Probes {
         Map<String, String> checks = new LinkedHashMap<>();
         checks.put("database", database.reachable(TIMEOUT) ? "ok" : "unreachable");
         if (redis.url() != null) {
-            checks.put("redis", RedisPing.ping(redis.url(), redis.port(), TIMEOUT) ? "ok" : "unreachable");
+            checks.put("redis", redisAnswers() ? "ok" : "unreachable");
         }
         if (checks.get("database").equals("unreachable")) {
             Problems.respond(ctx, Problem.of(ProblemType.SERVICE_UNAVAILABLE, "Not ready: " + checks + ".")
@@ -51,5 +53,27 @@ public final class Probes {
         body.put("status", checks.containsValue("unreachable") ? "degraded" : "ready");
         body.put("checks", checks);
         ctx.result(Json.bytes(body));
+    }
+
+    /** Whether Redis answers: the one server, or a seed of a Cluster, all within {@link #TIMEOUT}. */
+    private boolean redisAnswers() {
+        URI url = redis.url();
+        if (url == null) {
+            return false;
+        }
+        if (!redis.cluster()) {
+            return RedisPing.ping(url, redis.port(), TIMEOUT);
+        }
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        for (URI node : redis.nodes()) {
+            Duration left = Duration.ofNanos(deadline - System.nanoTime());
+            if (left.isNegative() || left.isZero()) {
+                return false;
+            }
+            if (RedisPing.clusterServing(node, left)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

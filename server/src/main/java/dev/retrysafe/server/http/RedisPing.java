@@ -12,9 +12,10 @@ import java.time.Duration;
 import javax.net.ssl.SSLSocketFactory;
 
 /**
- * Checks that a Redis server answers, with a tiny RESP exchange ({@code AUTH} when the URL holds
- * credentials, then {@code PING}) on a fresh socket. No client library: this is the only Redis
- * use the server has so far.
+ * Checks that Redis answers, with a tiny RESP exchange ({@code AUTH} when the URL holds
+ * credentials, then {@code PING}, or {@code CLUSTER INFO} for a Cluster node) on a fresh socket.
+ * No client library: the rate-limit store's client is not the server's to borrow, and a probe
+ * must not share its connection's fate.
  */
 final class RedisPing {
 
@@ -23,7 +24,24 @@ final class RedisPing {
 
     /** Whether the Redis at {@code url} answers {@code +PONG} within {@code timeout}. */
     static boolean ping(URI url, int port, Duration timeout) {
-        int millis = (int) timeout.toMillis();
+        return "+PONG".equals(ask(url, port, timeout, "PING"));
+    }
+
+    /**
+     * Whether the Redis Cluster node at {@code node} (its port given) answers within
+     * {@code timeout} that the cluster serves every slot ({@code cluster_state:ok}, the first line
+     * of {@code CLUSTER INFO}).
+     */
+    static boolean clusterServing(URI node, Duration timeout) {
+        return "cluster_state:ok".equals(ask(node, node.getPort(), timeout, "CLUSTER", "INFO"));
+    }
+
+    /**
+     * The first line of Redis's answer to {@code command} (of a bulk answer, the first line of
+     * its text), or an empty string when it cannot be had within {@code timeout}.
+     */
+    private static String ask(URI url, int port, Duration timeout, String... command) {
+        int millis = (int) Math.max(1, timeout.toMillis());
         try (Socket socket = "rediss".equals(url.getScheme())
                 ? SSLSocketFactory.getDefault().createSocket() : new Socket()) {
             socket.connect(new InetSocketAddress(url.getHost(), port), millis);
@@ -37,14 +55,15 @@ final class RedisPing {
                         : new String[] {"AUTH", decode(parts[parts.length - 1])};
                 out.write(command(auth));
                 if (!readLine(in).startsWith("+OK")) {
-                    return false;
+                    return "";
                 }
             }
-            out.write(command("PING"));
+            out.write(command(command));
             out.flush();
-            return readLine(in).equals("+PONG");
+            String line = readLine(in);
+            return line.startsWith("$") ? readLine(in) : line;
         } catch (IOException e) {
-            return false;
+            return "";
         }
     }
 

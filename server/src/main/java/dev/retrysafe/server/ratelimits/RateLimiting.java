@@ -7,6 +7,7 @@ import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
 import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.servlet.RateLimitFilter;
+import java.net.URI;
 import java.time.Clock;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -61,13 +62,17 @@ public final class RateLimiting {
         boolean redis = limits.store() == RateLimitConfig.Store.REDIS
                 || limits.store() == RateLimitConfig.Store.AUTO && config.redis().configured();
         if (redis && config.redis().url() != null) {
-            LOG.info("rate-limit counters in Redis (shared by every instance), timeout {} ms",
-                    limits.redisTimeout().toMillis());
-            return RedisRateLimitStore.builder()
-                    .redisUri(config.redis().url().toString())
-                    .commandTimeout(limits.redisTimeout())
-                    .keyPrefix(limits.redisKeyPrefix())
-                    .build();
+            RedisRateLimitStore.Builder store = RedisRateLimitStore.builder();
+            if (config.redis().cluster()) {
+                LOG.info("rate-limit counters in Redis Cluster (shared by every instance, {} seed nodes), timeout {} ms",
+                        config.redis().nodes().size(), limits.redisTimeout().toMillis());
+                store.redisCluster(config.redis().nodes().stream().map(URI::toString).toList());
+            } else {
+                LOG.info("rate-limit counters in Redis (shared by every instance), timeout {} ms",
+                        limits.redisTimeout().toMillis());
+                store.redisUri(config.redis().url().toString());
+            }
+            return store.commandTimeout(limits.redisTimeout()).keyPrefix(limits.redisKeyPrefix()).build();
         }
         LOG.info("rate-limit counters in memory (this instance only)");
         return InMemoryRateLimitStore.builder().clock(clock).build();

@@ -7,9 +7,12 @@ import dev.retrysafe.ratelimit.Scope;
 import dev.retrysafe.server.Api;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.config.RateLimitConfig;
+import dev.retrysafe.server.config.RedisConfig;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.ratelimits.RateLimitHeadersCheck.Budget;
 import dev.retrysafe.testkit.FakeClock;
+import dev.retrysafe.testkit.RedisClusterProcess;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -29,6 +32,26 @@ class RateLimitsApiTest {
 
     private TestServer.Builder server(Policy... policies) {
         return TestServer.h2().clock(clock).bankLatency(Duration.ZERO).rateLimits(limits(policies));
+    }
+
+    @Test
+    void aRedisClusterUrlPutsTheCountersInTheCluster() {
+        Policy perKey = Policy.builder("default").scope(Scope.apiKey()).limit(3, Duration.ofHours(1)).build();
+        try (RedisClusterProcess cluster = RedisClusterProcess.start();
+             TestServer server = server(perKey)
+                     .rateLimits(limits(perKey).withStore(RateLimitConfig.Store.REDIS))
+                     .configure(c -> c.withRedis(new RedisConfig(URI.create("redis-cluster://" + cluster.hostsAndPorts()))))
+                     .start()) {
+            Api alice = Api.of(server);
+            for (long remaining = 2; remaining >= 0; remaining--) {
+                Api.Answer answer = alice.get("/v1/payments");
+                assertThat(answer.status()).isEqualTo(200);
+                // counted (a store that cannot count sends no RateLimit header), by the cluster's clock
+                assertThat(answer.header("RateLimit")).as("RateLimit header").contains("r=" + remaining);
+            }
+            // a store that fails open would let the fourth through
+            assertThat(alice.get("/v1/payments").status()).isEqualTo(429);
+        }
     }
 
     /** The seeds' run: alice sends seven requests, then bob one; 5 per 10 s per key. */

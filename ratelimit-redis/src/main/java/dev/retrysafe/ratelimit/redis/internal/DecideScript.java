@@ -18,9 +18,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The decision script ({@code decide.lua}), run by its SHA-1 digest. The digest is computed here
- * rather than taken from {@code SCRIPT LOAD}, so no call waits for a load: the script is loaded
- * only when Redis answers {@code NOSCRIPT} (first use, a restart, {@code SCRIPT FLUSH}, a
- * failover to a replica that never saw it), and the call is then retried once. Threadsafe.
+ * rather than taken from {@code SCRIPT LOAD}, so no call waits for a load. When a node answers
+ * {@code NOSCRIPT} (first use, a restart, {@code SCRIPT FLUSH}, a failover to a replica that never
+ * saw it, a Cluster slot moved to a master that never ran it), the call is made once more with
+ * {@code EVAL} and the script's text: that goes where the keys are (in a Cluster, to the master of
+ * their slot, redirections followed), decides in the same round trip, and leaves the script in
+ * that node's cache for the digest. {@code SCRIPT LOAD} would need a round trip of its own, and in
+ * a Cluster it carries no key to route it to the node that lacks the script. Threadsafe.
  */
 public final class DecideScript {
 
@@ -49,16 +53,10 @@ public final class DecideScript {
     public static List<Object> run(RedisScriptingAsyncCommands<byte[], byte[]> redis, ScriptCall call,
             Duration timeout) {
         try {
-            return await(evalsha(redis, call), timeout);
+            return await(redis.evalsha(SHA1, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout);
         } catch (RedisNoScriptException e) {
-            await(redis.scriptLoad(SOURCE_BYTES), timeout);
-            return await(evalsha(redis, call), timeout);
+            return await(redis.eval(SOURCE_BYTES, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout);
         }
-    }
-
-    private static RedisFuture<List<Object>> evalsha(RedisScriptingAsyncCommands<byte[], byte[]> redis,
-            ScriptCall call) {
-        return redis.evalsha(SHA1, ScriptOutputType.MULTI, call.keys(), call.arguments());
     }
 
     private static <T> T await(RedisFuture<T> future, Duration timeout) {

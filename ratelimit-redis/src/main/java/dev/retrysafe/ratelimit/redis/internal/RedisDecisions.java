@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * One decision: through the circuit breaker, one script call, and the policies' fail modes when
- * Redis cannot answer. Threadsafe.
+ * One decision: through the circuit breaker of the node that serves the request's keys, one
+ * script call, and the policies' fail modes when Redis cannot answer. Threadsafe.
  */
 public final class RedisDecisions implements AutoCloseable {
 
@@ -25,23 +25,30 @@ public final class RedisDecisions implements AutoCloseable {
     /** The Retry-After of a decision that failed while the breaker stayed closed. */
     private static final Duration RETRY_SOON = Duration.ofSeconds(1);
 
-    /** Error codes of a server that cannot serve now (failover, cluster reconfiguring). */
-    private static final List<String> UNAVAILABLE_ERRORS =
-            List.of("MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS");
+    /** Error codes of a server that cannot serve now (failover, cluster without a quorum). */
+    private static final List<String> UNAVAILABLE_ERRORS = List.of("MASTERDOWN", "CLUSTERDOWN", "NOREPLICAS");
+
+    /**
+     * Error codes with which a Cluster master says that the call's slot is being moved to another
+     * master: {@code TRYAGAIN} (a call with several keys while only some of them have moved), or
+     * a redirection that Lettuce gave up following. The master is fine, so its breaker is not
+     * touched; this one decision goes by the fail modes.
+     */
+    private static final List<String> SLOT_MOVING_ERRORS = List.of("TRYAGAIN", "MOVED", "ASK");
 
     private final StoreSettings settings;
     private final KeyLayout layout;
-    private final RedisConnector connector;
-    private final CircuitBreaker breaker;
+    private final RedisConnector<?> connector;
+    private final Breakers breakers;
     /** {@code settings.minimumKeyTtl()} as the script's argument: the same for every call. */
     private final byte[] minimumKeyTtl;
 
     /** Decisions with {@code settings} over {@code connector}, which this closes. */
-    public RedisDecisions(StoreSettings settings, RedisConnector connector) {
+    public RedisDecisions(StoreSettings settings, RedisConnector<?> connector) {
         this.settings = settings;
         this.layout = new KeyLayout(settings.keyPrefix());
         this.connector = connector;
-        this.breaker = new CircuitBreaker(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
+        this.breakers = new Breakers(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
         this.minimumKeyTtl = ScriptCall.number(settings.minimumKeyTtl().toMillis());
     }
 
@@ -51,26 +58,32 @@ public final class RedisDecisions implements AutoCloseable {
             return new Decision.Allowed(List.of());
         }
         requireOnePerPolicy(charges);
-        if (!breaker.tryAcquire()) {
-            return unreachable(charges);
-        }
         ScriptCall call = ScriptCall.of(layout, partition, charges, charge, explicitNow(), minimumKeyTtl);
+        // every key of a call is in one slot, so its first key names the node
+        CircuitBreaker breaker = breakers.forNode(connector.nodeFor(call.keys()[0]));
+        if (!breaker.tryAcquire()) {
+            return unreachable(charges, breaker);
+        }
         List<Object> reply;
         try {
             reply = DecideScript.run(connector.commands(), call, connector.commandTimeout());
         } catch (RedisCommandExecutionException e) {
             if (meansUnavailable(e)) {
                 breaker.onFailure();
+            } else if (startsWithAny(e, SLOT_MOVING_ERRORS)) {
+                breaker.onSuccess();
+                LOG.log(Level.DEBUG, "rate-limit decision refused while its Cluster slot moves; deciding by fail mode: {0}",
+                        e.getMessage());
             } else {
                 // Redis answered, with an error: not an outage, but no decision either (a key of
                 // another type under our prefix, say). Say so loudly; the fail mode decides.
                 breaker.onSuccess();
                 LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode", e);
             }
-            return unreachable(charges);
+            return unreachable(charges, breaker);
         } catch (RedisException e) {
             breaker.onFailure();
-            return unreachable(charges);
+            return unreachable(charges, breaker);
         }
         breaker.onSuccess();
         return ScriptReply.decision(charges, reply, charge);
@@ -91,12 +104,12 @@ public final class RedisDecisions implements AutoCloseable {
         }
     }
 
-    /** Whether the breaker keeps calls away from Redis now. */
+    /** Whether a breaker keeps calls away from Redis (from one of a Cluster's masters) now. */
     public boolean breakerOpen() {
-        return breaker.isOpen();
+        return breakers.anyOpen(connector.nodes());
     }
 
-    private Decision unreachable(List<Charge> charges) {
+    private Decision unreachable(List<Charge> charges, CircuitBreaker breaker) {
         Duration retryAfter = breaker.isOpen() ? breaker.remainingOpen() : RETRY_SOON;
         Clock wall = settings.timeSource() != null ? settings.timeSource() : Clock.systemUTC();
         return Unreachable.decision(charges, micros(wall.instant()), retryAfter);
@@ -113,8 +126,12 @@ public final class RedisDecisions implements AutoCloseable {
                 || e instanceof RedisReadOnlyException) {
             return true;
         }
+        return startsWithAny(e, UNAVAILABLE_ERRORS);
+    }
+
+    private static boolean startsWithAny(RedisCommandExecutionException e, List<String> errorCodes) {
         String message = e.getMessage();
-        return message != null && UNAVAILABLE_ERRORS.stream().anyMatch(message::startsWith);
+        return message != null && errorCodes.stream().anyMatch(message::startsWith);
     }
 
     static long micros(Instant instant) {
