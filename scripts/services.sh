@@ -93,12 +93,13 @@ ensure_nginx() {
 }
 
 # Private PostgreSQL clusters (testkit PostgresServerProcess) and nginx servers of killed earlier
-# runs: their folders are named rs-pg-<pid>-* and rs-faults-<pid>-* after the test JVM.
+# runs, and the Redis servers of test Redis Clusters: their folders are named rs-pg-<pid>-*,
+# rs-faults-<pid>-* and rs-redis-cluster-<pid>-* after the test JVM.
 sweep_test_servers() {
   local dir pid bin
-  for dir in "${TMPDIR:-/tmp}"/rs-pg-* "${TMPDIR:-/tmp}"/rs-faults-*; do
+  for dir in "${TMPDIR:-/tmp}"/rs-pg-* "${TMPDIR:-/tmp}"/rs-faults-* "${TMPDIR:-/tmp}"/rs-redis-cluster-*; do
     [ -d "$dir" ] || continue
-    pid=$(sed -n 's/^rs-[a-z]*-\([0-9][0-9]*\)-.*/\1/p' <<<"${dir##*/}")
+    pid=$(sed -n 's/^rs-[a-z-]*-\([0-9][0-9]*\)-.*/\1/p' <<<"${dir##*/}")
     [[ -n "$pid" ]] || continue
     kill -0 "$pid" 2>/dev/null && continue
     if [ -f "$dir/data/postmaster.pid" ]; then
@@ -114,6 +115,13 @@ sweep_test_servers() {
       tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$dir" || continue
       if [ "${f##*/}" = nginx.pid ]; then kill -QUIT "$p" 2>/dev/null || true
       else kill -KILL "$p" 2>/dev/null || true; fi
+    done
+    # Redis servers started in this folder (--dir): Redis rewrites its command line, so they are
+    # known by their working directory
+    for p in $(pgrep -x redis-server 2>/dev/null); do
+      case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in
+        "$dir"|"$dir"/*) kill -KILL "$p" 2>/dev/null || true ;;
+      esac
     done
     rm -rf "$dir"
   done
