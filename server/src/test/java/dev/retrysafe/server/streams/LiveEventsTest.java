@@ -91,9 +91,14 @@ class LiveEventsTest {
     @Test
     void aSecondSubscribeChangesTheFilter() {
         try (TestServer server = start();
-             StreamClient client = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("refund.created")) {
+             StreamClient client = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("refund.created");
+             StreamClient watcher = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("payment.*")) {
             Api api = Api.of(server);
-            pay(api);
+            String first = pay(api);
+            // the feed hands an account's events to all its streams at once: once the watcher has the
+            // first payment's event, the client's stream has passed it under its old filter (without
+            // this wait the feed could still be on its way to it when the filter changes)
+            assertThat(paymentOf(watcher.events(1).getFirst())).isEqualTo(first);
             client.assertAlive();
 
             client.subscribe("payment.succeeded");
