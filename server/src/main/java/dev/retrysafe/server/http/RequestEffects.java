@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the request being handled on this thread wrote that background loops should hear of once
  * it commits: events (the live streams), webhook deliveries (the dispatcher), jobs (the workers).
- * The writers note it ({@link #eventsRecorded}, {@link #jobEnqueued}); the filter that wakes the
+ * The writers note it ({@link #eventsRecorded}, {@link #deliveriesChanged}, {@link #jobEnqueued}); the filter that wakes the
  * loops after the commit reads it ({@link #collect}). Without this, every successful {@code POST}
  * woke every loop, and under load each wake-up cost the database a claim round of several
  * queries per request even when there was nothing to deliver or run. A note is only a hint: the
@@ -32,10 +32,7 @@ public final class RequestEffects {
         void run() throws IOException, ServletException;
     }
 
-    /**
-     * Runs {@code handling} collecting the notes made on this thread meanwhile, and returns them;
-     * when it throws, the notes go with the exception.
-     */
+    /** Runs {@code handling} collecting the notes made on this thread meanwhile, and returns them. */
     public static RequestEffects collect(Handling handling) throws IOException, ServletException {
         RequestEffects outer = CURRENT.get();
         RequestEffects effects = new RequestEffects();
@@ -54,6 +51,14 @@ public final class RequestEffects {
         if (effects != null) {
             effects.events = true;
             effects.deliveries |= deliveries > 0;
+        }
+    }
+
+    /** Notes deliveries made due again in the request's transaction (a retry, a recovery, an enabled endpoint). */
+    public static void deliveriesChanged() {
+        RequestEffects effects = CURRENT.get();
+        if (effects != null) {
+            effects.deliveries = true;
         }
     }
 

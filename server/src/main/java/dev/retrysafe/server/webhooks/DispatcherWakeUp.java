@@ -16,8 +16,8 @@ import java.util.function.Consumer;
  * Wakes the dispatcher, the job workers and the live streams after a successful {@code POST}
  * under {@code /v1/}, each only when the request gave it something to do
  * ({@link RequestEffects}): the dispatcher when the request made deliveries (a payment's event
- * with a subscribed endpoint) or changed deliveries or endpoints ({@code /v1/webhook_endpoints/..},
- * {@code /v1/deliveries/..}: a retry, a recovery, an enabled endpoint), the workers when it
+ * with a subscribed endpoint) or made some due again (a retry, a recovery, an enabled endpoint),
+ * the workers when it
  * enqueued a job, the streams when it recorded events. So the work starts at once instead of at
  * the next poll (every 100 ms), and a request that made none costs no claim round. It sits
  * outside the idempotency filter, which commits the request's transaction: by the time it runs,
@@ -72,8 +72,7 @@ public final class DispatcherWakeUp implements Filter {
         if (request instanceof HttpServletRequest http && response instanceof HttpServletResponse answer
                 && "POST".equals(http.getMethod()) && http.getRequestURI().startsWith("/v1/")
                 && answer.getStatus() >= 200 && answer.getStatus() <= 299) {
-            String uri = http.getRequestURI();
-            if (effects.deliveries() || uri.startsWith("/v1/webhook_endpoints/") || uri.startsWith("/v1/deliveries/")) {
+            if (effects.deliveries()) {
                 targets.deliveries();
             }
             if (effects.jobs()) {

@@ -23,6 +23,7 @@ import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
 import dev.retrysafe.server.http.QueryInts;
 import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.http.RequestEffects;
 import dev.retrysafe.server.http.Responses;
 import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.servlet.RequestTransaction;
@@ -215,6 +216,7 @@ public final class WebhookRoutes {
     public void enable(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
+        RequestEffects.deliveriesChanged(); // its held-back deliveries are due again
         answer(ctx, account, id, Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty());
     }
 
@@ -294,6 +296,9 @@ public final class WebhookRoutes {
             notFound(ctx, "webhook endpoint", id);
             return;
         }
+        if (recovered.getAsInt() > 0) {
+            RequestEffects.deliveriesChanged();
+        }
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("object", "recovery");
         m.put("endpoint_id", id);
@@ -321,7 +326,10 @@ public final class WebhookRoutes {
         String id = ctx.pathParam("id");
         RetryOutcome outcome = Ids.looksLike(DELIVERY, id) ? writer(ctx).retry(account.id(), id) : new RetryOutcome.NotFound();
         switch (outcome) {
-            case RetryOutcome.Retried r -> Responses.json(ctx, 202, WebhookJson.delivery(r.delivery()));
+            case RetryOutcome.Retried r -> {
+                RequestEffects.deliveriesChanged();
+                Responses.json(ctx, 202, WebhookJson.delivery(r.delivery()));
+            }
             case RetryOutcome.NotFound n -> notFound(ctx, "delivery", id);
             case RetryOutcome.NotRetryable n -> Problems.respond(ctx, notRetryable(id, n));
         }

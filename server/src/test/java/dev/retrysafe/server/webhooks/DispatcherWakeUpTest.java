@@ -42,10 +42,11 @@ class DispatcherWakeUpTest {
     }
 
     @Test
-    void aPostOnEndpointsOrDeliveriesWakesTheDispatcherWithoutANote() throws Exception {
-        handle("POST", "/v1/webhook_endpoints/we_1/recover", 200, () -> { });
-        handle("POST", "/v1/deliveries/dlv_1/retry", 202, () -> { });
+    void deliveriesMadeDueAgainWakeTheDispatcher() throws Exception {
+        handle("POST", "/v1/webhook_endpoints/we_1/recover", 202, RequestEffects::deliveriesChanged);
+        handle("POST", "/v1/deliveries/dlv_1/retry", 202, RequestEffects::deliveriesChanged);
         handle("POST", "/v1/webhook_endpoints", 201, () -> { }); // a new endpoint has no deliveries yet
+        handle("POST", "/v1/webhook_endpoints/we_1/rotate_secret", 200, () -> { });
         assertThat(woken).containsExactly("deliveries", "deliveries");
     }
 
