@@ -372,7 +372,8 @@ public interface RetrysafeClient extends AutoCloseable {
     Event getEvent(String id) throws IOException, InterruptedException;
 
     /**
-     * {@code GET /v1/events/{id}/deliveries}: one delivery per webhook endpoint the event was sent to.
+     * {@code GET /v1/events/{id}/deliveries}: the first page (the server's default size) of the
+     * deliveries of an event, one per webhook endpoint it was sent to.
      *
      * @param eventId {@code evt_...}
      * @return the deliveries, newest first
@@ -380,6 +381,19 @@ public interface RetrysafeClient extends AutoCloseable {
      * @throws InterruptedException if interrupted while sending or waiting
      */
     Page<Delivery> listEventDeliveries(String eventId) throws IOException, InterruptedException;
+
+    /**
+     * {@code GET /v1/events/{id}/deliveries}, one page, newest first.
+     *
+     * @param eventId {@code evt_...}
+     * @param limit 1..{@value #MAX_PAGE_SIZE}
+     * @param startingAfter the delivery id after which the page starts, or {@code null} for the first page
+     * @return the page
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    Page<Delivery> listEventDeliveries(String eventId, int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException;
 
     /**
      * {@code GET /v1/rate_limit}: the caller's budget under every policy; asking costs nothing.

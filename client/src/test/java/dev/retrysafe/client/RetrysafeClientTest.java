@@ -396,6 +396,8 @@ class RetrysafeClientTest {
             case "/v1/events/evt_01" -> Answer.withBody(200, EVENT);
             case "/v1/events/evt_01/deliveries" -> Answer.withBody(200,
                     "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":false}");
+            case "/v1/events/evt_01/deliveries?limit=1&starting_after=msg_09" -> Answer.withBody(200,
+                    "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":true}");
             default -> Answer.of(404);
         });
              RetrysafeClient api = client(server)) {
@@ -409,6 +411,9 @@ class RetrysafeClientTest {
             assertThat(event.data()).containsEntry("amount", 500L).containsEntry("currency", "eur");
             assertThat(api.getEvent("evt_01")).isEqualTo(event);
             assertThat(api.listEventDeliveries("evt_01").data()).containsExactly(delivery("succeeded", 2));
+            Page<Delivery> next = api.listEventDeliveries("evt_01", 1, "msg_09");
+            assertThat(next.data()).containsExactly(delivery("succeeded", 2));
+            assertThat(next.hasMore()).isTrue();
             ApiException missing = catchThrowableOfType(ApiException.class, () -> api.getEvent("evt_02"));
             assertThat(missing.status()).isEqualTo(404);
         }

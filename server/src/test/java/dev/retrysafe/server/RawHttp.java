@@ -119,7 +119,8 @@ public final class RawHttp {
     }
 
     /** The status line and headers, up to and including the empty line. */
-    private static String readHead(InputStream in) throws IOException {
+    /** Reads an HTTP answer's head (status line and headers, through the empty line) from {@code in}. */
+    public static String readHead(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
             int b = in.read();

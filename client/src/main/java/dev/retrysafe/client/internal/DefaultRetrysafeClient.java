@@ -320,8 +320,17 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     @Override
     public Page<Delivery> listEventDeliveries(String eventId) throws IOException, InterruptedException {
-        return page(get("/v1/events/" + segment(eventId) + "/deliveries").fields("list of deliveries"), "delivery",
-                Resources::delivery);
+        return eventDeliveries("/v1/events/" + segment(eventId) + "/deliveries");
+    }
+
+    @Override
+    public Page<Delivery> listEventDeliveries(String eventId, int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException {
+        return eventDeliveries(listPath("/v1/events/" + segment(eventId) + "/deliveries", limit, startingAfter));
+    }
+
+    private Page<Delivery> eventDeliveries(String path) throws IOException, InterruptedException {
+        return page(get(path).fields("list of deliveries"), "delivery", Resources::delivery);
     }
 
     @Override

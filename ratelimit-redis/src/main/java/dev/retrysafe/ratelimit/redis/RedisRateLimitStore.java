@@ -143,7 +143,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
             List<String> seeds = List.copyOf(seedUris);
             for (String seed : seeds) {
                 if (RedisURI.create(seed).getDatabase() != 0) {
-                    throw new IllegalArgumentException("Redis Cluster has only database 0: " + seed);
+                    // the seed may carry user:password@: never in a message
+                    throw new IllegalArgumentException("Redis Cluster has only database 0: "
+                            + seed.replaceFirst("//[^@/]*@", "//***@"));
                 }
             }
             forgetTarget();

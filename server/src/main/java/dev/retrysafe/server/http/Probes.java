@@ -6,6 +6,7 @@ import io.javalin.http.Context;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -65,12 +66,15 @@ public final class Probes {
             return RedisPing.ping(url, redis.port(), TIMEOUT);
         }
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        for (URI node : redis.nodes()) {
-            Duration left = Duration.ofNanos(deadline - System.nanoTime());
-            if (left.isNegative() || left.isZero()) {
+        List<URI> nodes = redis.nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            // each seed gets its share of what is left, so that one that never answers (a lost
+            // host, not a refused connection) leaves time to ask the others
+            Duration share = Duration.ofNanos((deadline - System.nanoTime()) / (nodes.size() - i));
+            if (share.isNegative() || share.isZero()) {
                 return false;
             }
-            if (RedisPing.clusterServing(node, left)) {
+            if (RedisPing.clusterServing(nodes.get(i), share)) {
                 return true;
             }
         }

@@ -60,7 +60,7 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
         StreamsConfig settings = config.streams();
         StreamMetrics metrics = new StreamMetrics();
         Transactions transactions = new Transactions(dataSource);
-        boolean postgres = config.database().jdbcUrl(config.dataDir()).startsWith("jdbc:postgresql:");
+        boolean postgres = config.database().postgres();
         // names this instance in the other instances' notifications and in the shared count
         String instance = UUID.randomUUID().toString();
         @Nullable ConnectionLeases leases = postgres ? new ConnectionLeases(transactions, instance,
@@ -77,13 +77,18 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
         } else {
             bus = new LocalBus(feed::signal);
         }
-        if (leases != null) {
-            leases.onLost(hub::placeLost);
-            leases.start();
-        }
-        feed.start();
-        hub.start();
         LiveEvents live = new LiveEvents(settings, metrics, feed, hub, bus, admissions);
+        try {
+            if (leases != null) {
+                leases.onLost(hub::placeLost);
+                leases.start();
+            }
+            feed.start();
+            hub.start();
+        } catch (RuntimeException e) {
+            live.close(); // no thread started so far outlives a failed start
+            throw e;
+        }
         resources.add(live);
         return live;
     }
@@ -126,8 +131,8 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
     @Override
     public void close() {
         bus.close();
+        admissions.close(); // first: one statement gives every place back, not one per stream closed below
         hub.close();
         feed.close();
-        admissions.close();
     }
 }

@@ -54,24 +54,12 @@ final class RawWebSocket implements AutoCloseable {
         String request = RawHttp.webSocketUpgrade(base, LiveEvents.PATH, apiKey);
         ws.out.write(request.getBytes(StandardCharsets.US_ASCII));
         ws.out.flush();
-        String head = ws.readHead();
+        String head = RawHttp.readHead(ws.in);
         if (!head.startsWith("HTTP/1.1 101")) {
             socket.close();
             throw new IOException("the upgrade was refused: " + head.lines().findFirst().orElse(""));
         }
         return ws;
-    }
-
-    private String readHead() throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("closed during the upgrade");
-            }
-            head.write(b);
-        }
-        return head.toString(StandardCharsets.US_ASCII);
     }
 
     /** Sends {@code text} as one masked text frame, as a client must. */
