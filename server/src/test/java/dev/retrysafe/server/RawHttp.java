@@ -118,7 +118,6 @@ public final class RawHttp {
         return request.startsWith("HEAD ");
     }
 
-    /** The status line and headers, up to and including the empty line. */
     /** Reads an HTTP answer's head (status line and headers, through the empty line) from {@code in}. */
     public static String readHead(InputStream in) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
