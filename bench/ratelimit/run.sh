@@ -12,7 +12,9 @@
 #   memory    bytes of limiter state per tracked key (MemoryPerKey: used heap after System.gc()
 #             before and after tracking N keys, SerialGC), for every library.
 #   redis     JMH (RedisBenchmark) at 1, 16 and 64 caller threads: RedisRateLimitStore.decide vs
-#             Bucket4j's Lettuce proxy manager (tryConsume(1)), one shared connection each.
+#             Bucket4j's Lettuce proxy manager (tryConsume(1)), one shared connection each; and, for
+#             reference, Lettuce alone running the ceiling's trivial script the way the store calls
+#             Redis (the floor of any store on Lettuce).
 #   ceiling   redis-benchmark at the same concurrency running EVALSHA of a trivial script
 #             ("return 1", one key, one argument): the ceiling. And, for reference (not in the
 #             ratios), redis-benchmark running Retrysafe's own decide.lua with the arguments the
@@ -30,7 +32,8 @@
 #   INMEMORY_THREADS ["1 2"]  INMEMORY_KEYS ["1 100000"]  REDIS_CALLERS ["1 16 64"]
 #   MEMORY_KEYS [1000000]  MEMORY_KEYS_RESILIENCE4J [100000] (a RateLimiter per key is heavy)
 #   REDIS_HOST [127.0.0.1] REDIS_PORT [6379]  (keys under bench:rl:<stamp>:, deleted at the end)
-#   CEILING_REQUESTS [50000 per 10 s of JMH measurement]  requests per redis-benchmark row
+#   CEILING_REQUESTS [300000 per 10 s of JMH measurement]  requests per redis-benchmark row
+#                         (5-10 s at the rates seen here; fewer makes the ceiling rows noisy)
 #   SKIP_BUILD [0]        1: do not build (./mvnw -B -q -o -pl bench -am install -DskipTests)
 #   QUIET_WAIT [120] QUIET_BELOW [20]  before each row, wait up to QUIET_WAIT s for the machine to
 #                         be less than QUIET_BELOW % busy (3 s samples), then measure anyway
@@ -76,7 +79,7 @@ INMEMORY_THREADS=${INMEMORY_THREADS:-1 2} INMEMORY_KEYS=${INMEMORY_KEYS:-1 10000
 REDIS_CALLERS=${REDIS_CALLERS:-1 16 64}
 MEMORY_KEYS=${MEMORY_KEYS:-1000000} MEMORY_KEYS_RESILIENCE4J=${MEMORY_KEYS_RESILIENCE4J:-100000}
 REDIS_HOST=${REDIS_HOST:-127.0.0.1} REDIS_PORT=${REDIS_PORT:-6379}
-CEILING_REQUESTS=${CEILING_REQUESTS:-$(( 50000 * ITERATIONS * ITERATION_TIME / 10 ))}
+CEILING_REQUESTS=${CEILING_REQUESTS:-$(( 30000 * ITERATIONS * ITERATION_TIME ))}
 SKIP_BUILD=${SKIP_BUILD:-0}
 QUIET_WAIT=${QUIET_WAIT:-120} QUIET_BELOW=${QUIET_BELOW:-20}
 INTERFERENCE_LIMIT=${INTERFERENCE_LIMIT:-10} RETRY_DISTURBED=${RETRY_DISTURBED:-1}
@@ -236,7 +239,7 @@ fi
 commandstats() { rcli info commandstats | tr -d '\r' | grep -E '^cmdstat_(evalsha|eval|get|set|time):' || true; }
 if part redis; then
   for c in $REDIS_CALLERS; do
-    for b in retrysafe bucket4j; do
+    for b in retrysafe bucket4j lettuceFloor; do
       id="redis-c$c-$b"
       commandstats > "$OUT/$id.stats-before"
       run_row "$id" redis "$JAVA" -jar "$JAR" "RedisBenchmark.$b\$" -t "$c" \

@@ -8,7 +8,9 @@ import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +45,14 @@ import org.openjdk.jmh.annotations.Warmup;
  * an {@code EVAL} that swaps it, two round trips), with its default client-side clock (the
  * JVM's {@code currentTimeMillis}); the bucket proxies are built once per key before measuring.
  * Keys carry {@code keyPrefix}; the tear-down deletes them.
+ *
+ * <p>{@link #lettuceFloor} is no rate limiter: it is what the client library that the store is
+ * built on reaches when Redis has nothing to do, the same call as the ceiling's
+ * {@code redis-benchmark} rows ({@code EVALSHA} of {@code return 1} with one key and one argument)
+ * made the way the store makes its calls (a byte-array connection of its own, the asynchronous API
+ * awaited with {@code LettuceFutures.awaitOrCancel}). A store on Lettuce cannot beat it, so it
+ * tells how much of the gap to the ceiling is the client's own (its thread hand-offs) rather than
+ * the store's.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -68,6 +78,10 @@ public class RedisBenchmark {
     private RedisRateLimitStore store = null;
     private RedisClient client = null;
     private StatefulRedisConnection<byte[], byte[]> bucket4jConnection = null;
+    private StatefulRedisConnection<byte[], byte[]> floorConnection = null;
+    private String trivialSha = "";
+    private byte[][] floorKeys = new byte[0][];
+    private static final byte[] FLOOR_ARGUMENT = {'1'};
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -87,6 +101,12 @@ public class RedisBenchmark {
         LettuceBasedProxyManager<byte[]> proxyManager = Bucket4jLettuce.casBasedBuilder(bucket4jConnection)
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.fixedTimeToLive(Duration.ofMinutes(10)))
                 .build();
+        floorConnection = client.connect(ByteArrayCodec.INSTANCE);
+        trivialSha = floorConnection.sync().scriptLoad("return 1".getBytes(StandardCharsets.US_ASCII));
+        floorKeys = new byte[keys][];
+        for (int i = 0; i < keys; i++) {
+            floorKeys[i] = (keyPrefix + "floor:{" + keyNames[i] + "}").getBytes(StandardCharsets.UTF_8);
+        }
         BucketConfiguration configuration = Limits.bucketConfiguration();
         buckets = new BucketProxy[keys];
         for (int i = 0; i < keys; i++) {
@@ -107,6 +127,7 @@ public class RedisBenchmark {
     public void tearDown() {
         store.close();
         bucket4jConnection.close();
+        floorConnection.close();
         try (StatefulRedisConnection<String, String> cleanup = client.connect()) {
             RedisKeys.deleteByPrefix(cleanup.sync(), keyPrefix);
         }
@@ -122,5 +143,13 @@ public class RedisBenchmark {
     @Benchmark
     public boolean bucket4j(KeyCursor cursor) {
         return buckets[cursor.next(keys)].tryConsume(1);
+    }
+
+    @Benchmark
+    public Long lettuceFloor(KeyCursor cursor) {
+        byte[][] key = {floorKeys[cursor.next(keys)]};
+        return LettuceFutures.awaitOrCancel(
+                floorConnection.async().<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, key, FLOOR_ARGUMENT),
+                5, TimeUnit.SECONDS);
     }
 }
