@@ -1,0 +1,27 @@
+package dev.retrysafe.server.ratelimits;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.channel.epoll.Epoll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+/**
+ * The server ships Netty's native epoll transport so that Lettuce talks to Redis over epoll on
+ * Linux x86_64 (fewer system calls and thread wake-ups per rate-limit decision than NIO; see
+ * docs/benchmarks.md). Lettuce uses it only if Netty can load it, so this checks exactly that: a
+ * missing dependency, a Netty version that does not match the native library, or a jar that lost
+ * the library would make the server fall back to NIO without a word.
+ */
+class RedisTransportTest {
+
+    @Test
+    @EnabledOnOs(value = OS.LINUX, architectures = {"amd64", "x86_64"})
+    void nettyCanLoadItsNativeEpollTransport() {
+        Throwable why = Epoll.unavailabilityCause();
+        assertThat(Epoll.isAvailable())
+                .as("epoll unavailable: %s", why == null ? "no cause given" : why.toString())
+                .isTrue();
+    }
+}
