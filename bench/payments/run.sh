@@ -507,14 +507,18 @@ fi
 if [ "$PROFILE" = 1 ] && want pg; then pg_statement_probe nokeys; pg_statement_probe keys; fi
 
 # ---------------------------------------------------------------- report
-ratio() { # ratio <num key> <den key> <target>
+ratio() { # ratio <num key> <den key> [target]: without a target, a reference figure
   local a=${RPS[$1]:-} b=${RPS[$2]:-}
   [ -n "$a" ] && [ -n "$b" ] || { echo "n/a"; return; }
   local r; r=$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", (b>0?a/b:0)}')
-  local verdict; verdict=$(awk -v r="$r" -v t="$3" 'BEGIN{print (r>=t ? "met" : "NOT met")}')
   local flag=""
   { [ "${ERR[$1]:-0}" != 0 ] || [ "${ERR[$2]:-0}" != 0 ]; } && flag=" (INVALID: a run had errors)"
   case "${NOTE[$1]:-}${NOTE[$2]:-}" in *disturbed*) flag="$flag (a run was disturbed by other work)" ;; esac
+  if [ -z "${3:-}" ]; then
+    echo "${r}x (reference, no target)$flag"
+    return
+  fi
+  local verdict; verdict=$(awk -v r="$r" -v t="$3" 'BEGIN{print (r>=t ? "met" : "NOT met")}')
   echo "**${r}x** (target >= ${3}x: $verdict)$flag"
 }
 row() { # row <key> <label>
@@ -543,7 +547,7 @@ row() { # row <key> <label>
   echo "- H2: keys / no keys = $(ratio h2.keys h2.nokeys 0.7)"
   echo "- PostgreSQL: keys / no keys = $(ratio pg.keys pg.nokeys 0.7)"
   echo "- PostgreSQL with keys / pgbench = $(ratio pg.keys pgbench.main 0.5)"
-  echo "- PostgreSQL without keys / pgbench = $(ratio pg.nokeys pgbench.main 0)"
+  echo "- PostgreSQL without keys / pgbench = $(ratio pg.nokeys pgbench.main)"
   echo
   echo "CPU columns: per request (per transaction for pgbench), from /proc: the server JVM, the load tool (wrk or pgbench), every PostgreSQL process. \"other work\": share of the machine's CPU used by anything else during the measured run (kernel work not charged to a process, other people's jobs); above ${INTERFERENCE_LIMIT}% a row is flagged as disturbed."
   echo "Raw outputs: bench/payments/results/$STAMP/"
