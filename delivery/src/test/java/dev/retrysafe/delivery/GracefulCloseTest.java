@@ -55,9 +55,16 @@ class GracefulCloseTest {
             first.start();
             await().atMost(Duration.ofSeconds(5)).until(() -> sender.inFlight() == 10);
 
-            CompletableFuture<Void> closing = CompletableFuture.runAsync(first::close);
+            // the receiver answers only once close() has stopped the claims: answered earlier, a freed
+            // slot could start an eleventh attempt before close() began (seen in CI). close() sets its
+            // flag before its first timed wait (for the loop, then for the attempts); until then it
+            // runs or waits on a lock untimed, so a timed wait means the dispatcher claims no more
+            Thread closer = Thread.ofPlatform().name("closer").start(first::close);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> closer.getState() == Thread.State.TIMED_WAITING || !closer.isAlive());
             receiverMayAnswer.countDown();
-            closing.get(10, TimeUnit.SECONDS);
+            closer.join(Duration.ofSeconds(10));
+            assertThat(closer.isAlive()).as("close() returned").isFalse();
 
             assertThat(first.metrics().deliveriesSucceeded()).as("in-flight attempts finished and stored").isEqualTo(10);
             assertThat(statuses(database)).isEqualTo(Map.of("succeeded", 10L, "pending", 5L));
