@@ -10,8 +10,9 @@
 #              size and header names, ceiling.lua) to that receiver: the rate a load tool reaches.
 #              Measured before and after the dispatcher runs; the higher of the two is the ceiling.
 #   floor      (reference) Jetty's HttpClient alone (ClientFloor.java), CONNECTIONS virtual threads
-#              POSTing the same request to the same receiver, no database: the most any dispatcher
-#              that sends with that client can reach here. Its JVM's CPU is in the instances column.
+#              POSTing the same request to the same receiver, no database: how much of the gap to
+#              wrk the JVM client's own cost explains (the dispatchers use fewer connections, so a
+#              rough bound only). Its JVM's CPU is in the instances column.
 #   instances  two JVM processes ("2 JVM processes on one PostgreSQL database"), each the
 #              delivery side of one server instance without its HTTP API (Instance.java): the
 #              delivery module's Dispatcher configured as the server configures it
@@ -192,14 +193,26 @@ client_floor() { # the Jetty client alone at the ceiling's concurrency (ClientFl
   wait_quiet
   say "client floor: Jetty HttpClient, $CONNECTIONS virtual threads, ${WARMUP}s warm-up + ${DURATION}s"
   "${JVM[@]}" dev.retrysafe.bench.delivery.ClientFloor "$PORT" "$CONNECTIONS" "$WARMUP" "$DURATION" > "$f" 2>&1 &
-  local floor=$!
-  sleep "$WARMUP" # the floor measures for DURATION after its own WARMUP: CPU over about the same window
-  local s0; s0=$(snapshot "$RECEIVER" "$floor")
-  sleep "$DURATION"
-  local s1; s1=$(snapshot "$RECEIVER" "$floor")
-  wait "$floor" || { tail -5 "$f" >&2; die "the client floor failed (see $f)"; }
+  local floor=$! waited=0
+  PIDS+=("$floor")
+  # CPU over the floor's own measured window: from its MEASURING line to its BENCH line
+  until grep -q '^MEASURING' "$f" 2>/dev/null; do
+    kill -0 "$floor" 2>/dev/null || { tail -5 "$f" >&2; die "the client floor stopped early (see $f)"; }
+    sleep 0.1; waited=$((waited + 1)); [ "$waited" -lt $(( (WARMUP + 60) * 10 )) ] || die "the client floor never started measuring"
+  done
+  local s0; s0=$(snapshot "$RECEIVER")
+  until grep -q '^BENCH' "$f" 2>/dev/null; do
+    kill -0 "$floor" 2>/dev/null || break
+    sleep 0.1
+  done
+  local s1; s1=$(snapshot "$RECEIVER")
+  wait "$floor" || { tail -5 "$f" >&2; die "the client floor failed or had errors (see $f)"; }
   R[floor]=$(kv "$f" rps) R[floor.err]=$(kv "$f" errors)
-  R[floor.cpu]=$(cpu_line "$(kv "$f" requests)" "$s0" "$s1")
+  # the client's JVM measures its own CPU (it exits as it reports, too soon to read /proc); it
+  # goes in the instances column, and out of "other work"
+  local client_us; client_us=$(kv "$f" cpu_us_per_request)
+  R[floor.cpu]=$(cpu_line "$(kv "$f" requests)" "$s0" "$s1" | awk -F' [|] ' -v c="$client_us" -v n="$(kv "$f" rps)" -v cpus="$(nproc)" \
+    '{ o=$6; sub(/%$/,"",o); o=o - c*n/1e6*100/cpus; if (o<0) o=0; printf "%s | %s | %s | %s | %s | %.0f%%", $1, $2, c, $4, $5, o }')
   curl -sf -X POST "http://127.0.0.1:$PORT/reset" >/dev/null
   say "client floor: ${R[floor]} req/s, errors ${R[floor.err]}"
 }
@@ -348,14 +361,14 @@ verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN{ok=(dir=="ge"? v>=t : v<t
   echo "| phase | rate | p50 ms | p99 ms | max ms | CPU busy | receiver µs/req | instances µs/delivery | PostgreSQL µs/delivery | wrk µs/req | other work |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   echo "| ceiling before: wrk → receiver | ${R[ceiling.before]} req/s | - | ${R[ceiling.before.p99]} | - | ${R[ceiling.before.cpu]} |"
-  echo "| (reference) client floor: Jetty HttpClient → receiver, no database (instances column: the client's JVM, per request) | ${R[floor]} req/s | - | - | - | ${R[floor.cpu]} |"
+  echo "| (reference) client floor: Jetty HttpClient → receiver, $CONNECTIONS connections, no database, ${R[floor.err]:-?} errors (instances column: the client's JVM, per request) | ${R[floor]} req/s | - | - | - | ${R[floor.cpu]} |"
   echo "| saturate: deliveries (events committed) | ${R[saturate.rate]}/s (${R[saturate.committed]}/s) | (backlog) | (backlog) | - | ${R[saturate.cpu]} |"
   [ "$DRAIN" -gt 0 ] && echo "| (reference) drain: dispatchers alone, $DRAIN prefilled | ${R[drain.rate]}/s | - | - | - | ${R[drain.cpu]} |"
   echo "| half: open loop at $TOTAL_HALF events/s | ${R[half.rate]}/s (${R[half.committed]}/s) | ${R[half.p50]} | ${R[half.p99]} | ${R[half.max]} | ${R[half.cpu]} |"
   echo "| ceiling after: wrk → receiver | ${R[ceiling.after]} req/s | - | ${R[ceiling.after.p99]} | - | ${R[ceiling.after.cpu]} |"
   echo
   echo "- sustained deliveries/s ÷ ceiling ($CEILING req/s) = **${RATIO}x** (target >= 0.4x: $(verdict "$RATIO" 0.4 ge))"
-  echo "- client floor ÷ ceiling = **$(awk -v f="${R[floor]:-0}" -v c="$CEILING" 'BEGIN{printf "%.3f", (c>0?f/c:0)}')x**: the most a dispatcher sending with Jetty's HttpClient can reach here (the client's JVM CPU per request is in its instances column)"
+  echo "- client floor ÷ ceiling = **$(awk -v f="${R[floor]:-0}" -v c="$CEILING" 'BEGIN{printf "%.3f", (c>0?f/c:0)}')x**: Jetty's HttpClient alone at wrk's concurrency, a rough bound for dispatchers sending with it (they use fewer connections); its JVM's CPU per request is in the instances column"
   echo "- p99 commit → first attempt at $TOTAL_HALF events/s (half the sustained rate) = **${R[half.p99]} ms** (target < 200 ms: $(verdict "${R[half.p99]:-99999}" 200 lt)); missing deliveries: ${R[half.missing]}"
   echo
   echo "Latency: from the moment COMMIT returned to the producer to the event's first arrival at the receiver (clocks of one machine). Load average before the measured windows: saturate ${R[saturate.load]}, half ${R[half.load]}."

@@ -33,7 +33,7 @@
 #   MEMORY_KEYS [1000000]  MEMORY_KEYS_RESILIENCE4J [100000] (a RateLimiter per key is heavy)
 #   REDIS_HOST [127.0.0.1] REDIS_PORT [6379]  (keys under bench:rl:<stamp>:, deleted at the end)
 #   CEILING_REQUESTS [300000 per 10 s of JMH measurement]  requests per redis-benchmark row
-#                         (5-10 s at the rates seen here; fewer makes the ceiling rows noisy)
+#                         (6-17 s per row at the rates seen here; 30,000 made ~1 s rows at 16-64 callers)
 #   SKIP_BUILD [0]        1: do not build (./mvnw -B -q -o -pl bench -am install -DskipTests)
 #   QUIET_WAIT [120] QUIET_BELOW [20]  before each row, wait up to QUIET_WAIT s for the machine to
 #                         be less than QUIET_BELOW % busy (3 s samples), then measure anyway

@@ -1,5 +1,7 @@
 package dev.retrysafe.bench.delivery;
 
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,15 +16,19 @@ import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.http.HttpMethod;
 
 /**
- * The floor of any dispatcher written on the JVM with Jetty's HTTP client, as {@code HttpAttemptSender}
- * is: {@code connections} virtual threads, each POSTing the ceiling's payload with its headers
- * (the same as {@code ceiling.lua}) to the receiver and waiting for the answer, one after the other,
- * with nothing else to do: no database, no guard, no signing. What wrk reaches on the same receiver
- * is the ceiling; a dispatcher cannot send faster than this with this client on this machine, so
- * {@code floor / ceiling} bounds {@code sustained / ceiling} from above.
+ * Jetty's HTTP client alone, at the load tool's concurrency: {@code connections} virtual threads,
+ * each POSTing the ceiling's payload with its headers (the same as {@code ceiling.lua}) to the
+ * receiver and waiting for the answer, one after the other, with nothing else to do: no database,
+ * no guard, no signing. It is a reference for how much of the gap between the dispatchers and wrk
+ * the JVM client's own cost explains; it is not the dispatchers' configuration
+ * ({@code HttpAttemptSender} keeps 10 connections per destination per instance, drops content
+ * decoders and waits on a listener), so it bounds them only roughly.
  *
- * <p>Usage: {@code ClientFloor <port> <connections> <warm-up s> <measured s>}. Prints one line:
- * {@code BENCH requests=.. duration_s=.. rps=.. errors=..}. Loopback only.
+ * <p>Usage: {@code ClientFloor <port> <connections> <warm-up s> <measured s>}. Prints
+ * {@code MEASURING} when the measured window starts, then one line:
+ * {@code BENCH requests=.. duration_s=.. rps=.. errors=.. cpu_us_per_request=..}, the last being this
+ * JVM's own CPU time over the measured window per successful request. Exits with 1 if any request
+ * failed or none succeeded, so that a broken receiver is not reported as a slow one. Loopback only.
  */
 public final class ClientFloor {
 
@@ -76,17 +82,26 @@ public final class ClientFloor {
                 }));
             }
             Thread.sleep(warmUp.toMillis());
+            OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             phase.set(1);
             long start = System.nanoTime();
+            long cpuStart = os.getProcessCpuTime();
+            System.out.println("MEASURING");
+            System.out.flush();
             Thread.sleep(measured.toMillis());
             phase.set(2);
             double seconds = (System.nanoTime() - start) / 1e9;
+            long cpuNanos = os.getProcessCpuTime() - cpuStart;
             long done = requests.sum();
+            long failed = errors.sum();
             for (Thread sender : senders) {
                 sender.join(Duration.ofSeconds(10));
             }
-            System.out.printf("BENCH requests=%d duration_s=%.3f rps=%.1f errors=%d%n", done, seconds, done / seconds,
-                    errors.sum());
+            System.out.printf("BENCH requests=%d duration_s=%.3f rps=%.1f errors=%d cpu_us_per_request=%.0f%n", done,
+                    seconds, done / seconds, failed, done == 0 ? 0.0 : cpuNanos / 1e3 / done);
+            if (failed > 0 || done == 0) {
+                System.exit(1);
+            }
         } finally {
             client.stop();
         }
