@@ -238,8 +238,12 @@ fi
 # --- Redis ----------------------------------------------------------------------------------------
 commandstats() { rcli info commandstats | tr -d '\r' | grep -E '^cmdstat_(evalsha|eval|get|set|time):' || true; }
 if part redis; then
+  # the order of the three rows turns with each caller count, so no library always runs first or last
+  ORDERS=("retrysafe bucket4j lettuceFloor" "lettuceFloor retrysafe bucket4j" "bucket4j lettuceFloor retrysafe")
+  turn=0
   for c in $REDIS_CALLERS; do
-    for b in retrysafe bucket4j lettuceFloor; do
+    # shellcheck disable=SC2086 # the order is a list of words
+    for b in ${ORDERS[$((turn % 3))]}; do
       id="redis-c$c-$b"
       commandstats > "$OUT/$id.stats-before"
       run_row "$id" redis "$JAVA" -jar "$JAR" "RedisBenchmark.$b\$" -t "$c" \
@@ -247,6 +251,7 @@ if part redis; then
         "${JMH_COMMON[@]}" -rff "$OUT/$id.json"
       commandstats > "$OUT/$id.stats-after"
     done
+    turn=$((turn + 1))
   done
 fi
 

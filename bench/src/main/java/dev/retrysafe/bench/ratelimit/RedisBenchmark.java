@@ -8,9 +8,13 @@ import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
@@ -49,8 +53,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@link #lettuceFloor} is no rate limiter: it is what the client library that the store is
  * built on reaches when Redis has nothing to do, the same call as the ceiling's
  * {@code redis-benchmark} rows ({@code EVALSHA} of {@code return 1} with one key and one argument)
- * made the way the store makes its calls (a byte-array connection of its own, the asynchronous API
- * awaited with {@code LettuceFutures.awaitOrCancel}). A store on Lettuce cannot beat it, so it
+ * made the way the store makes its calls (a byte-array connection of its own, on a client of its
+ * own with the options the store gives its client, the asynchronous API awaited with
+ * {@code LettuceFutures.awaitOrCancel}). A store on Lettuce cannot beat it, so it
  * tells how much of the gap to the ceiling is the client's own (its thread hand-offs) rather than
  * the store's.
  */
@@ -78,6 +83,7 @@ public class RedisBenchmark {
     private RedisRateLimitStore store = null;
     private RedisClient client = null;
     private StatefulRedisConnection<byte[], byte[]> bucket4jConnection = null;
+    private RedisClient floorClient = null;
     private StatefulRedisConnection<byte[], byte[]> floorConnection = null;
     private String trivialSha = "";
     private byte[][] floorKeys = new byte[0][];
@@ -101,7 +107,19 @@ public class RedisBenchmark {
         LettuceBasedProxyManager<byte[]> proxyManager = Bucket4jLettuce.casBasedBuilder(bucket4jConnection)
                 .expirationAfterWrite(ExpirationAfterWriteStrategy.fixedTimeToLive(Duration.ofMinutes(10)))
                 .build();
-        floorConnection = client.connect(ByteArrayCodec.INSTANCE);
+        // the floor's client is configured as the store configures its own (RedisRateLimitStore's
+        // builder): reconnect, reject calls while disconnected, command timeouts on
+        floorClient = RedisClient.create();
+        floorClient.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))
+                .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(5)).build())
+                .build());
+        RedisURI floorUri = RedisURI.create(redisUri);
+        floorUri.setTimeout(Duration.ofSeconds(5));
+        floorConnection = floorClient.connect(ByteArrayCodec.INSTANCE, floorUri);
+        floorConnection.setTimeout(Duration.ofSeconds(5));
         trivialSha = floorConnection.sync().scriptLoad("return 1".getBytes(StandardCharsets.US_ASCII));
         floorKeys = new byte[keys][];
         for (int i = 0; i < keys; i++) {
@@ -128,6 +146,7 @@ public class RedisBenchmark {
         store.close();
         bucket4jConnection.close();
         floorConnection.close();
+        floorClient.shutdown();
         try (StatefulRedisConnection<String, String> cleanup = client.connect()) {
             RedisKeys.deleteByPrefix(cleanup.sync(), keyPrefix);
         }
