@@ -216,8 +216,11 @@ public final class WebhookRoutes {
     public void enable(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        RequestEffects.deliveriesChanged(); // its held-back deliveries are due again
-        answer(ctx, account, id, Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty());
+        Optional<WebhookEndpoint> enabled = Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty();
+        if (enabled.isPresent()) {
+            RequestEffects.deliveriesChanged(); // its held-back deliveries are due again
+        }
+        answer(ctx, account, id, enabled);
     }
 
     /** {@code GET /v1/webhook_endpoints/{id}/deliveries}, newest first. */
