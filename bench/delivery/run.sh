@@ -39,8 +39,11 @@
 # Usage:
 #   bench/delivery/run.sh            full run: 20 s warm-up + 30 s measured per phase (~4 min)
 #   bench/delivery/run.sh --quick    smoke test: 5 s warm-up + 10 s measured
-#   bench/delivery/run.sh --profile  also: JFR of instance a during the saturate and half phases, summarised
-#                                    (results/<stamp>/<phase>-a.profile.txt); perturbs the figures
+#   bench/delivery/run.sh --profile  also: JFR of instance a during the saturate and half phases (and
+#                                    20-40 s into the drain), summarised in
+#                                    results/<stamp>/<phase>-a.profile.txt; perturbs the figures
+#   bench/delivery/run.sh --drain-only  only the drain phase (no ratio): for working on the dispatcher;
+#                                    with --profile, give it DRAIN=80000 or more so it outlasts the JFR window
 #   bench/delivery/run.sh --help
 # Run it under `flock /tmp/retrysafe-bench.lock` on a shared machine, so benchmarks do not overlap.
 #
@@ -68,11 +71,12 @@ done
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "bench: $*" >&2; }
 
-QUICK=0 PROFILE=0
+QUICK=0 PROFILE=0 DRAIN_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --profile) PROFILE=1 ;;
+    --drain-only) DRAIN_ONLY=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -251,8 +255,13 @@ SQL
   local pids=() id jfr=()
   for id in a b; do
     jfr=()
-    [ "$PROFILE" = 1 ] && [ "$id" = a ] && [ "$mode" != none ] \
-      && jfr=("-XX:StartFlightRecording=filename=$OUT/$label-$id.jfr,settings=profile,delay=$((WARMUP + 5))s,duration=${DURATION}s")
+    # saturate and half: the measured window; drain: from 15 s in (past most of the JIT warm-up) for
+    # 20 s, so give it DRAIN large enough to last ~40 s (e.g. 80000)
+    [ "$PROFILE" = 1 ] && [ "$id" = a ] && if [ "$mode" != none ]; then
+      jfr=("-XX:StartFlightRecording=filename=$OUT/$label-$id.jfr,settings=profile,delay=$((WARMUP + 5))s,duration=${DURATION}s")
+    else
+      jfr=("-XX:StartFlightRecording=filename=$OUT/$label-$id.jfr,settings=profile,delay=20s,duration=20s")
+    fi
     "$JAVA" $JAVA_OPTS "${jfr[@]+"${jfr[@]}"}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" \
       dev.retrysafe.bench.delivery.Instance --db "$url" --user "$PG_USER" --id "$id" --mode "$mode" \
       --rate "$rate" --backlog "$BACKLOG" --start-at "$start" --stop-at "$stop" --endpoints "$ENDPOINTS" \
@@ -287,14 +296,18 @@ SQL
   R[$label.p50]=$(kv "$f" p50_ms) R[$label.p99]=$(kv "$f" p99_ms) R[$label.max]=$(kv "$f" max_ms)
   R[$label.missing]=$(kv "$f" missing) R[$label.load]=$load
   R[$label.cpu]=$(cpu_line "$(kv "$f" arrived)" "$s0" "$s1")
-  if [ "$PROFILE" = 1 ] && [ -f "$OUT/$label-a.jfr" ]; then
-    { "$JAVA_HOME/bin/jfr" view --width 160 thread-cpu-load "$OUT/$label-a.jfr" 2>/dev/null | head -16
-      "$JAVA_HOME/bin/jfr" print --json --stack-depth 64 --events jdk.ExecutionSample "$OUT/$label-a.jfr" > "$OUT/$label-a.samples.json" \
-        && python3 "$HERE/profile.py" "$OUT/$label-a.samples.json" && rm -f "$OUT/$label-a.samples.json"
-      "$JAVA_HOME/bin/jfr" view gc "$OUT/$label-a.jfr" 2>/dev/null | tail -4
-    } > "$OUT/$label-a.profile.txt" 2>&1 || true
-  fi
+  summarise_profile "$label"
   say "$label: ${R[$label.rate]} deliveries/s (${R[$label.committed]} events committed/s), p50 ${R[$label.p50]} ms, p99 ${R[$label.p99]} ms, missing ${R[$label.missing]}"
+}
+
+summarise_profile() { # summarise_profile <label>: instance a's JFR recording, if --profile made one
+  if [ "$PROFILE" = 1 ] && [ -f "$OUT/$1-a.jfr" ]; then
+    { "$JAVA_HOME/bin/jfr" view --width 160 thread-cpu-load "$OUT/$1-a.jfr" 2>/dev/null | head -16
+      "$JAVA_HOME/bin/jfr" print --json --stack-depth 64 --events jdk.ExecutionSample "$OUT/$1-a.jfr" > "$OUT/$1-a.samples.json" \
+        && python3 "$HERE/profile.py" "$OUT/$1-a.samples.json" && rm -f "$OUT/$1-a.samples.json"
+      "$JAVA_HOME/bin/jfr" view gc "$OUT/$1-a.jfr" 2>/dev/null | tail -4
+    } > "$OUT/$1-a.profile.txt" 2>&1 || true
+  fi
 }
 
 drain_phase() { # drain_phase <label> <db> <start epoch ms> <pids...>: time to send the prefilled deliveries
@@ -321,6 +334,7 @@ drain_phase() { # drain_phase <label> <db> <start epoch ms> <pids...>: time to s
     echo "PostgreSQL per delivery: $(pg_per "$st0" "$st1" "$sent")"; } >> "$OUT/$label.txt"
   "${PSQL[@]}" -d postgres -c "drop database if exists $db with (force)" >/dev/null 2>&1 || true
   curl -sf -X POST "http://127.0.0.1:$PORT/reset" >/dev/null
+  summarise_profile "$label"
   say "$label: ${R[$label.rate]} deliveries/s"
 }
 
@@ -337,6 +351,11 @@ BACKGROUND=$(awk -v t="$(( $(cpu_total) - T0 ))" -v i="$(( $(cpu_idle) - I0 ))" 
 echo "cpu busy before the run (3 s, nothing of ours but the idle receiver): $BACKGROUND%" >> "$OUT/environment.txt"
 say "results in $OUT (machine ${BACKGROUND}% busy before the run)"
 
+if [ "$DRAIN_ONLY" = 1 ]; then # the dispatchers' own cost, for working on them; no ratio
+  phase drain none
+  echo "drain: ${R[drain.rate]} deliveries/s of $DRAIN; CPU busy, receiver µs/req, instances µs/delivery, PostgreSQL µs/delivery, -, other work: ${R[drain.cpu]}" | tee "$OUT/summary.md"
+  exit
+fi
 ceiling before
 client_floor
 phase saturate saturate
