@@ -41,11 +41,20 @@ public final class Outbox implements EventSink {
      */
     @Override
     public void append(Connection transaction, OutboxEvent event) {
-        FanOut.append(transaction, event);
+        FanOut.append(Pipeline.immediate(transaction), event);
     }
 
     /** Like {@link #append}, returning the number of deliveries made (0 if no endpoint is subscribed). */
     public int appendCounting(Connection transaction, OutboxEvent event) {
-        return FanOut.append(transaction, event);
+        return FanOut.append(Pipeline.immediate(transaction), event);
+    }
+
+    /**
+     * Like {@link #appendCounting(Connection, OutboxEvent)}, in the transaction of {@code pipeline}:
+     * the writes it holds back (the change the event describes, say) go to the database in the
+     * same round trip as the lookup of the subscribed endpoints. Nothing is held back on return.
+     */
+    public int appendCounting(Pipeline pipeline, OutboxEvent event) {
+        return FanOut.append(pipeline, event);
     }
 }

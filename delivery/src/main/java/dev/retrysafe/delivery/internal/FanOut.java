@@ -1,10 +1,10 @@
 package dev.retrysafe.delivery.internal;
 
 import dev.retrysafe.delivery.DeliveryStoreException;
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.delivery.OutboxEvent;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,23 +22,25 @@ public final class FanOut {
     private FanOut() {
     }
 
-    /** Appends the deliveries of {@code event}; returns how many. */
-    public static int append(Connection transaction, OutboxEvent event) {
+    /**
+     * Appends the deliveries of {@code event} in the transaction of {@code pipeline}, sending what
+     * it holds back with the endpoint lookup; returns how many.
+     */
+    public static int append(Pipeline pipeline, OutboxEvent event) {
+        Connection transaction = pipeline.connection();
         try {
             if (transaction.getAutoCommit()) {
                 throw new IllegalArgumentException("the outbox appends inside the caller's transaction: "
                         + "the connection given is in auto-commit mode");
             }
-            List<String> endpoints = new ArrayList<>();
-            try (PreparedStatement s = transaction.prepareStatement(OutboxSql.SUBSCRIBED_ENDPOINTS)) {
-                s.setString(1, event.accountId());
-                s.setString(2, event.type());
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        endpoints.add(r.getString(1));
-                    }
-                }
-            }
+            List<String> endpoints = pipeline.query(OutboxSql.SUBSCRIBED_ENDPOINTS,
+                    b -> b.string(event.accountId()).string(event.type()), r -> {
+                        List<String> ids = new ArrayList<>();
+                        while (r.next()) {
+                            ids.add(r.getString(1));
+                        }
+                        return ids;
+                    });
             if (endpoints.isEmpty()) {
                 return 0;
             }

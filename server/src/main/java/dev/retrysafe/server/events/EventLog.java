@@ -1,6 +1,7 @@
 package dev.retrysafe.server.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.delivery.EventSink;
 import dev.retrysafe.delivery.Outbox;
@@ -39,11 +40,20 @@ public final class EventLog {
      * {@code c}, which must not be in auto-commit mode; returns its id.
      */
     public String append(Connection c, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
+        return append(Pipeline.immediate(c), accountId, type, at, data);
+    }
+
+    /**
+     * Like {@link #append(Connection, String, String, Instant, Map)}, through {@code p}: on
+     * PostgreSQL the event's row, with the writes held back before it, goes in the round trip
+     * that looks up the subscribed endpoints. {@code p} has nothing held back on return.
+     */
+    public String append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
         String id = ids.next("evt_");
         byte[] dataJson = Json.bytes(data);
-        EventStore.insert(c, id, accountId, type, at, new String(dataJson, StandardCharsets.UTF_8));
+        EventStore.insert(p, id, accountId, type, at, new String(dataJson, StandardCharsets.UTF_8));
         try {
-            int deliveries = outbox.appendCounting(c, new OutboxEvent(id, accountId, type, at,
+            int deliveries = outbox.appendCounting(p, new OutboxEvent(id, accountId, type, at,
                     Json.bytes(envelope(id, type, at, data))));
             RequestEffects.eventsRecorded(deliveries);
         } catch (DeliveryStoreException e) {
@@ -63,7 +73,7 @@ public final class EventLog {
             try {
                 JsonNode envelope = Json.MAPPER.readTree(event.payload());
                 JsonNode data = envelope.path("data");
-                EventStore.insert(transaction, event.id(), event.accountId(), event.type(), event.createdAt(),
+                EventStore.insert(Pipeline.immediate(transaction), event.id(), event.accountId(), event.type(), event.createdAt(),
                         data.isMissingNode() ? "{}" : Json.MAPPER.writeValueAsString(data));
             } catch (SQLException e) {
                 throw new DeliveryStoreException("recording event " + event.id() + " failed", e);

@@ -1,6 +1,7 @@
 package dev.retrysafe.server.events;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.http.Json;
 import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.server.http.Page;
@@ -27,15 +28,10 @@ final class EventStore {
     private EventStore() {
     }
 
-    static void insert(Connection c, String id, String accountId, String type, Instant at, String data) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(INSERT)) {
-            ps.setString(1, id);
-            ps.setString(2, accountId);
-            ps.setString(3, type);
-            ps.setObject(4, OffsetDateTime.ofInstant(at, ZoneOffset.UTC));
-            ps.setString(5, data);
-            ps.executeUpdate();
-        }
+    /** Inserts an event through {@code p} (held back with the writes before the next query on PostgreSQL). */
+    static void insert(Pipeline p, String id, String accountId, String type, Instant at, String data) throws SQLException {
+        p.write(INSERT, b -> b.string(id).string(accountId).string(type)
+                .object(OffsetDateTime.ofInstant(at, ZoneOffset.UTC)).string(data));
     }
 
     static Optional<Map<String, Object>> find(Connection c, String accountId, String id) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.payments;
 
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.events.EventLog;
 import dev.retrysafe.server.events.EventTypes;
@@ -27,5 +28,9 @@ final class Events {
 
     void append(Connection c, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
         log.append(c, accountId, type, at, data);
+    }
+
+    void append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
+        log.append(p, accountId, type, at, data);
     }
 }

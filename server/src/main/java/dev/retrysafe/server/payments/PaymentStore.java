@@ -1,5 +1,6 @@
 package dev.retrysafe.server.payments;
 
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.server.http.Page;
 import java.sql.Connection;
@@ -29,19 +30,11 @@ final class PaymentStore {
     private PaymentStore() {
     }
 
-    static void insert(Connection c, Payment p, @Nullable String idempotencyKey) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(INSERT)) {
-            ps.setString(1, p.id());
-            ps.setString(2, p.accountId());
-            ps.setLong(3, p.amount());
-            ps.setLong(4, p.amountRefunded());
-            ps.setString(5, p.currency());
-            ps.setString(6, p.status());
-            ps.setString(7, p.description());
-            ps.setObject(8, Times.sql(p.createdAt()));
-            ps.setString(9, idempotencyKey);
-            ps.executeUpdate();
-        }
+    /** Inserts a payment through {@code pipeline} (held back with the writes before the next query on PostgreSQL). */
+    static void insert(Pipeline pipeline, Payment p, @Nullable String idempotencyKey) throws SQLException {
+        pipeline.write(INSERT, b -> b.string(p.id()).string(p.accountId()).longValue(p.amount())
+                .longValue(p.amountRefunded()).string(p.currency()).string(p.status()).string(p.description())
+                .object(Times.sql(p.createdAt())).string(idempotencyKey));
     }
 
     static Optional<Payment> find(Connection c, String accountId, String id) throws SQLException {

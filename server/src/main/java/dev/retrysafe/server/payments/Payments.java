@@ -1,5 +1,6 @@
 package dev.retrysafe.server.payments;
 
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.server.bank.ChargeKeys;
@@ -66,9 +67,12 @@ public final class Payments {
         String status = charged == ChargeOutcome.APPROVED ? Payment.SUCCEEDED : Payment.FAILED;
         Payment payment = new Payment(id, account.id(), request.amount(), 0, request.currency(), status,
                 request.description(), now);
-        PaymentStore.insert(c, payment, idempotencyKey);
-        events.append(c, account.id(), status.equals(Payment.SUCCEEDED) ? Events.PAYMENT_SUCCEEDED : Events.PAYMENT_FAILED,
+        // on PostgreSQL the payment, its event and the lookup of the endpoints it goes to: one round trip
+        Pipeline p = Pipeline.on(c);
+        PaymentStore.insert(p, payment, idempotencyKey);
+        events.append(p, account.id(), status.equals(Payment.SUCCEEDED) ? Events.PAYMENT_SUCCEEDED : Events.PAYMENT_FAILED,
                 now, payment.json());
+        p.flush(); // nothing is held back after an event; kept so that a change above cannot lose a write
         return new Created(payment);
     }
 }

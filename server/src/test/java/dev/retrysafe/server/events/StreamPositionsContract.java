@@ -2,6 +2,7 @@ package dev.retrysafe.server.events;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.accounts.ApiKeys;
@@ -148,11 +149,11 @@ abstract class StreamPositionsContract {
         String written = "evt_7zzzzzzzzzzzzzzzzzzzzzzzzz";
         String writtenLater = "evt_00000000000000000000000000";
         transactions.inNewTransaction(c -> {
-            EventStore.insert(c, written, account.id(), "payment.succeeded", Clock.systemUTC().instant(), "{}");
+            EventStore.insert(Pipeline.immediate(c), written, account.id(), "payment.succeeded", Clock.systemUTC().instant(), "{}");
             return null;
         });
         transactions.inNewTransaction(c -> {
-            EventStore.insert(c, writtenLater, account.id(), "refund.created", Clock.systemUTC().instant(), "{}");
+            EventStore.insert(Pipeline.immediate(c), writtenLater, account.id(), "refund.created", Clock.systemUTC().instant(), "{}");
             return null;
         });
 
