@@ -42,8 +42,9 @@
 #   bench/delivery/run.sh --profile  also: JFR of instance a during the saturate and half phases (and
 #                                    20-40 s into the drain), summarised in
 #                                    results/<stamp>/<phase>-a.profile.txt; perturbs the figures
-#   bench/delivery/run.sh --drain-only  only the drain phase (no ratio): for working on the dispatcher;
-#                                    with --profile, give it DRAIN=80000 or more so it outlasts the JFR window
+#   bench/delivery/run.sh --only drain|saturate  one phase alone (no ceiling, no ratio): for working on
+#                                    the dispatcher; with --profile, give the drain DRAIN=80000 or more so
+#                                    it outlasts the JFR window
 #   bench/delivery/run.sh --help
 # Run it under `flock /tmp/retrysafe-bench.lock` on a shared machine, so benchmarks do not overlap.
 #
@@ -51,6 +52,8 @@
 #   WARMUP [20] DURATION [30]  ENDPOINTS [16] PRODUCERS [16] POOL [10] BACKLOG [2000] DRAIN [20000, 0: skip]
 #   CONNECTIONS [64] WRK_THREADS [2] PORT [18090] HALF_RATE [sustained/2, events/s, all instances]
 #   PG_HOST [127.0.0.1] PG_PORT [5432] PG_USER [postgres]   SKIP_BUILD [0]   JAVA_OPTS [-Xmx1g]
+#   PG_SETUP_SQL [none]  SQL run on each phase's fresh database after the schema (for experiments,
+#                        e.g. per-table autovacuum settings); it is in the summary's command line
 #   QUIET_WAIT [120] QUIET_BELOW [15]  before each phase, wait up to QUIET_WAIT s for the machine to
 #                     be less than QUIET_BELOW % busy (other people's work), then measure anyway;
 #                     the "other work" column says how much of the CPU went elsewhere meanwhile
@@ -65,18 +68,18 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 COMMAND_LINE="bench/delivery/run.sh${*:+ $*}"
-for v in WARMUP DURATION ENDPOINTS PRODUCERS POOL BACKLOG DRAIN CONNECTIONS WRK_THREADS HALF_RATE SKIP_BUILD JAVA_OPTS; do
+for v in WARMUP DURATION ENDPOINTS PRODUCERS POOL BACKLOG DRAIN CONNECTIONS WRK_THREADS HALF_RATE SKIP_BUILD JAVA_OPTS PG_SETUP_SQL; do
   [ -n "${!v+x}" ] && COMMAND_LINE="$v=${!v@Q} $COMMAND_LINE"
 done
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "bench: $*" >&2; }
 
-QUICK=0 PROFILE=0 DRAIN_ONLY=0
+QUICK=0 PROFILE=0 ONLY=
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --profile) PROFILE=1 ;;
-    --drain-only) DRAIN_ONLY=1 ;;
+    --only) shift; ONLY=${1:-}; case "$ONLY" in drain|saturate) ;; *) die "--only takes drain or saturate" ;; esac ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -87,7 +90,7 @@ WARMUP=${WARMUP:-20} DURATION=${DURATION:-30}
 ENDPOINTS=${ENDPOINTS:-16} PRODUCERS=${PRODUCERS:-16} POOL=${POOL:-10} BACKLOG=${BACKLOG:-2000} DRAIN=${DRAIN:-20000}
 CONNECTIONS=${CONNECTIONS:-64} WRK_THREADS=${WRK_THREADS:-2} PORT=${PORT:-18090} HALF_RATE=${HALF_RATE:-}
 PG_HOST=${PG_HOST:-127.0.0.1} PG_PORT=${PG_PORT:-5432} PG_USER=${PG_USER:-postgres}
-SKIP_BUILD=${SKIP_BUILD:-0} JAVA_OPTS=${JAVA_OPTS:--Xmx1g}
+SKIP_BUILD=${SKIP_BUILD:-0} JAVA_OPTS=${JAVA_OPTS:--Xmx1g} PG_SETUP_SQL=${PG_SETUP_SQL:-}
 
 need_tool() { # need_tool <command> <debian package>
   command -v "$1" >/dev/null 2>&1 && return 0
@@ -239,6 +242,7 @@ phase() { # phase <label> <mode> <rate per instance (rate mode)>
   local url="jdbc:postgresql://$PG_HOST:$PG_PORT/$db"
   "${JVM[@]}" dev.retrysafe.bench.delivery.Setup --db "$url" --user "$PG_USER" --port "$PORT" --endpoints "$ENDPOINTS" \
     > "$OUT/$label.setup.txt" 2>&1 || { cat "$OUT/$label.setup.txt" >&2; die "setup failed"; }
+  [ -z "$PG_SETUP_SQL" ] || "${PSQL[@]}" -d "$db" -c "$PG_SETUP_SQL" >> "$OUT/$label.setup.txt" 2>&1 || die "PG_SETUP_SQL failed"
   if [ "$mode" = none ]; then # drain: the deliveries an outbox would have made, put there by SQL
     "${PSQL[@]}" -d "$db" >> "$OUT/$label.setup.txt" 2>&1 <<SQL
 insert into deliveries (id, endpoint_id, account_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
@@ -351,9 +355,9 @@ BACKGROUND=$(awk -v t="$(( $(cpu_total) - T0 ))" -v i="$(( $(cpu_idle) - I0 ))" 
 echo "cpu busy before the run (3 s, nothing of ours but the idle receiver): $BACKGROUND%" >> "$OUT/environment.txt"
 say "results in $OUT (machine ${BACKGROUND}% busy before the run)"
 
-if [ "$DRAIN_ONLY" = 1 ]; then # the dispatchers' own cost, for working on them; no ratio
-  phase drain none
-  echo "drain: ${R[drain.rate]} deliveries/s of $DRAIN; CPU busy, receiver µs/req, instances µs/delivery, PostgreSQL µs/delivery, -, other work: ${R[drain.cpu]}" | tee "$OUT/summary.md"
+if [ -n "$ONLY" ]; then # one phase, for working on the dispatcher; no ratio
+  if [ "$ONLY" = drain ]; then phase drain none; else phase saturate saturate; fi
+  echo "$ONLY: ${R[$ONLY.rate]} deliveries/s; CPU busy, receiver µs/req, instances µs/delivery, PostgreSQL µs/delivery, -, other work: ${R[$ONLY.cpu]}" | tee "$OUT/summary.md"
   exit
 fi
 ceiling before
