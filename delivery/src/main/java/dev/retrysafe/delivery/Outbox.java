@@ -53,6 +53,9 @@ public final class Outbox implements EventSink {
      * Like {@link #appendCounting(Connection, OutboxEvent)}, in the transaction of {@code pipeline}:
      * the writes it holds back (the change the event describes, say) go to the database in the
      * same round trip as the lookup of the subscribed endpoints. Nothing is held back on return.
+     *
+     * @throws DeliveryStoreException if the database fails, also when the failing statement is
+     *     one of the held-back writes (its {@link java.sql.SQLException}, with its SQLState, is the cause)
      */
     public int appendCounting(Pipeline pipeline, OutboxEvent event) {
         return FanOut.append(pipeline, event);

@@ -27,6 +27,13 @@ import org.jspecify.annotations.Nullable;
  * outbox.appendCounting(p, event); // payment row, then the endpoint lookup: one round trip
  * }</pre>
  *
+ * <p>Each write is one statement, with no {@code ;} of its own; its parameters are {@code ?}
+ * (never inside a literal), and its binder must bind exactly that many, which is checked before
+ * anything is sent. A held-back write's binder runs when the command is sent, so it must capture
+ * values that do not change meanwhile. One round trip holds with pgjdbc's defaults; a connection
+ * setting that makes pgjdbc describe a statement first ({@code stringtype=unspecified}, say) can
+ * make it two, with the same results.
+ *
  * <p>A pipeline belongs to one transaction and one thread. Whoever makes one must {@link #flush}
  * it before the transaction commits; {@link #pending()} tells whether anything is held back.
  */
@@ -78,6 +85,28 @@ public final class Pipeline {
             statement.setObject(next++, value);
             return this;
         }
+
+        /** Runs {@code binder} for {@code sql}, failing if it bound other than its parameters' number. */
+        Params bind(String sql, Binder binder) throws SQLException {
+            int first = next;
+            binder.bind(this);
+            int expected = parameters(sql);
+            if (next - first != expected) {
+                throw new SQLException("bound " + (next - first) + " parameters to a statement that has " + expected
+                        + ": " + sql);
+            }
+            return this;
+        }
+
+        private static int parameters(String sql) {
+            int n = 0;
+            for (int i = 0; i < sql.length(); i++) {
+                if (sql.charAt(i) == '?') {
+                    n++;
+                }
+            }
+            return n;
+        }
     }
 
     private record Write(String sql, Binder binder) {
@@ -112,14 +141,17 @@ public final class Pipeline {
         return !held.isEmpty();
     }
 
-    /** Writes with {@code sql}: now, or held back until the next query or flush. */
+    /**
+     * Writes with {@code sql}: now, or held back until the next query or flush (whose call then
+     * reports this write's failure, with nothing after it run).
+     */
     public void write(String sql, Binder binder) throws SQLException {
         if (holdsBack) {
             held.add(new Write(sql, binder));
             return;
         }
         try (PreparedStatement s = transaction.prepareStatement(sql)) {
-            binder.bind(new Params(s));
+            new Params(s).bind(sql, binder);
             s.executeUpdate();
         }
     }
@@ -127,11 +159,7 @@ public final class Pipeline {
     /** Sends the held-back writes, then the query, in one round trip; answers what {@code reader} reads. */
     public <T> T query(String sql, Binder binder, Reader<T> reader) throws SQLException {
         try (PreparedStatement s = transaction.prepareStatement(combined(sql))) {
-            Params params = new Params(s);
-            for (Write w : held) {
-                w.binder().bind(params);
-            }
-            binder.bind(params);
+            bindHeld(s).bind(sql, binder);
             boolean rows = s.execute();
             for (int i = 0; i < held.size(); i++) {
                 if (rows) {
@@ -140,13 +168,13 @@ public final class Pipeline {
                 rows = s.getMoreResults();
             }
             if (!rows) {
-                throw new SQLException("the query returned no rows: " + sql);
+                throw new SQLException("the query gave no result set: " + sql);
             }
             try (ResultSet r = s.getResultSet()) {
                 return reader.read(r);
             }
         } finally {
-            held.clear(); // sent or failed: a failed command fails its transaction, nothing is resent
+            held.clear(); // sent, or failed with an exception that makes the caller roll back: never resent
         }
     }
 
@@ -156,14 +184,20 @@ public final class Pipeline {
             return;
         }
         try (PreparedStatement s = transaction.prepareStatement(combined(null))) {
-            Params params = new Params(s);
-            for (Write w : held) {
-                w.binder().bind(params);
-            }
+            bindHeld(s);
             s.execute();
         } finally {
             held.clear();
         }
+    }
+
+    /** Binds the held-back writes' parameters, first to last; answers where the next ones go. */
+    private Params bindHeld(PreparedStatement s) throws SQLException {
+        Params params = new Params(s);
+        for (Write w : held) {
+            params.bind(w.sql(), w.binder());
+        }
+        return params;
     }
 
     private String combined(@Nullable String last) {
@@ -172,7 +206,7 @@ public final class Pipeline {
         }
         StringBuilder sql = new StringBuilder(256);
         for (Write w : held) {
-            sql.append(w.sql()).append(";\n");
+            sql.append(w.sql()).append("\n;\n"); // on its own line: a trailing -- comment cannot swallow it
         }
         if (last != null) {
             sql.append(last);

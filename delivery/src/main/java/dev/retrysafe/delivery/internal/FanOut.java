@@ -1,8 +1,8 @@
 package dev.retrysafe.delivery.internal;
 
 import dev.retrysafe.delivery.DeliveryStoreException;
-import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.delivery.OutboxEvent;
+import dev.retrysafe.delivery.Pipeline;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

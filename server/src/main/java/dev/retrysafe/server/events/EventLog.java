@@ -1,11 +1,11 @@
 package dev.retrysafe.server.events;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.delivery.EventSink;
 import dev.retrysafe.delivery.Outbox;
 import dev.retrysafe.delivery.OutboxEvent;
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.http.Json;
 import dev.retrysafe.server.http.RequestEffects;
