@@ -12,7 +12,7 @@
 #   Each server run starts from an empty database (fresh H2 data dir / fresh PostgreSQL database).
 #
 # Usage:
-#   bench/payments/run.sh              full run: 10 s warm-up + 30 s measured per row (~7 min)
+#   bench/payments/run.sh              full run: 30 s warm-up + 30 s measured per row (~9 min)
 #   bench/payments/run.sh --quick      smoke test: 2 s warm-up + 5 s measured
 #   bench/payments/run.sh --only h2|pg|pgbench   one part of the matrix (repeatable)
 #   bench/payments/run.sh --profile    also: JFR of the server during each measured run
@@ -22,7 +22,7 @@
 #   bench/payments/run.sh --help
 #
 # Environment (defaults in brackets):
-#   WARMUP [10] / DURATION [30]   seconds of warm-up / measured load per cell
+#   WARMUP [30] / DURATION [30]   seconds of warm-up / measured load per cell
 #   CONNECTIONS [64]  WRK_THREADS [2]  PGBENCH_JOBS [2]  PORT [18080]
 #   PG_HOST [127.0.0.1]  PG_PORT [5432]  PG_USER [postgres]  (trust auth on loopback)
 #   SKIP_BUILD [0]        1: do not run ./mvnw -B -q -DskipTests install first
@@ -78,7 +78,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ "$QUICK" = 1 ]; then WARMUP=${WARMUP:-2} DURATION=${DURATION:-5}; fi
-WARMUP=${WARMUP:-10} DURATION=${DURATION:-30}
+WARMUP=${WARMUP:-30} DURATION=${DURATION:-30}
 CONNECTIONS=${CONNECTIONS:-64} WRK_THREADS=${WRK_THREADS:-2} PGBENCH_JOBS=${PGBENCH_JOBS:-2}
 PORT=${PORT:-18080}
 PG_HOST=${PG_HOST:-127.0.0.1} PG_PORT=${PG_PORT:-5432} PG_USER=${PG_USER:-postgres}
@@ -162,6 +162,16 @@ create_db() { # create_db <name>
 cpu_ticks_total() { awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat; }
 cpu_ticks_idle()  { awk '/^cpu /{print $5+$6; exit}' /proc/stat; }
 proc_ticks() { [ -r "/proc/$1/stat" ] && awk '{sub(/^.*\) /,""); print $12+$13}' "/proc/$1/stat" || echo 0; } # utime+stime of a pid
+jit_ticks() { # utime+stime of a JVM's JIT compiler threads (C1, C2): says whether the warm-up was long enough.
+  # Only threads alive at the reading count: with 2 CPUs HotSpot runs one C1 and one C2 thread and
+  # keeps both; on larger machines extra ones that exit take their time with them (a lower bound)
+  local d c t=0
+  for d in /proc/"$1"/task/*; do
+    read -r c < "$d/comm" 2>/dev/null || continue
+    case "$c" in "C1 CompilerThre"*|"C2 CompilerThre"*) t=$((t + $(proc_ticks "${d#/proc/}"))) ;; esac
+  done
+  echo "$t"
+}
 # CPU of every PostgreSQL process, including backends that already exited (their time is
 # added to the postmaster's cutime/cstime when it reaps them).
 # (cat fails when a process exits while it reads: that must not end the run under pipefail)
@@ -258,7 +268,7 @@ run_wrk() { # run_wrk <label> <mode> <seconds> <output file>
 }
 
 # Results, keyed by "<db>.<mode>"
-declare -A RPS P50 P99 ERR NON2XX SRV_CPU WRK_CPU PG_CPU OTHER BUSY NOTE
+declare -A RPS P50 P99 ERR NON2XX SRV_CPU WRK_CPU PG_CPU OTHER BUSY NOTE JIT
 cpu_split() { # cpu_split <requests> <total ticks> <idle ticks> <server ticks> <load tool seconds> <postgres ticks>
   # prints: server, load tool, PostgreSQL µs per request; other CPU as % of the machine; busy %
   awk -v n="$1" -v t="$2" -v i="$3" -v s="$4" -v w="$5" -v p="$6" -v hz="$HZ" 'BEGIN{
@@ -295,11 +305,11 @@ measure_server() { # measure_server <db: h2|pg> <mode: keys|nokeys>
     "$JAVA_HOME/bin/jcmd" "$JVM_PID" JFR.start name=bench settings=profile filename="$OUT/$label.jfr" > /dev/null
   fi
   local load; load=$(cut -d' ' -f1-3 /proc/loadavg)
-  local t0 i0 s0 p0 st0=""; t0=$(cpu_ticks_total); i0=$(cpu_ticks_idle); s0=$(proc_ticks "$JVM_PID"); p0=$(pg_ticks)
+  local t0 i0 s0 p0 st0=""; t0=$(cpu_ticks_total); i0=$(cpu_ticks_idle); s0=$(proc_ticks "$JVM_PID"); p0=$(pg_ticks); local j0; j0=$(jit_ticks "$JVM_PID")
   [ -n "$pgdb" ] && st0=$(pg_db_stats "$pgdb")
   say "$label: measuring ${DURATION}s (load average before: $load)"
   run_wrk "$label" "$mode" "$DURATION" "$OUT/$label.txt"
-  local t1 i1 s1 p1 st1=""; t1=$(cpu_ticks_total); i1=$(cpu_ticks_idle); s1=$(proc_ticks "$JVM_PID"); p1=$(pg_ticks)
+  local t1 i1 s1 p1 st1=""; t1=$(cpu_ticks_total); i1=$(cpu_ticks_idle); s1=$(proc_ticks "$JVM_PID"); p1=$(pg_ticks); local j1; j1=$(jit_ticks "$JVM_PID")
   [ -n "$pgdb" ] && st1=$(pg_db_stats "$pgdb")
   if [ "$PROFILE" = 1 ]; then
     "$JAVA_HOME/bin/jcmd" "$JVM_PID" JFR.stop name=bench > /dev/null
@@ -316,6 +326,7 @@ measure_server() { # measure_server <db: h2|pg> <mode: keys|nokeys>
   # CPU per request in microseconds: server JVM, wrk, PostgreSQL, and everything else on the
   # machine (kernel work not charged to a process, and other people's processes: interference)
   [ "$db" = pg ] || p1=$p0 # on H2, PostgreSQL work is someone else's: it counts as other work
+  JIT[$key]=$(awk -v j="$((j1 - j0))" -v s="$((s1 - s0))" 'BEGIN{printf "%.0f%%", (s>0 ? j*100/s : 0)}')
   read -r SRV_CPU[$key] WRK_CPU[$key] PG_CPU[$key] OTHER[$key] BUSY[$key] < <(cpu_split "$reqs" \
     "$((t1 - t0))" "$((i1 - i0))" "$((s1 - s0))" "$wrk_s" "$((p1 - p0))")
   if [ -n "$pgdb" ]; then
@@ -525,8 +536,8 @@ row() { # row <key> <label>
   local k=$1
   [ -n "${RPS[$k]:-}${NOTE[$k]:-}" ] || return 0
   local pgc=${PG_CPU[$k]:-?}; case "$k" in h2.*) pgc="-" ;; esac
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% | %s%% |\n' "$2" "${RPS[$k]:-?}" "${P50[$k]:-?}" "${P99[$k]:-?}" \
-    "${ERR[$k]:-?}${NOTE[$k]:+ ${NOTE[$k]}}" "${NON2XX[$k]:-?}" "${SRV_CPU[$k]:-?}" "${WRK_CPU[$k]:-?}" "$pgc" "${BUSY[$k]:-?}" "${OTHER[$k]:-?}"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% | %s%% |\n' "$2" "${RPS[$k]:-?}" "${P50[$k]:-?}" "${P99[$k]:-?}" \
+    "${ERR[$k]:-?}${NOTE[$k]:+ ${NOTE[$k]}}" "${NON2XX[$k]:-?}" "${SRV_CPU[$k]:-?}" "${JIT[$k]:--}" "${WRK_CPU[$k]:-?}" "$pgc" "${BUSY[$k]:-?}" "${OTHER[$k]:-?}"
 }
 {
   echo "### POST /v1/payments, $CONNECTIONS connections, bank latency 0 ($(date -u +%Y-%m-%d))"
@@ -535,8 +546,8 @@ row() { # row <key> <label>
   echo
   echo "Machine: $MACHINE; $JDK_V; PostgreSQL $PG_V; $WRK_V. Load tool, server and PostgreSQL share the CPUs. CPU busy before the run (other work): ${BACKGROUND_BUSY}%."
   echo
-  echo "| run | req/s (TPS) | p50 ms | p99 ms | errors | non-2xx | server CPU µs/req | load tool CPU µs/req | PostgreSQL CPU µs/req | CPU busy | other work |"
-  echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"
+  echo "| run | req/s (TPS) | p50 ms | p99 ms | errors | non-2xx | server CPU µs/req | of it JIT | load tool CPU µs/req | PostgreSQL CPU µs/req | CPU busy | other work |"
+  echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
   row h2.nokeys "H2, idempotency off"
   row h2.keys "H2, idempotency keys"
   row pg.nokeys "PostgreSQL, idempotency off"
@@ -549,7 +560,7 @@ row() { # row <key> <label>
   echo "- PostgreSQL with keys / pgbench = $(ratio pg.keys pgbench.main 0.5)"
   echo "- PostgreSQL without keys / pgbench = $(ratio pg.nokeys pgbench.main)"
   echo
-  echo "CPU columns: per request (per transaction for pgbench), from /proc: the server JVM, the load tool (wrk or pgbench), every PostgreSQL process. \"other work\": share of the machine's CPU used by anything else during the measured run (kernel work not charged to a process, other people's jobs); above ${INTERFERENCE_LIMIT}% a row is flagged as disturbed."
+  echo "CPU columns: per request (per transaction for pgbench), from /proc: the server JVM, the load tool (wrk or pgbench), every PostgreSQL process. \"of it JIT\": the share of the server's CPU spent by its JIT compiler threads in the measured run (more than a few % means the warm-up was too short for this machine). \"other work\": share of the machine's CPU used by anything else during the measured run (kernel work not charged to a process, other people's jobs); above ${INTERFERENCE_LIMIT}% a row is flagged as disturbed."
   echo "Raw outputs: bench/payments/results/$STAMP/"
 } | tee "$OUT/summary.md"
 exit
