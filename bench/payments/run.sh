@@ -8,11 +8,13 @@
 #   "nokeys" mode (server started with a --config file that turns the idempotency filter off).
 #   Plus, in the same run, pgbench -M prepared with 64 clients / 2 threads on a two-insert
 #   transaction (pgbench-two-inserts.sql) in its own throw-away database: the yardstick for the
-#   PostgreSQL mode. Every cell gets a warm-up run (the JVM needs it) before the measured run.
+#   PostgreSQL mode, measured right before and right after the PostgreSQL rows when both are run
+#   (the ratio is against the mean of the two: the VM's speed drifts within the hour). Every cell
+#   gets a warm-up run (the JVM needs it) before the measured run.
 #   Each server run starts from an empty database (fresh H2 data dir / fresh PostgreSQL database).
 #
 # Usage:
-#   bench/payments/run.sh              full run: 30 s warm-up + 30 s measured per row (~9 min)
+#   bench/payments/run.sh              full run: 30 s warm-up + 30 s measured per row (~11 min)
 #   bench/payments/run.sh --quick      smoke test: 2 s warm-up + 5 s measured
 #   bench/payments/run.sh --only h2|pg|pgbench   one part of the matrix (repeatable)
 #   bench/payments/run.sh --profile    also: JFR of the server during each measured run
@@ -373,12 +375,12 @@ SQL
 }
 
 measure_pgbench() { # measure_pgbench <clients> <key>
-  local clients=$1 key=$2 db="rs_bench_${RUN_ID}_pgbench_$1" f="$OUT/pgbench-c$1.txt"
+  local clients=$1 key=$2 db="rs_bench_${RUN_ID}_${2//./_}" f="$OUT/$2.txt"
   create_db "$db"
   pgbench_schema "$db"
   local common=(-h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -n -M prepared -c "$clients" -j "$PGBENCH_JOBS" -f "$HERE/pgbench-two-inserts.sql")
   say "pgbench -c $clients: warm-up ${WARMUP}s"
-  pgbench "${common[@]}" -T "$WARMUP" "$db" > "$OUT/pgbench-c$clients.warmup.txt" 2>&1 || { cat "$OUT/pgbench-c$clients.warmup.txt" >&2; die "pgbench failed"; }
+  pgbench "${common[@]}" -T "$WARMUP" "$db" > "$OUT/$key.warmup.txt" 2>&1 || { cat "$OUT/$key.warmup.txt" >&2; die "pgbench failed"; }
   rm -rf "$TMP/pgbench-log"; mkdir -p "$TMP/pgbench-log"
   local load; load=$(cut -d' ' -f1-3 /proc/loadavg)
   local t0 i0 p0; t0=$(cpu_ticks_total); i0=$(cpu_ticks_idle); p0=$(pg_ticks)
@@ -510,9 +512,19 @@ wait_quiet() { # up to QUIET_WAIT seconds until a 3 s sample shows less than QUI
 }
 
 if want h2; then cell h2.nokeys measure_server h2 nokeys; cell h2.keys measure_server h2 keys; fi
+# with both, the yardstick brackets the PostgreSQL rows (measured before and after them): this VM's
+# speed drifts by up to a third within the hour, and the ratio is taken against the mean of the two
+if want pg && want pgbench; then cell pgbench.before measure_pgbench "$CONNECTIONS" pgbench.before; fi
 if want pg; then cell pg.nokeys measure_server pg nokeys; cell pg.keys measure_server pg keys; fi
 if want pgbench; then
   cell pgbench.main measure_pgbench "$CONNECTIONS" pgbench.main
+  if [ -n "${RPS[pgbench.before]:-}" ] && [ -n "${RPS[pgbench.main]:-}" ]; then
+    RPS[pgbench.yardstick]=$(awk -v a="${RPS[pgbench.before]}" -v b="${RPS[pgbench.main]}" 'BEGIN{printf "%.1f", (a+b)/2}')
+    ERR[pgbench.yardstick]=$(( ${ERR[pgbench.before]:-0} + ${ERR[pgbench.main]:-0} ))
+    NOTE[pgbench.yardstick]="${NOTE[pgbench.before]:-}${NOTE[pgbench.main]:-}"
+  else
+    RPS[pgbench.yardstick]=${RPS[pgbench.main]:-} ERR[pgbench.yardstick]=${ERR[pgbench.main]:-0} NOTE[pgbench.yardstick]=${NOTE[pgbench.main]:-}
+  fi
   for c in $PGBENCH_EXTRA_CLIENTS; do cell "pgbench.c$c" measure_pgbench "$c" "pgbench.c$c"; done
 fi
 if [ "$PROFILE" = 1 ] && want pg; then pg_statement_probe nokeys; pg_statement_probe keys; fi
@@ -552,13 +564,14 @@ row() { # row <key> <label>
   row h2.keys "H2, idempotency keys"
   row pg.nokeys "PostgreSQL, idempotency off"
   row pg.keys "PostgreSQL, idempotency keys"
-  row pgbench.main "pgbench two-insert transaction, $CONNECTIONS clients"
+  row pgbench.before "pgbench two-insert transaction, $CONNECTIONS clients, before the PostgreSQL rows"
+  row pgbench.main "pgbench two-insert transaction, $CONNECTIONS clients$( [ -n "${RPS[pgbench.before]:-}" ] && echo ", after the PostgreSQL rows")"
   for c in $PGBENCH_EXTRA_CLIENTS; do row "pgbench.c$c" "(reference) pgbench, $c clients"; done
   echo
   echo "- H2: keys / no keys = $(ratio h2.keys h2.nokeys 0.7)"
   echo "- PostgreSQL: keys / no keys = $(ratio pg.keys pg.nokeys 0.7)"
-  echo "- PostgreSQL with keys / pgbench = $(ratio pg.keys pgbench.main 0.5)"
-  echo "- PostgreSQL without keys / pgbench = $(ratio pg.nokeys pgbench.main)"
+  echo "- PostgreSQL with keys / pgbench = $(ratio pg.keys pgbench.yardstick 0.5)$( [ -n "${RPS[pgbench.before]:-}" ] && echo " against the mean of the two pgbench rows (${RPS[pgbench.yardstick]} TPS); against each: before $(ratio pg.keys pgbench.before), after $(ratio pg.keys pgbench.main)")"
+  echo "- PostgreSQL without keys / pgbench = $(ratio pg.nokeys pgbench.yardstick)"
   echo
   echo "CPU columns: per request (per transaction for pgbench), from /proc: the server JVM, the load tool (wrk or pgbench), every PostgreSQL process. \"of it JIT\": the share of the server's CPU spent by its JIT compiler threads in the measured run (more than a few % means the warm-up was too short for this machine). \"other work\": share of the machine's CPU used by anything else during the measured run (kernel work not charged to a process, other people's jobs); above ${INTERFERENCE_LIMIT}% a row is flagged as disturbed."
   echo "Raw outputs: bench/payments/results/$STAMP/"
