@@ -53,7 +53,6 @@ import javax.sql.DataSource;
  */
 public final class Instance {
 
-
     private final DataSource db;
     private final Dispatcher dispatcher;
     private final String id;

@@ -4,7 +4,6 @@ import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.events.EventLog;
 import dev.retrysafe.server.events.EventTypes;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
@@ -24,10 +23,6 @@ final class Events {
 
     Events(Ids ids) {
         this.log = new EventLog(ids);
-    }
-
-    void append(Connection c, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
-        log.append(c, accountId, type, at, data);
     }
 
     void append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.payments;
 
+import dev.retrysafe.delivery.Pipeline;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.db.Ids;
 import java.sql.Connection;
@@ -59,7 +60,7 @@ public final class Refunds {
         }
         Refund refund = new Refund(ids.next("re_"), account.id(), payment.id(), amount, "succeeded", Times.now(clock));
         RefundStore.insert(c, refund);
-        events.append(c, account.id(), Events.REFUND_CREATED, refund.createdAt(), refund.json());
+        events.append(Pipeline.immediate(c), account.id(), Events.REFUND_CREATED, refund.createdAt(), refund.json());
         return new Created(refund);
     }
 }
