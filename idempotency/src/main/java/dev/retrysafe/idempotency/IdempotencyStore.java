@@ -1,6 +1,7 @@
 package dev.retrysafe.idempotency;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -75,6 +76,25 @@ public interface IdempotencyStore {
      * @throws IdempotencyStoreException if the database fails; the caller must roll back
      */
     void complete(Connection transaction, Claim claim, StoredResponse response, Instant now);
+
+    /**
+     * {@link #complete Stores} {@code response} as the answer of {@code claim} and commits
+     * {@code transaction}: the operation's effects and its answer become durable together. By
+     * default the two steps one after the other; a store may send both to the database at once
+     * (one round trip instead of two). Either way, when this throws the caller must roll back, as
+     * after a failed {@code commit()}: the answer and the effects committed together or not at all.
+     *
+     * @param now the current wall time
+     * @throws ClaimLostException if the claim is no longer held; nothing was committed
+     * @throws IdempotencyStoreException if the database fails while storing the answer; nothing
+     *     was committed
+     * @throws SQLException if the commit itself fails
+     */
+    default void completeAndCommit(Connection transaction, Claim claim, StoredResponse response, Instant now)
+            throws SQLException {
+        complete(transaction, claim, response, now);
+        transaction.commit();
+    }
 
     /**
      * Gives up {@code claim} so that the next request with its key runs the operation again. Used

@@ -5,6 +5,7 @@ import dev.retrysafe.idempotency.internal.LockingStore;
 import dev.retrysafe.idempotency.internal.SchemaScript;
 import dev.retrysafe.idempotency.internal.StoreConfig;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -101,6 +102,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     @Override
     public void complete(Connection transaction, Claim claim, StoredResponse response, Instant now) {
         store.complete(transaction, claim, response, now);
+    }
+
+    @Override
+    public void completeAndCommit(Connection transaction, Claim claim, StoredResponse response, Instant now)
+            throws SQLException {
+        store.completeAndCommit(transaction, claim, response, now);
     }
 
     @Override

@@ -170,6 +170,54 @@ abstract class TransactionClaimsContract {
     }
 
     @Test
+    void completeAndCommitMakesTheEffectsAndTheAnswerDurableTogetherAndLeavesTheConnectionReusable() throws Exception {
+        List<List<String>> seenAtCommit = new ArrayList<>();
+        try (Connection tx = transaction()) {
+            Claim held = acquired(store.claim(tx, scope("k"), fp("a"), clock.instant(), LEASE));
+            insertEffect(tx, "effect-1");
+            // what another session sees when the store calls commit(): with advisory locks the
+            // COMMIT went with the answer's insert, so the effect is there already; otherwise not yet
+            Connection watched = onCommit(tx, () -> seenAtCommit.add(strings("SELECT id FROM effects")));
+            store.completeAndCommit(watched, held, created("pay_1"), clock.instant());
+            store.finished(held, true);
+
+            // the same connection starts a new transaction as usual, and a rollback still undoes it
+            insertEffect(tx, "rolled-back");
+            tx.rollback();
+        }
+        assertThat(seenAtCommit).hasSize(1);
+        if (mode() == ClaimMode.POSTGRES_ADVISORY_LOCKS) {
+            assertThat(seenAtCommit.get(0)).as("committed in the answer's round trip").containsExactly("effect-1");
+        } else {
+            assertThat(seenAtCommit.get(0)).as("committed by commit()").isEmpty();
+        }
+        assertThat(strings("SELECT id FROM effects")).containsExactly("effect-1");
+        assertThat(claimAndEnd("k", fp("a"))).isEqualTo(new ClaimOutcome.Replay(created("pay_1")));
+    }
+
+    @Test
+    void aLostClaimMakesCompleteAndCommitCommitNothing() throws Exception {
+        try (Connection first = transaction()) {
+            Claim held = acquired(store.claim(first, scope("k"), fp("a"), clock.instant(), LEASE));
+            insertEffect(first, "second");
+            try (Connection other = transaction()) {
+                if (mode() == ClaimMode.ROWS) {
+                    execute("UPDATE idempotency_keys SET lease_token = 'someone' WHERE idem_key = 'k'"); // a takeover
+                } else {
+                    insertCompletedRow(other, "k", fp("a"));
+                }
+                other.commit();
+            }
+            assertThatThrownBy(() -> store.completeAndCommit(first, held, created("pay_1"), clock.instant()))
+                    .isInstanceOfAny(ClaimLostException.class, IdempotencyStoreException.class);
+            first.rollback();
+            store.finished(held, false);
+        }
+        assertThat(strings("SELECT id FROM effects")).isEmpty();
+        assertThat(strings("SELECT response_body FROM idempotency_keys")).hasSize(1);
+    }
+
+    @Test
     void oneRequestRunsWhenManyTryOneKeyAtOnce() throws Exception {
         int threads = 12;
         int keys = 20;
@@ -323,6 +371,27 @@ abstract class TransactionClaimsContract {
             }
             LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         }
+    }
+
+    /** {@code tx}, running {@code before} just before each {@code commit()} it is asked to make. */
+    static Connection onCommit(Connection tx, SqlAction before) {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("commit") && method.getParameterCount() == 0) {
+                        before.run();
+                    }
+                    try {
+                        return method.invoke(tx, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    /** A step that may fail with an {@link SQLException}. */
+    @FunctionalInterface
+    interface SqlAction {
+        void run() throws SQLException;
     }
 
     static void rollbackQuietly(Connection c) {

@@ -193,6 +193,29 @@ public final class LockingStore implements IdempotencyStore {
 
     @Override
     public void complete(Connection transaction, Claim claim, StoredResponse response, Instant now) {
+        store(transaction, StoreSql.INSERT_COMPLETED, claim, response, now);
+    }
+
+    /**
+     * With advisory locks (PostgreSQL), the answer's insert and the {@code COMMIT} go as one
+     * command of two statements: one round trip. If the insert fails (another holder's answer is
+     * there), PostgreSQL skips the {@code COMMIT} and leaves the transaction failed, so nothing
+     * commits and the caller rolls back as after {@link #complete}. pgjdbc follows the
+     * transaction's state from the server, so the {@code commit()} that follows (for the
+     * connection pool's bookkeeping) finds it ended and sends nothing.
+     */
+    @Override
+    public void completeAndCommit(Connection transaction, Claim claim, StoredResponse response, Instant now)
+            throws SQLException {
+        if (!advisory) {
+            IdempotencyStore.super.completeAndCommit(transaction, claim, response, now);
+            return;
+        }
+        store(transaction, StoreSql.INSERT_COMPLETED_THEN_COMMIT, claim, response, now);
+        transaction.commit();
+    }
+
+    private void store(Connection transaction, String sql, Claim claim, StoredResponse response, Instant now) {
         if (!advisory) {
             Holder held = holders.get(claim.scope());
             if (held == null || !held.token().equals(claim.token())) {
@@ -200,13 +223,13 @@ public final class LockingStore implements IdempotencyStore {
             }
         }
         long nowMillis = now.toEpochMilli();
-        try (PreparedStatement s = transaction.prepareStatement(StoreSql.INSERT_COMPLETED)) {
+        try (PreparedStatement s = transaction.prepareStatement(sql)) {
             JdbcStore.bindClaim(s, claim, nowMillis);
             s.setLong(8, nowMillis);
             s.setInt(9, response.status());
             s.setString(10, HeaderCodec.encode(response.headers()));
             s.setBytes(11, response.body());
-            s.executeUpdate();
+            s.execute();
         } catch (SQLException e) {
             if (JdbcStore.hasState(e, StoreSql.UNIQUE_VIOLATION) || Transactions.isTransientConflict(e)) {
                 // another holder stored an answer first: this operation must not commit

@@ -55,6 +55,12 @@ final class StoreSql {
                  completed_at, response_status, response_headers, response_body)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""";
 
+    /**
+     * {@link #INSERT_COMPLETED}, then {@code COMMIT}, as one command (PostgreSQL runs both in one
+     * round trip and skips the {@code COMMIT} when the insert fails); same parameters.
+     */
+    static final String INSERT_COMPLETED_THEN_COMMIT = INSERT_COMPLETED + "\n;\nCOMMIT";
+
     /** Deletes a stored answer past retention; params: account, route, key, token, cutoff. */
     static final String DELETE_EXPIRED_ANSWER = """
             DELETE FROM idempotency_keys

@@ -307,9 +307,9 @@ public final class IdempotencyHandler {
                 return answer;
             }
             try {
-                settings.store().complete(connection, claim,
+                // the answer and the effects commit together (one round trip where the store can)
+                settings.store().completeAndCommit(connection, claim,
                         StoredAnswers.of(answer, settings.storedHeaders()), settings.clock().instant());
-                connection.commit();
             } catch (ClaimLostException e) {
                 abandon();
                 LOG.log(Level.WARNING, "lease ran out and another request took over; rolled back", e);
