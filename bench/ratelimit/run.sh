@@ -238,8 +238,10 @@ fi
 # --- Redis ----------------------------------------------------------------------------------------
 commandstats() { rcli info commandstats | tr -d '\r' | grep -E '^cmdstat_(evalsha|eval|get|set|time):' || true; }
 if part redis; then
-  # the order of the three rows turns with each caller count, so no library always runs first or last
-  ORDERS=("retrysafe bucket4j lettuceFloor" "lettuceFloor retrysafe bucket4j" "bucket4j lettuceFloor retrysafe")
+  # the order of the rows turns with each caller count, so no library always runs first or last
+  # (retrysafeAlone: the store with batching(false), each decision a call of its own; reference)
+  ORDERS=("retrysafe bucket4j lettuceFloor retrysafeAlone" "lettuceFloor retrysafeAlone retrysafe bucket4j"
+          "bucket4j retrysafe retrysafeAlone lettuceFloor")
   turn=0
   for c in $REDIS_CALLERS; do
     # shellcheck disable=SC2086 # the order is a list of words
@@ -266,10 +268,11 @@ if part ceiling; then
     commandstats > "$OUT/$id.stats-after"
     id="ceiling-c$c-decide.lua"
     commandstats > "$OUT/$id.stats-before"
-    # the key and arguments RedisRateLimitStore sends for Limits.policy(): charge, Redis time,
-    # no minimum TTL, gcra, window 100000 us, quota 1, burst 1e10, cost 1
+    # the key and arguments RedisRateLimitStore sends for Limits.policy() when a decision goes
+    # alone: Redis time, no minimum TTL, then the request: charge, one charge, gcra, window
+    # 100000 us, quota 1, burst 1e10, cost 1
     run_row "$id" ceiling redis-benchmark -h "$REDIS_HOST" -p "$REDIS_PORT" -c "$c" -n "$CEILING_REQUESTS" -r 10000 --csv \
-      EVALSHA "$DECIDE_SHA" 1 "${KEY_PREFIX}rs:{key___rand_int__}:bench:gcra:key___rand_int__" 1 '' 0 gcra 100000 1 10000000000 1
+      EVALSHA "$DECIDE_SHA" 1 "${KEY_PREFIX}rs:{key___rand_int__}:bench:gcra:key___rand_int__" '' 0 1 1 gcra 100000 1 10000000000 1
     commandstats > "$OUT/$id.stats-after"
   done
 fi

@@ -81,6 +81,7 @@ public class RedisBenchmark {
     private List<List<Charge>> charges = List.of();
     private BucketProxy[] buckets = new BucketProxy[0];
     private RedisRateLimitStore store = null;
+    private RedisRateLimitStore storeAlone = null;
     private RedisClient client = null;
     private StatefulRedisConnection<byte[], byte[]> bucket4jConnection = null;
     private RedisClient floorClient = null;
@@ -95,6 +96,11 @@ public class RedisBenchmark {
         store = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
                 // a run on a busy machine may see a slow answer: measure it, do not fail it open
                 .commandTimeout(Duration.ofSeconds(5))
+                .build();
+        // the same store with every decision in a call of its own (as before decisions shared calls)
+        storeAlone = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
+                .commandTimeout(Duration.ofSeconds(5))
+                .batching(false)
                 .build();
         List<List<Charge>> lists = new ArrayList<>(keys);
         for (int i = 0; i < keys; i++) {
@@ -144,6 +150,7 @@ public class RedisBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         store.close();
+        storeAlone.close();
         bucket4jConnection.close();
         floorConnection.close();
         floorClient.shutdown();
@@ -157,6 +164,13 @@ public class RedisBenchmark {
     public Decision retrysafe(KeyCursor cursor) {
         int i = cursor.next(keys);
         return store.decide(keyNames[i], charges.get(i));
+    }
+
+    /** Reference: the store with {@code batching(false)}, each decision a call of its own. */
+    @Benchmark
+    public Decision retrysafeAlone(KeyCursor cursor) {
+        int i = cursor.next(keys);
+        return storeAlone.decide(keyNames[i], charges.get(i));
     }
 
     @Benchmark

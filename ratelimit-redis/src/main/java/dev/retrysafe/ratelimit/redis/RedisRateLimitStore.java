@@ -100,6 +100,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
         private @Nullable Clock breakerClock;
         private Duration minimumKeyTtl = Duration.ZERO;
         private @Nullable Clock timeSource;
+        private boolean batching = true;
 
         private Builder() {}
 
@@ -253,12 +254,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
         }
 
         /**
+         * Whether decisions made at the same time may go to a standalone Redis as one script call
+         * (default true). A caller alone is never held back: its decision goes at once. Under
+         * load, the decisions that arrive while two calls are on their way go together in the
+         * next, one after the other in the script, each seeing the writes of those before it, so
+         * every decision is the one it would be if they had come one by one; what is saved is a
+         * command (and its round of Lettuce and Redis work) per decision. Never on a Cluster,
+         * where the keys of different requests are in different slots, nor with a
+         * {@link #timeSource}.
+         */
+        public Builder batching(boolean batching) {
+            this.batching = batching;
+            return this;
+        }
+
+        /**
          * Builds the store and connects, waiting at most the connect timeout; a Redis that is down
          * now is not an error (decisions follow the fail modes until it is up).
          */
         public RedisRateLimitStore build() {
             StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, connectTimeout, failuresToOpen,
-                    openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource);
+                    openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource,
+                    batching);
             return new RedisRateLimitStore(new RedisDecisions(settings, connector(settings)));
         }
 

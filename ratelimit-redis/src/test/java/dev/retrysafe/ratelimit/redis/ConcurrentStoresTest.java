@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,15 +34,33 @@ class ConcurrentStoresTest {
     @ParameterizedTest
     @EnumSource(Algorithm.class)
     void exactlyTheQuotaIsAllowed(Algorithm algorithm) throws Exception {
-        Policy policy = policy("shared", algorithm, QUOTA, Duration.ofHours(1));
-        Charge charge = new Charge(policy, "key-1", 1);
         FakeClock frozen = new FakeClock();
+        // at a frozen time each decision is its own call
+        spendOneBudget(policy("shared", algorithm, QUOTA, Duration.ofHours(1)),
+                redis -> redis.store().timeSource(frozen).commandTimeout(Duration.ofSeconds(5)).build());
+    }
+
+    /**
+     * By Redis's clock, decisions made at once share calls (a standalone Redis): every one still
+     * sees those before it. Algorithms without windows aligned to the clock, over a day, so that
+     * the seconds the test takes neither refill a unit (one per 161 s) nor cross a window.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"GCRA", "TOKEN_BUCKET"})
+    void exactlyTheQuotaIsAllowedWhenDecisionsShareCalls(Algorithm algorithm) throws Exception {
+        spendOneBudget(policy("shared", algorithm, QUOTA, Duration.ofDays(1)),
+                redis -> redis.store().commandTimeout(Duration.ofSeconds(5)).build());
+    }
+
+    private static void spendOneBudget(Policy policy, Function<TestRedis, RedisRateLimitStore> newStore)
+            throws Exception {
+        Charge charge = new Charge(policy, "key-1", 1);
         List<RedisRateLimitStore> stores = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(STORES * THREADS_PER_STORE);
         try (TestRedis redis = TestRedis.connect()) {
             for (int i = 0; i < STORES; i++) {
                 // a generous timeout: this test is about atomicity, not latency
-                stores.add(redis.store().timeSource(frozen).commandTimeout(Duration.ofSeconds(5)).build());
+                stores.add(newStore.apply(redis));
             }
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Integer>> workers = new ArrayList<>();

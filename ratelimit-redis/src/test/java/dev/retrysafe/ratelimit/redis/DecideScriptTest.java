@@ -11,7 +11,6 @@ import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.PolicyState;
 import dev.retrysafe.ratelimit.redis.internal.DecideScript;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
@@ -151,12 +150,52 @@ class DecideScriptTest extends ScriptTestBase {
     }
 
     @Test
-    void anUnknownAlgorithmIsAnErrorNotADecision() {
+    void anUnknownAlgorithmFailsItsRequestWithoutWritingAnything() {
         String[] keys = {redis.prefix() + "x"};
-        assertThatThrownBy(() -> redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1", "1000", "0", "leaky_bucket", "1000000", "5", "5", "1"))
-                .isInstanceOf(RedisCommandExecutionException.class)
-                .hasMessageContaining("unknown rate-limit algorithm: leaky_bucket");
+        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
+                "1000", "0", "1", "1", "leaky_bucket", "1000000", "5", "5", "1");
+        assertThat(reply).hasSize(6);
+        assertThat(reply.get(1)).isEqualTo(-1L);
+        assertThat((String) reply.get(2)).contains("unknown rate-limit algorithm: leaky_bucket");
         assertThat(redis.keys()).isEmpty();
+    }
+
+    @Test
+    void aCallOfSeveralRequestsDecidesThemInOrderEachSeeingTheWritesBeforeIt() {
+        // five requests in one call, at t = 1,000 s (windows of 60 s: 20 s left in this one): two
+        // on one key with a quota of one (the second is refused, having seen the first's write),
+        // one whose key holds another type (it alone fails), a peek at the first key, and a
+        // request of two charges
+        String one = redis.prefix() + "{a}:one";
+        String wrong = redis.prefix() + "{b}:wrong";
+        String two = redis.prefix() + "{c}:two";
+        String three = redis.prefix() + "{c}:three";
+        redis.redis().lpush(wrong, "a list, not a counter");
+        String[] keys = {one, one, wrong, one, two, three};
+        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
+                "1000000000", "3600000",
+                "1", "1", "fixed_window", "60000000", "1", "1", "1",
+                "1", "1", "fixed_window", "60000000", "1", "1", "1",
+                "1", "1", "token_bucket", "60000000", "1", "1", "1",
+                "0", "1", "fixed_window", "60000000", "1", "1", "1",
+                "1", "2", "gcra", "60000000", "5", "5", "1", "fixed_window", "60000000", "3", "3", "1");
+
+        assertThat(reply).hasSize(1 + 5 + 5 + 5 + 5 + 9);
+        assertThat(reply.get(0)).isEqualTo(1_000_000_000L);
+        // the first: allowed, nothing left; the second: refused, nothing left, wait for the window
+        assertThat(reply.subList(1, 6)).containsExactly(1L, 1L, 0L, 60_000_000L - 1_000_000_000L % 60_000_000L, 0L);
+        assertThat(reply.subList(6, 11)).containsExactly(0L, 0L, 0L, 20_000_000L, 20_000_000L);
+        // the third failed alone, with the server's error, and wrote nothing
+        assertThat(reply.get(11)).isEqualTo(-1L);
+        assertThat((String) reply.get(12)).contains("WRONGTYPE");
+        assertThat(reply.subList(13, 16)).containsOnly(0L);
+        // the peek sees the first's charge (a peek's status is the script's verdict; the store
+        // allows every peek); the last request was charged on both of its keys: GCRA (T = 12 s)
+        // leaves 4 of 5, the window 2 of 3
+        assertThat(reply.subList(16, 21)).containsExactly(0L, 0L, 0L, 20_000_000L, 20_000_000L);
+        assertThat(reply.subList(21, 26)).containsExactly(1L, 1L, 4L, 12_000_000L, 0L);
+        assertThat(reply.subList(26, 30)).containsExactly(1L, 2L, 20_000_000L, 0L);
+        assertThat(redis.redis().get(one)).isNull(); // a window key, not the base key
+        assertThat(redis.keys()).contains(wrong, two).hasSize(4);
     }
 }

@@ -39,6 +39,11 @@ public final class DecideScript {
         return SOURCE;
     }
 
+    /** The script's text in UTF-8, as {@code EVAL} takes it. */
+    static byte[] sourceBytes() {
+        return SOURCE_BYTES;
+    }
+
     /** The script's SHA-1 digest, as {@code EVALSHA} takes it. */
     public static String sha1() {
         return SHA1;

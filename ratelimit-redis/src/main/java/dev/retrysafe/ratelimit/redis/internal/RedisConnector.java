@@ -53,6 +53,7 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
     private final Function<C, Set<String>> nodes;
     private final boolean ownsClient;
     private final Duration commandTimeout;
+    private final boolean cluster;
     private final Object lock = new Object();
     private @Nullable CompletableFuture<C> connection;
     private boolean closed;
@@ -61,7 +62,8 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
 
     private RedisConnector(AbstractRedisClient client, String target, Supplier<CompletableFuture<C>> connect,
             Function<C, RedisScriptingAsyncCommands<byte[], byte[]>> commands, BiFunction<C, byte[], String> nodeOfKey,
-            Function<C, Set<String>> nodes, boolean ownsClient, Duration commandTimeout, Duration firstConnectWait) {
+            Function<C, Set<String>> nodes, boolean ownsClient, Duration commandTimeout, Duration firstConnectWait,
+            boolean cluster) {
         this.client = client;
         this.target = target;
         this.connect = () -> connect.get().thenApply(c -> {
@@ -73,6 +75,7 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
         this.nodes = nodes;
         this.ownsClient = ownsClient;
         this.commandTimeout = commandTimeout;
+        this.cluster = cluster;
         CompletableFuture<C> first = this.connect.get();
         synchronized (lock) {
             connection = first;
@@ -101,7 +104,7 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
         return new RedisConnector<>(client, uri.toString(),
                 () -> client.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture(),
                 StatefulRedisConnection::async, (c, key) -> ANY_NODE, c -> Set.of(ANY_NODE),
-                ownsClient, commandTimeout, firstConnectWait);
+                ownsClient, commandTimeout, firstConnectWait, false);
     }
 
     /**
@@ -117,7 +120,7 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
                         .thenCompose(loaded -> client.connectAsync(ByteArrayCodec.INSTANCE))
                         .thenCompose(RedisConnector::connectToMasters),
                 StatefulRedisClusterConnection::async, RedisConnector::masterOf, RedisConnector::masters,
-                ownsClient, commandTimeout, firstConnectWait);
+                ownsClient, commandTimeout, firstConnectWait, true);
     }
 
     /**
@@ -201,6 +204,11 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
     public Set<String> nodes() {
         C ready = connected;
         return ready == null ? Set.of(ANY_NODE) : nodes.apply(ready);
+    }
+
+    /** Whether this is a Redis Cluster's connection (whose calls must keep to one slot each). */
+    public boolean cluster() {
+        return cluster;
     }
 
     /** How long a call waits for its answer. */

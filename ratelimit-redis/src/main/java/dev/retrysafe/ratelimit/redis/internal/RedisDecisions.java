@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One decision: through the circuit breaker of the node that serves the request's keys, one
@@ -42,6 +43,8 @@ public final class RedisDecisions implements AutoCloseable {
     private final Breakers breakers;
     /** {@code settings.minimumKeyTtl()} as the script's argument: the same for every call. */
     private final byte[] minimumKeyTtl;
+    /** Where decisions go together, or null where each goes alone (a Cluster, a time source, turned off). */
+    private final @Nullable ScriptBatches batches;
 
     /** Decisions with {@code settings} over {@code connector}, which this closes. */
     public RedisDecisions(StoreSettings settings, RedisConnector<?> connector) {
@@ -50,6 +53,8 @@ public final class RedisDecisions implements AutoCloseable {
         this.connector = connector;
         this.breakers = new Breakers(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
         this.minimumKeyTtl = ScriptCall.number(settings.minimumKeyTtl().toMillis());
+        this.batches = settings.batching() && settings.timeSource() == null && !connector.cluster()
+                ? new ScriptBatches(connector::commands) : null;
     }
 
     /** Charges ({@code charge}) or peeks at {@code charges}; never throws for an unreachable Redis. */
@@ -65,8 +70,15 @@ public final class RedisDecisions implements AutoCloseable {
             return unreachable(charges, breaker);
         }
         List<Object> reply;
+        int at = ScriptReply.FIRST;
         try {
-            reply = DecideScript.run(connector.commands(), call, connector.commandTimeout());
+            if (batches != null) {
+                ScriptBatches.Answer answer = batches.run(call, connector.commandTimeout());
+                reply = answer.reply();
+                at = answer.at();
+            } else {
+                reply = DecideScript.run(connector.commands(), call, connector.commandTimeout());
+            }
         } catch (RedisCommandExecutionException e) {
             if (meansUnavailable(e)) {
                 breaker.onFailure();
@@ -86,7 +98,13 @@ public final class RedisDecisions implements AutoCloseable {
             return unreachable(charges, breaker);
         }
         breaker.onSuccess();
-        return ScriptReply.decision(charges, reply, charge);
+        try {
+            return ScriptReply.decision(charges, reply, at, charge);
+        } catch (ScriptReply.RequestFailed e) {
+            // as above: Redis answered, but could not decide this request
+            LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode: {0}", e.getMessage());
+            return unreachable(charges, breaker);
+        }
     }
 
     /**

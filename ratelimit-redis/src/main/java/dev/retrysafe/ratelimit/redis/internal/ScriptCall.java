@@ -9,19 +9,25 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * The keys and arguments of one run of {@code decide.lua} (its header documents the layout), as
- * the bytes that go on the wire. Built for one call and handed to Lettuce as is: the arrays are
- * neither copied nor changed after {@link #of}.
+ * The keys and arguments of one run of {@code decide.lua} for one request (its header documents
+ * the layout), as the bytes that go on the wire. Built for one call and handed to Lettuce as is:
+ * the arrays are neither copied nor changed after {@link #of}. {@link ScriptBatches} joins the
+ * calls of concurrent requests into one.
  *
  * @param keys      one base key per charge
- * @param arguments mode, time, least key lifetime, then five per charge
+ * @param arguments time, least key lifetime, then the request's: mode, number of charges, and
+ *                  five per charge
  */
 public record ScriptCall(byte[][] keys, byte[][] arguments) {
 
-    private static final int HEADER_ARGUMENTS = 3;
+    /** The arguments every call starts with (time, least key lifetime), whatever it decides. */
+    static final int HEADER_ARGUMENTS = 2;
+    /** The arguments of a request before its charges' (mode, number of charges). */
+    private static final int REQUEST_ARGUMENTS = 2;
     private static final int ARGUMENTS_PER_CHARGE = 5;
     private static final byte[] CHARGE = ascii("1");
     private static final byte[] PEEK = ascii("0");
+    private static final byte[] ONE = ascii("1");
     private static final byte[] REDIS_TIME = new byte[0];
     /** Each algorithm's name as the script knows it, by ordinal. */
     private static final byte[][] ALGORITHMS = Arrays.stream(Algorithm.values())
@@ -29,8 +35,8 @@ public record ScriptCall(byte[][] keys, byte[][] arguments) {
             .toArray(byte[][]::new);
 
     public ScriptCall {
-        if (arguments.length != HEADER_ARGUMENTS + ARGUMENTS_PER_CHARGE * keys.length) {
-            throw new IllegalArgumentException("decide.lua takes 3 + 5 arguments per key, got "
+        if (arguments.length != HEADER_ARGUMENTS + REQUEST_ARGUMENTS + ARGUMENTS_PER_CHARGE * keys.length) {
+            throw new IllegalArgumentException("decide.lua takes 4 + 5 arguments per key for one request, got "
                     + arguments.length + " for " + keys.length + " keys");
         }
     }
@@ -45,15 +51,17 @@ public record ScriptCall(byte[][] keys, byte[][] arguments) {
     public static ScriptCall of(KeyLayout layout, String partition, List<Charge> charges, boolean charge,
             OptionalLong nowMicros, byte[] minimumKeyTtl) {
         byte[][] keys = new byte[charges.size()][];
-        byte[][] arguments = new byte[HEADER_ARGUMENTS + ARGUMENTS_PER_CHARGE * charges.size()][];
-        arguments[0] = charge ? CHARGE : PEEK;
-        arguments[1] = nowMicros.isPresent() ? number(nowMicros.getAsLong()) : REDIS_TIME;
-        arguments[2] = minimumKeyTtl;
+        byte[][] arguments =
+                new byte[HEADER_ARGUMENTS + REQUEST_ARGUMENTS + ARGUMENTS_PER_CHARGE * charges.size()][];
+        arguments[0] = nowMicros.isPresent() ? number(nowMicros.getAsLong()) : REDIS_TIME;
+        arguments[1] = minimumKeyTtl;
+        arguments[2] = charge ? CHARGE : PEEK;
+        arguments[3] = charges.size() == 1 ? ONE : number(charges.size());
         for (int i = 0; i < charges.size(); i++) {
             Charge c = charges.get(i);
             Policy policy = c.policy();
             keys[i] = layout.baseKey(partition, c).getBytes(StandardCharsets.UTF_8);
-            int at = HEADER_ARGUMENTS + ARGUMENTS_PER_CHARGE * i;
+            int at = HEADER_ARGUMENTS + REQUEST_ARGUMENTS + ARGUMENTS_PER_CHARGE * i;
             arguments[at] = ALGORITHMS[policy.algorithm().ordinal()];
             arguments[at + 1] = number(policy.windowMicros());
             arguments[at + 2] = number(policy.quota());

@@ -3,38 +3,53 @@ package dev.retrysafe.ratelimit.redis.internal;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.PolicyState;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Turns the reply of {@code decide.lua} into a {@link Decision}. */
+/** Turns the reply of {@code decide.lua} into a {@link Decision}, one request at a time. */
 public final class ScriptReply {
 
-    private static final int HEADER = 2;
+    /** Where the first request's figures start in a reply: after the time. */
+    public static final int FIRST = 1;
     private static final int PER_CHARGE = 4;
 
     private ScriptReply() {}
 
+    /** How many values of a reply one request of {@code charges} charges takes: its status and four per charge. */
+    public static int size(int charges) {
+        return 1 + PER_CHARGE * charges;
+    }
+
     /**
-     * The decision for {@code charges} from the script's {@code reply}.
+     * The decision for {@code charges} from the script's {@code reply}, whose figures for this
+     * request start at {@code at} ({@link #FIRST} for a call of one request).
      *
      * @param charged true when the script was asked to charge, false for a peek (always allowed)
+     * @throws RequestFailed when the script could not decide this request (its keys or policies)
      */
-    public static Decision decision(List<Charge> charges, List<Object> reply, boolean charged) {
-        if (reply.size() != HEADER + PER_CHARGE * charges.size()) {
-            throw new IllegalStateException("decide.lua answered " + reply.size() + " values for "
-                    + charges.size() + " charges: " + reply);
+    public static Decision decision(List<Charge> charges, List<Object> reply, int at, boolean charged) {
+        if (reply.size() < at + size(charges.size())) {
+            throw new IllegalStateException("decide.lua answered " + reply.size() + " values, too few for "
+                    + charges.size() + " charges from " + at + ": " + reply);
         }
         long nowMicros = number(reply, 0);
-        boolean allAllow = number(reply, 1) == 1;
+        long status = number(reply, at);
+        if (status == -1) {
+            Object why = reply.get(at + 1);
+            throw new RequestFailed(why instanceof byte[] text ? new String(text, StandardCharsets.UTF_8)
+                    : String.valueOf(why));
+        }
+        boolean allAllow = status == 1;
         List<PolicyState> states = new ArrayList<>(charges.size());
         PolicyState refusedBy = null;
         long retryAfterSeconds = 1;
         for (int i = 0; i < charges.size(); i++) {
             Charge charge = charges.get(i);
-            int at = HEADER + PER_CHARGE * i;
-            boolean allows = number(reply, at) == 1;
+            int first = at + 1 + PER_CHARGE * i;
+            boolean allows = number(reply, first) == 1;
             PolicyState state = new PolicyState(charge.policy(), charge.key(), charge.policy().quota(),
-                    number(reply, at + 1), number(reply, at + 2), number(reply, at + 3), nowMicros, true);
+                    number(reply, first + 1), number(reply, first + 2), number(reply, first + 3), nowMicros, true);
             states.add(state);
             if (!allows) {
                 if (refusedBy == null) {
@@ -51,6 +66,15 @@ public final class ScriptReply {
             throw new IllegalStateException("decide.lua refused without a refusing charge: " + reply);
         }
         return new Decision.Rejected(refusedBy, retryAfterSeconds, states);
+    }
+
+    /** The script could not decide one request: a key of another type under the prefix, say. */
+    public static final class RequestFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RequestFailed(String message) {
+            super(message);
+        }
     }
 
     private static long number(List<Object> reply, int index) {

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param breakerClock   measures {@code openFor}
  * @param minimumKeyTtl  the least time a written key lives
  * @param timeSource     the time decisions are made at instead of Redis's clock, or null
+ * @param batching       whether concurrent decisions may go to a standalone Redis as one call
  */
 public record StoreSettings(
         String keyPrefix,
@@ -26,7 +27,8 @@ public record StoreSettings(
         Duration openFor,
         Clock breakerClock,
         Duration minimumKeyTtl,
-        @Nullable Clock timeSource) {
+        @Nullable Clock timeSource,
+        boolean batching) {
 
     public StoreSettings {
         new KeyLayout(keyPrefix); // validates the prefix

@@ -5,16 +5,24 @@
 -- microseconds. Lua numbers are doubles: Policy keeps quota*window and burst*window below 2^50,
 -- so every value here stays an exact integer below 2^53.
 --
--- KEYS[i]  the base key of charge i; every key of a request shares one hash tag (one slot), so
---          the window keys derived from a base key (base .. ':' .. window index) are in it too
--- ARGV[1]  '1' to charge, '0' to peek (evaluate and report, write nothing)
--- ARGV[2]  now in microseconds since the epoch, or '' to use Redis's own clock (TIME)
--- ARGV[3]  the least time in milliseconds a written key lives (0 for none)
--- ARGV[4 + 5*(i-1) ..] for charge i: algorithm, window W, quota Q, burst B, cost c
+-- One call decides one request or several (a batch of concurrent requests, decided one after the
+-- other in the order given, each seeing the writes of those before it):
 --
--- Returns {now, 1 if every charge allows else 0,
---          then for each charge: 1 if it allows else 0, remaining, reset, retryAfter}.
+-- KEYS     the base keys of every charge, request after request; every key of one request
+--          shares one hash tag (one slot), so the window keys derived from a base key (base ..
+--          ':' .. window index) are in it too (a batch is only sent to a standalone Redis)
+-- ARGV[1]  now in microseconds since the epoch, or '' to use Redis's own clock (TIME)
+-- ARGV[2]  the least time in milliseconds a written key lives (0 for none)
+-- then, for each request: '1' to charge or '0' to peek (evaluate and report, write nothing), the
+--          number n of its charges, and for each charge: algorithm, window W, quota Q, burst B,
+--          cost c
 --
+-- Returns {now, then for each request: 1 if every charge allows, 0 if not, then for each charge:
+--          1 if it allows else 0, remaining, reset, retryAfter}. A request whose evaluation fails
+--          (a key of another type under our prefix, an unknown algorithm) gets -1 and the error's
+--          text in place of its first figure, zeros in the rest, and wrote nothing; the others
+--          are decided as usual.
+
 -- Redis runs this whole body on every call (each local function is a new closure each time), so
 -- it is written for that: a request with one charge (the common case) makes no table but its
 -- reply, and no charge makes a table or a closure of its own. Numbers are passed to redis.call as
@@ -55,21 +63,20 @@ local function clamp(remaining, quota)
   return remaining
 end
 
-local charging = ARGV[1] == '1'
 local now
-if ARGV[2] == '' then
+if ARGV[1] == '' then
   local time = call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 else
-  now = tonumber(ARGV[2])
+  now = tonumber(ARGV[1])
 end
+local min_ttl_ms = ARGV[2] ~= '0' and tonumber(ARGV[2])
 
--- Evaluates charge i at now. Returns whether its cost fits now and, if not, in how many
+-- Evaluates at now the charge whose base key is key and whose arguments start at ARGV[arg]. Returns whether its cost fits now and, if not, in how many
 -- microseconds; remaining and reset as the state is; and when it fits, remaining and reset after
 -- charging and the write that charges: key, value (a token bucket's level), lifetime in
 -- microseconds, and for a token bucket the time of that level (else nil).
-local function evaluate(i)
-  local key, arg = KEYS[i], 5 * i - 1
+local function evaluate(key, arg)
   local algorithm = ARGV[arg]
   local W, Q, B, c = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]),
       tonumber(ARGV[arg + 3]), tonumber(ARGV[arg + 4])
@@ -168,14 +175,11 @@ end
 
 -- Keys expire when their state would read as absent again, so Redis's memory stays bounded by
 -- the keys in use: in milliseconds rounded up (a key must never vanish while it still matters),
--- and at least ARGV[3] ms.
+-- and at least ARGV[2] ms.
 local function write(key, value, lifetime, last)
   local ttl_ms = -floordiv(-lifetime, 1000)
-  if ARGV[3] ~= '0' then
-    local min_ttl_ms = tonumber(ARGV[3])
-    if ttl_ms < min_ttl_ms then
-      ttl_ms = min_ttl_ms
-    end
+  if min_ttl_ms and ttl_ms < min_ttl_ms then
+    ttl_ms = min_ttl_ms
   end
   if last then
     call('HSET', key, 'level', value, 'last', last)
@@ -185,43 +189,75 @@ local function write(key, value, lifetime, last)
   end
 end
 
-local n = #KEYS
-if n == 1 then
-  -- the common case, without any table but the reply
-  local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last = evaluate(1)
-  if not allow then
-    return {now, 0, 0, remaining, reset, retry_after}
-  elseif charging then
-    write(key, value, lifetime, last)
-    return {now, 1, 1, remaining_after, reset_after, 0}
+-- Decides one request: n charges whose base keys start at KEYS[k] and arguments at ARGV[a]. Puts
+-- its status at reply[at] and each charge's four figures after it.
+local function decide(k, a, n, charging, reply, at)
+  if n == 1 then
+    -- the common case, without any table but the reply
+    local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
+        evaluate(KEYS[k], a)
+    if not allow then
+      reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, 0, remaining, reset, retry_after
+    elseif charging then
+      write(key, value, lifetime, last)
+      reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, 1, remaining_after, reset_after, 0
+    else
+      reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, 1, remaining, reset, 0
+    end
+    return
   end
-  return {now, 1, 1, remaining, reset, 0}
+  -- every charge first, keeping the writes (four values each) and the figures after charging of
+  -- the allowing charges until it is known whether all of them allow
+  local after, writes = {}, {}
+  local all_allow = true
+  for i = 0, n - 1 do
+    local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
+        evaluate(KEYS[k + i], a + 5 * i)
+    local p = at + 1 + 4 * i
+    reply[p], reply[p + 1], reply[p + 2], reply[p + 3] = allow and 1 or 0, remaining, reset, retry_after
+    if allow then
+      after[p + 1], after[p + 2] = remaining_after, reset_after
+      local w = #writes
+      writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = key, value, lifetime, last or false
+    else
+      all_allow = false
+    end
+  end
+  if not all_allow then
+    reply[at] = 0
+    return
+  end
+  reply[at] = 1
+  if charging then
+    for w = 1, #writes, 4 do
+      write(writes[w], writes[w + 1], writes[w + 2], writes[w + 3])
+    end
+    for p = at + 1, at + 4 * n, 4 do
+      reply[p + 1], reply[p + 2] = after[p + 1], after[p + 2]
+    end
+  end
 end
 
--- every charge first, keeping the writes (four values each) and both sets of figures of the
--- allowing charges until it is known whether all of them allow
-local reply, after, writes = {now, 1}, {}, {}
-local all_allow = true
-for i = 1, n do
-  local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last = evaluate(i)
-  local at = 4 * i - 1
-  reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = allow and 1 or 0, remaining, reset, retry_after
-  if allow then
-    after[at + 1], after[at + 2] = remaining_after, reset_after
-    local w = #writes
-    writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = key, value, lifetime, last or false
-  else
-    all_allow = false
+local reply = {now}
+local k, a, at, last_arg = 1, 3, 2, #ARGV
+while a <= last_arg do
+  local n = tonumber(ARGV[a + 1])
+  local ok, err = pcall(decide, k, a + 2, n, ARGV[a] == '1', reply, at)
+  if not ok then
+    local text = type(err) == 'table' and tostring(err.err) or tostring(err)
+    if not (text:find('WRONGTYPE', 1, true) or text:find('unknown rate-limit algorithm', 1, true)) then
+      -- not this request's data but the server (read-only replica, out of memory, ...): the
+      -- whole call fails, as a server that cannot decide must (the requests before it in a
+      -- batch may have been charged: their callers go by their fail modes, counting too much
+      -- at worst)
+      error(err)
+    end
+    -- this request's own keys or policies: it alone fails, having written nothing
+    reply[at], reply[at + 1] = -1, text
+    for p = at + 2, at + 4 * n do
+      reply[p] = 0
+    end
   end
-end
-if not all_allow then
-  reply[2] = 0
-elseif charging then
-  for w = 1, #writes, 4 do
-    write(writes[w], writes[w + 1], writes[w + 2], writes[w + 3])
-  end
-  for at = 4, 4 * n, 4 do
-    reply[at], reply[at + 1] = after[at], after[at + 1]
-  end
+  k, a, at = k + n, a + 2 + 5 * n, at + 1 + 4 * n
 end
 return reply

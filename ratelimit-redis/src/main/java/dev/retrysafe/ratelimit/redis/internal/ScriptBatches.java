@@ -1,0 +1,212 @@
+package dev.retrysafe.ratelimit.redis.internal;
+
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decisions of concurrent requests sent to a standalone Redis as one {@code decide.lua} call.
+ * A caller queues its request's call and, unless {@value #MAX_IN_FLIGHT} calls are on their way
+ * already, sends whatever is queued as one call; otherwise the answer of a call on its way sends
+ * the next one. So a lone caller's request goes at once, alone, and under load the requests that
+ * arrive during a round trip go together in the next: one command, one write and one reply for
+ * many decisions, where each would otherwise cost Lettuce and Redis a command of its own. The
+ * script decides the requests of a call one after the other, each seeing the writes of those before
+ * it, exactly as if they had come one by one in that order, at one Redis time.
+ *
+ * <p>Only for a standalone Redis: a Cluster refuses a call whose keys are in several slots. Only
+ * with Redis's clock: the call carries one time for all its requests. Threadsafe.
+ */
+public final class ScriptBatches {
+
+    /** Calls on their way at once: two, so that Redis runs one while the JVM reads the other. */
+    static final int MAX_IN_FLIGHT = 2;
+    /** Requests in one call at most (their charges: one or a few each). */
+    static final int MAX_REQUESTS = 64;
+
+    /** A request's call, waiting for its answer: where its figures start in the reply of the call it went in. */
+    private static final class Waiter extends CompletableFuture<List<Object>> {
+        final ScriptCall call;
+        /** Set once, by whoever takes it first: the sender (it goes) or its caller giving up (it stays). */
+        final AtomicBoolean taken = new AtomicBoolean();
+        volatile int at;
+
+        Waiter(ScriptCall call) {
+            this.call = call;
+        }
+    }
+
+    /** A request's answer: the reply of the call it went in, and where its figures start in it. */
+    public record Answer(List<Object> reply, int at) {
+    }
+
+    private final Supplier<RedisScriptingAsyncCommands<byte[], byte[]>> commands;
+    private final ConcurrentLinkedQueue<Waiter> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    /**
+     * Batches over {@code commands}, which gives the connection's commands (failing with a
+     * {@link RedisException} when there is no connection); once connected it must not block, as
+     * the answer of one call, on Lettuce's event loop, sends the next.
+     */
+    public ScriptBatches(Supplier<RedisScriptingAsyncCommands<byte[], byte[]>> commands) {
+        this.commands = commands;
+    }
+
+    /**
+     * Decides {@code call} (one request, with Redis's clock) in the next call that goes, waiting at
+     * most {@code timeout} from now for its answer. Fails as a call of its own would: with the
+     * {@link RedisException} of its call, or a {@link RedisCommandTimeoutException}.
+     */
+    public Answer run(ScriptCall call, Duration timeout) {
+        Waiter waiter = new Waiter(call);
+        queue.add(waiter);
+        sendWhileRoom();
+        try {
+            List<Object> reply = waiter.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return new Answer(reply, waiter.at);
+        } catch (TimeoutException e) {
+            // still queued: it never goes; already sent: its answer, whenever it comes, is nobody's
+            waiter.taken.set(true);
+            throw new RedisCommandTimeoutException("no answer from Redis within " + timeout);
+        } catch (ExecutionException e) {
+            throw asRedisException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            waiter.taken.set(true);
+            throw new RedisCommandInterruptedException(e);
+        }
+    }
+
+    /** Requests waiting to go (for tests). */
+    int queued() {
+        return (int) queue.stream().filter(w -> !w.taken.get()).count();
+    }
+
+    /** Sends what is queued, a call at a time, while fewer than {@value #MAX_IN_FLIGHT} are on their way. */
+    private void sendWhileRoom() {
+        while (!queue.isEmpty()) {
+            int sent = inFlight.get();
+            if (sent >= MAX_IN_FLIGHT) {
+                return; // the answer of one on its way sends the rest
+            }
+            if (!inFlight.compareAndSet(sent, sent + 1)) {
+                continue;
+            }
+            List<Waiter> batch = take();
+            if (batch.isEmpty()) {
+                inFlight.decrementAndGet(); // others took them (or gave up); the loop looks again
+                continue;
+            }
+            send(batch);
+        }
+    }
+
+    private List<Waiter> take() {
+        List<Waiter> batch = new ArrayList<>(Math.min(MAX_REQUESTS, 8));
+        Waiter next;
+        while (batch.size() < MAX_REQUESTS && (next = queue.poll()) != null) {
+            if (next.taken.compareAndSet(false, true)) {
+                batch.add(next);
+            }
+        }
+        return batch;
+    }
+
+    private void send(List<Waiter> batch) {
+        byte[][] keys;
+        byte[][] arguments;
+        if (batch.size() == 1) {
+            Waiter only = batch.get(0);
+            only.at = ScriptReply.FIRST;
+            keys = only.call.keys();
+            arguments = only.call.arguments();
+        } else {
+            int keyCount = 0;
+            int argumentCount = ScriptCall.HEADER_ARGUMENTS;
+            for (Waiter w : batch) {
+                keyCount += w.call.keys().length;
+                argumentCount += w.call.arguments().length - ScriptCall.HEADER_ARGUMENTS;
+            }
+            keys = new byte[keyCount][];
+            arguments = new byte[argumentCount][];
+            // the header (time, least key lifetime) is the same in every call: the first one's
+            System.arraycopy(batch.get(0).call.arguments(), 0, arguments, 0, ScriptCall.HEADER_ARGUMENTS);
+            int k = 0;
+            int a = ScriptCall.HEADER_ARGUMENTS;
+            int at = ScriptReply.FIRST;
+            for (Waiter w : batch) {
+                byte[][] ownKeys = w.call.keys();
+                byte[][] ownArguments = w.call.arguments();
+                System.arraycopy(ownKeys, 0, keys, k, ownKeys.length);
+                System.arraycopy(ownArguments, ScriptCall.HEADER_ARGUMENTS, arguments, a,
+                        ownArguments.length - ScriptCall.HEADER_ARGUMENTS);
+                w.at = at;
+                k += ownKeys.length;
+                a += ownArguments.length - ScriptCall.HEADER_ARGUMENTS;
+                at += ScriptReply.size(ownKeys.length);
+            }
+        }
+        RedisScriptingAsyncCommands<byte[], byte[]> redis;
+        try {
+            redis = commands.get();
+        } catch (RuntimeException e) {
+            answer(batch, null, e);
+            return;
+        }
+        byte[][] callKeys = keys;
+        byte[][] callArguments = arguments;
+        redis.<List<Object>>evalsha(DecideScript.sha1(), ScriptOutputType.MULTI, callKeys, callArguments)
+                .whenComplete((reply, failure) -> {
+                    if (unwrap(failure) instanceof RedisNoScriptException) {
+                        // the script is not in this server's cache (yet): its text, which leaves it there
+                        redis.<List<Object>>eval(DecideScript.sourceBytes(), ScriptOutputType.MULTI, callKeys,
+                                        callArguments)
+                                .whenComplete((again, stillFailing) -> answer(batch, again, stillFailing));
+                    } else {
+                        answer(batch, reply, failure);
+                    }
+                });
+    }
+
+    /** Hands each request of a call its answer, then sends what queued meanwhile. */
+    private void answer(List<Waiter> batch, @Nullable List<Object> reply, @Nullable Throwable failure) {
+        try {
+            for (Waiter w : batch) {
+                if (failure == null) {
+                    w.complete(reply);
+                } else {
+                    w.completeExceptionally(unwrap(failure));
+                }
+            }
+        } finally {
+            inFlight.decrementAndGet();
+            sendWhileRoom();
+        }
+    }
+
+    private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    private static RedisException asRedisException(Throwable cause) {
+        Throwable failure = unwrap(cause);
+        return failure instanceof RedisException redis ? redis : new RedisException(failure);
+    }
+}

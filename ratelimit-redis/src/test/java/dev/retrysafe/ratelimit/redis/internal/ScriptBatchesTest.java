@@ -1,0 +1,243 @@
+package dev.retrysafe.ratelimit.redis.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How decisions are put together into calls, against a fake connection whose answers the test
+ * gives: who goes alone, who waits, what a joint call carries and who gets which answer. (What the
+ * script makes of a joint call is {@code DecideScriptTest}'s.)
+ */
+class ScriptBatchesTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+    private static final Duration LONG = Duration.ofSeconds(30);
+
+    /** A call the fake connection received, and the answer the test gives it. */
+    record Sent(String command, List<String> keys, List<String> arguments, FakeFuture answer) {
+    }
+
+    /** A future Lettuce's API can hand out. */
+    static final class FakeFuture extends CompletableFuture<List<Object>> implements RedisFuture<List<Object>> {
+        @Override
+        public String getError() {
+            return null;
+        }
+
+        @Override
+        public boolean await(long timeout, TimeUnit unit) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private final LinkedBlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
+    private final ExecutorService callers = Executors.newCachedThreadPool();
+
+    @SuppressWarnings("unchecked")
+    private final RedisScriptingAsyncCommands<byte[], byte[]> fake = (RedisScriptingAsyncCommands<byte[], byte[]>)
+            Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RedisScriptingAsyncCommands.class},
+                    (proxy, method, args) -> {
+                        // evalsha(String sha, type, byte[][] keys, byte[]... args); eval(byte[] script, ...)
+                        FakeFuture answer = new FakeFuture();
+                        sent.add(new Sent(method.getName(), text((byte[][]) args[2]), text((byte[][]) args[3]), answer));
+                        return answer;
+                    });
+
+    private final ScriptBatches batches = new ScriptBatches(() -> fake);
+
+    @AfterEach
+    void stopCallers() throws InterruptedException {
+        callers.shutdownNow();
+        assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void aLoneCallGoesAtOnceAndAloneAndGetsItsAnswer() throws Exception {
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent call = next();
+        assertThat(call.command()).isEqualTo("evalsha");
+        assertThat(call.keys()).containsExactly("key-a");
+        assertThat(call.arguments()).containsExactly("", "0", "1", "1", "gcra", "1000", "5", "5", "a");
+
+        List<Object> reply = reply(7, 1);
+        call.answer().complete(reply);
+        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 1));
+    }
+
+    @Test
+    void callsArrivingWhileTwoAreOnTheirWayGoTogetherInTheNextInOrder() throws Exception {
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent first = next();
+        Future<ScriptBatches.Answer> b = decide("b");
+        Sent second = next();
+        // two on their way: these wait
+        Future<ScriptBatches.Answer> c = decide("c");
+        await(() -> batches.queued() == 1);
+        Future<ScriptBatches.Answer> d = decideTwoCharges("d");
+        await(() -> batches.queued() == 2);
+        Future<ScriptBatches.Answer> e = decide("e");
+        await(() -> batches.queued() == 3);
+        assertThat(sent).isEmpty();
+
+        // the first answer sends what waited, as one call
+        first.answer().complete(reply(1, 1));
+        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        Sent joint = next();
+        assertThat(joint.keys()).containsExactly("key-c", "key-d", "key-d2", "key-e");
+        assertThat(joint.arguments()).containsExactly("", "0",
+                "1", "1", "gcra", "1000", "5", "5", "c",
+                "1", "2", "gcra", "1000", "5", "5", "d", "gcra", "1000", "5", "5", "d",
+                "1", "1", "gcra", "1000", "5", "5", "e");
+
+        // each finds its own figures: c from 1, d (two charges) from 6, e from 15
+        List<Object> reply = reply(3, 1, 2, 1);
+        joint.answer().complete(reply);
+        assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 1));
+        assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 6));
+        assertThat(e.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 15));
+        assertThat(b.isDone()).isFalse();
+        second.answer().complete(reply(2, 1));
+        assertThat(b.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(sent).isEmpty();
+    }
+
+    @Test
+    void aScriptRedisDoesNotHaveIsSentAgainAsTextWithTheSameKeysAndArguments() throws Exception {
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent bySha = next();
+        bySha.answer().completeExceptionally(new RedisNoScriptException("NOSCRIPT No matching script"));
+        Sent byText = next();
+        assertThat(byText.command()).isEqualTo("eval");
+        assertThat(byText.keys()).isEqualTo(bySha.keys());
+        assertThat(byText.arguments()).isEqualTo(bySha.arguments());
+        List<Object> reply = reply(5, 1);
+        byText.answer().complete(reply);
+        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).reply()).isEqualTo(reply);
+    }
+
+    @Test
+    void aFailedCallFailsEveryRequestInItAndTheNextCallStillGoes() throws Exception {
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent first = next();
+        Future<ScriptBatches.Answer> b = decide("b");
+        Sent second = next();
+        Future<ScriptBatches.Answer> c = decide("c");
+        await(() -> batches.queued() == 1);
+
+        first.answer().completeExceptionally(new RedisConnectionException("connection reset"));
+        assertThatThrownBy(() -> a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(RedisConnectionException.class);
+        Sent third = next();
+        assertThat(third.keys()).containsExactly("key-c");
+        third.answer().complete(reply(1, 1));
+        second.answer().complete(reply(1, 1));
+        assertThat(b.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestWhoseCallerGaveUpBeforeItWentIsNeverSent() throws Exception {
+        decide("a");
+        Sent first = next();
+        decide("b");
+        next();
+        // two on their way; c waits, and gives up after 50 ms
+        Future<ScriptBatches.Answer> c = callers.submit(() -> batches.run(call("c", 1), Duration.ofMillis(50)));
+        assertThatThrownBy(() -> c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(RedisCommandTimeoutException.class);
+        Future<ScriptBatches.Answer> d = decide("d");
+        await(() -> batches.queued() >= 1);
+
+        first.answer().complete(reply(1, 1));
+        Sent next = next();
+        assertThat(next.keys()).containsExactly("key-d");
+        next.answer().complete(reply(1, 1));
+        assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+    }
+
+    // --- helpers -------------------------------------------------------------------------------
+
+    private Future<ScriptBatches.Answer> decide(String name) {
+        return callers.submit(() -> batches.run(call(name, 1), LONG));
+    }
+
+    private Future<ScriptBatches.Answer> decideTwoCharges(String name) {
+        return callers.submit(() -> batches.run(call(name, 2), LONG));
+    }
+
+    /** A request of {@code charges} charges (keys key-NAME, key-NAME2, ...), its name as each charge's cost. */
+    private static ScriptCall call(String name, int charges) {
+        byte[][] keys = new byte[charges][];
+        byte[][] arguments = new byte[4 + 5 * charges][];
+        arguments[0] = bytes("");
+        arguments[1] = bytes("0");
+        arguments[2] = bytes("1");
+        arguments[3] = bytes(Integer.toString(charges));
+        for (int i = 0; i < charges; i++) {
+            keys[i] = bytes("key-" + name + (i == 0 ? "" : Integer.toString(i + 1)));
+            int at = 4 + 5 * i;
+            arguments[at] = bytes("gcra");
+            arguments[at + 1] = bytes("1000");
+            arguments[at + 2] = bytes("5");
+            arguments[at + 3] = bytes("5");
+            arguments[at + 4] = bytes(name);
+        }
+        return new ScriptCall(keys, arguments);
+    }
+
+    /** A reply: the time, then for each request of {@code charges} charges its status and figures (all {@code 1}). */
+    private static List<Object> reply(long now, int... charges) {
+        List<Object> reply = new ArrayList<>();
+        reply.add(now);
+        for (int n : charges) {
+            for (int i = 0; i < 1 + 4 * n; i++) {
+                reply.add(1L);
+            }
+        }
+        return reply;
+    }
+
+    private Sent next() throws InterruptedException {
+        Sent call = sent.poll(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(call).as("a call within %s", DEADLINE).isNotNull();
+        return call;
+    }
+
+    private static void await(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as("condition within %s", DEADLINE).isNegative();
+            LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+        }
+    }
+
+    private static List<String> text(byte[][] values) {
+        return Arrays.stream(values).map(v -> new String(v, StandardCharsets.UTF_8)).toList();
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
