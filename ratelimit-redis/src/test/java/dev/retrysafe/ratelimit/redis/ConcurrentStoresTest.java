@@ -41,8 +41,9 @@ class ConcurrentStoresTest {
     }
 
     /**
-     * By Redis's clock, decisions made at once share calls (a standalone Redis): every one still
-     * sees those before it. Algorithms without windows aligned to the clock, over a day, so that
+     * By Redis's clock, decisions made at once may share calls (a standalone Redis; how many do
+     * depends on timing, and ScriptBatchesTest shows the sharing itself): every one still sees
+     * those before it. Algorithms without windows aligned to the clock, over a day, so that
      * the seconds the test takes neither refill a unit (one per 161 s) nor cross a window.
      */
     @ParameterizedTest

@@ -8,9 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.PolicyState;
 import dev.retrysafe.ratelimit.redis.internal.DecideScript;
+import dev.retrysafe.ratelimit.redis.internal.KeyLayout;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
@@ -158,6 +160,28 @@ class DecideScriptTest extends ScriptTestBase {
         assertThat(reply.get(1)).isEqualTo(-1L);
         assertThat((String) reply.get(2)).contains("unknown rate-limit algorithm: leaky_bucket");
         assertThat(redis.keys()).isEmpty();
+    }
+
+    @Test
+    void aRequestWhoseKeyHoldsAnotherTypeGoesByItsFailModesAndTheOthersAreCounted() {
+        Policy open = policy("open-one", Algorithm.GCRA, 5, Duration.ofSeconds(10), FailMode.OPEN);
+        Policy closed = policy("closed-one", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(10), FailMode.CLOSED);
+        for (Policy p : List.of(open, closed)) {
+            // someone else's list where the store keeps this request's state
+            redis.redis().lpush(new KeyLayout(redis.prefix()).baseKey(PARTITION, charge(p)), "not a counter");
+        }
+        // a store that shares calls (Redis's clock), as well as the time-source store of this class
+        try (RedisRateLimitStore sharing = redis.store().commandTimeout(Duration.ofSeconds(5)).build()) {
+            for (RedisRateLimitStore s : List.of(store, sharing)) {
+                Decision failedOpen = s.decide(PARTITION, List.of(charge(open)));
+                assertThat(failedOpen).isInstanceOf(Decision.Allowed.class);
+                assertThat(only(failedOpen).known()).as("let through uncounted").isFalse();
+                assertThat(s.decide(PARTITION, List.of(charge(closed)))).isInstanceOf(Decision.Unavailable.class);
+                Decision counted = s.decide(PARTITION, List.of(charge(perTenSeconds)));
+                assertThat(only(counted).known()).as("another key of the same partition").isTrue();
+            }
+            assertThat(sharing.breakerOpen()).as("Redis answered: no outage").isFalse();
+        }
     }
 
     @Test

@@ -129,66 +129,97 @@ public final class ScriptBatches {
         return batch;
     }
 
-    private void send(List<Waiter> batch) {
-        byte[][] keys;
-        byte[][] arguments;
-        if (batch.size() == 1) {
-            Waiter only = batch.get(0);
-            only.at = ScriptReply.FIRST;
-            keys = only.call.keys();
-            arguments = only.call.arguments();
-        } else {
-            int keyCount = 0;
-            int argumentCount = ScriptCall.HEADER_ARGUMENTS;
-            for (Waiter w : batch) {
-                keyCount += w.call.keys().length;
-                argumentCount += w.call.arguments().length - ScriptCall.HEADER_ARGUMENTS;
-            }
-            keys = new byte[keyCount][];
-            arguments = new byte[argumentCount][];
-            // the header (time, least key lifetime) is the same in every call: the first one's
-            System.arraycopy(batch.get(0).call.arguments(), 0, arguments, 0, ScriptCall.HEADER_ARGUMENTS);
-            int k = 0;
-            int a = ScriptCall.HEADER_ARGUMENTS;
-            int at = ScriptReply.FIRST;
-            for (Waiter w : batch) {
-                byte[][] ownKeys = w.call.keys();
-                byte[][] ownArguments = w.call.arguments();
-                System.arraycopy(ownKeys, 0, keys, k, ownKeys.length);
-                System.arraycopy(ownArguments, ScriptCall.HEADER_ARGUMENTS, arguments, a,
-                        ownArguments.length - ScriptCall.HEADER_ARGUMENTS);
-                w.at = at;
-                k += ownKeys.length;
-                a += ownArguments.length - ScriptCall.HEADER_ARGUMENTS;
-                at += ScriptReply.size(ownKeys.length);
-            }
+    /** One call on its way: its requests, answered once, whatever happens. */
+    private static final class Call {
+        final List<Waiter> requests;
+        final Thread sender = Thread.currentThread();
+        /** While {@link #send} runs on {@link #sender}. */
+        volatile boolean sending = true;
+        final AtomicBoolean answered = new AtomicBoolean();
+
+        Call(List<Waiter> requests) {
+            this.requests = requests;
         }
-        RedisScriptingAsyncCommands<byte[], byte[]> redis;
-        try {
-            redis = commands.get();
-        } catch (RuntimeException e) {
-            answer(batch, null, e);
-            return;
-        }
-        byte[][] callKeys = keys;
-        byte[][] callArguments = arguments;
-        redis.<List<Object>>evalsha(DecideScript.sha1(), ScriptOutputType.MULTI, callKeys, callArguments)
-                .whenComplete((reply, failure) -> {
-                    if (unwrap(failure) instanceof RedisNoScriptException) {
-                        // the script is not in this server's cache (yet): its text, which leaves it there
-                        redis.<List<Object>>eval(DecideScript.sourceBytes(), ScriptOutputType.MULTI, callKeys,
-                                        callArguments)
-                                .whenComplete((again, stillFailing) -> answer(batch, again, stillFailing));
-                    } else {
-                        answer(batch, reply, failure);
-                    }
-                });
     }
 
-    /** Hands each request of a call its answer, then sends what queued meanwhile. */
-    private void answer(List<Waiter> batch, @Nullable List<Object> reply, @Nullable Throwable failure) {
+    /**
+     * Sends one call. Never throws, and whatever fails (at once or later, even with an
+     * {@link Error}) answers its requests and gives its slot back: a slot kept would stall every
+     * decision after it.
+     */
+    private void send(List<Waiter> batch) {
+        Call call = new Call(batch);
         try {
-            for (Waiter w : batch) {
+            byte[][] keys;
+            byte[][] arguments;
+            if (batch.size() == 1) {
+                Waiter only = batch.get(0);
+                only.at = ScriptReply.FIRST;
+                keys = only.call.keys();
+                arguments = only.call.arguments();
+            } else {
+                int keyCount = 0;
+                int argumentCount = ScriptCall.HEADER_ARGUMENTS;
+                for (Waiter w : batch) {
+                    keyCount += w.call.keys().length;
+                    argumentCount += w.call.arguments().length - ScriptCall.HEADER_ARGUMENTS;
+                }
+                keys = new byte[keyCount][];
+                arguments = new byte[argumentCount][];
+                // the header (time, least key lifetime) is the same in every call: the first one's
+                System.arraycopy(batch.get(0).call.arguments(), 0, arguments, 0, ScriptCall.HEADER_ARGUMENTS);
+                int k = 0;
+                int a = ScriptCall.HEADER_ARGUMENTS;
+                int at = ScriptReply.FIRST;
+                for (Waiter w : batch) {
+                    byte[][] ownKeys = w.call.keys();
+                    byte[][] ownArguments = w.call.arguments();
+                    System.arraycopy(ownKeys, 0, keys, k, ownKeys.length);
+                    System.arraycopy(ownArguments, ScriptCall.HEADER_ARGUMENTS, arguments, a,
+                            ownArguments.length - ScriptCall.HEADER_ARGUMENTS);
+                    w.at = at;
+                    k += ownKeys.length;
+                    a += ownArguments.length - ScriptCall.HEADER_ARGUMENTS;
+                    at += ScriptReply.size(ownKeys.length);
+                }
+            }
+            RedisScriptingAsyncCommands<byte[], byte[]> redis = commands.get();
+            byte[][] callKeys = keys;
+            byte[][] callArguments = arguments;
+            redis.<List<Object>>evalsha(DecideScript.sha1(), ScriptOutputType.MULTI, callKeys, callArguments)
+                    .whenComplete((reply, failure) -> {
+                        try {
+                            if (unwrap(failure) instanceof RedisNoScriptException) {
+                                // not in this server's cache (yet): the text, which leaves it there
+                                redis.<List<Object>>eval(DecideScript.sourceBytes(), ScriptOutputType.MULTI, callKeys,
+                                                callArguments)
+                                        .whenComplete((again, stillFailing) -> answer(call, again, stillFailing));
+                            } else {
+                                answer(call, reply, failure);
+                            }
+                        } catch (Throwable e) {
+                            answer(call, null, e);
+                        }
+                    });
+        } catch (Throwable e) {
+            answer(call, null, e);
+        } finally {
+            call.sending = false;
+        }
+    }
+
+    /**
+     * Hands each request of a call its answer (the first time only), gives the call's slot back,
+     * and sends what queued meanwhile; but not when answered at once on the thread still sending
+     * it, whose {@link #sendWhileRoom} loop goes on by itself (a Redis that fails every call at
+     * once must not make each call a level deeper on one stack).
+     */
+    private void answer(Call call, @Nullable List<Object> reply, @Nullable Throwable failure) {
+        if (!call.answered.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            for (Waiter w : call.requests) {
                 if (failure == null) {
                     w.complete(reply);
                 } else {
@@ -197,7 +228,9 @@ public final class ScriptBatches {
             }
         } finally {
             inFlight.decrementAndGet();
-            sendWhileRoom();
+            if (!(call.sending && Thread.currentThread() == call.sender)) {
+                sendWhileRoom();
+            }
         }
     }
 
@@ -205,8 +238,15 @@ public final class ScriptBatches {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
-    private static RedisException asRedisException(Throwable cause) {
+    /** What a call of its own would have thrown: a Redis failure as is, the store closed as is, anything else as a Redis failure. */
+    private static RuntimeException asRedisException(Throwable cause) {
         Throwable failure = unwrap(cause);
-        return failure instanceof RedisException redis ? redis : new RedisException(failure);
+        if (failure instanceof RedisException redis) {
+            return redis;
+        }
+        if (failure instanceof IllegalStateException closed) {
+            return closed; // the store is closed, as RedisConnector.commands() says
+        }
+        return new RedisException(failure);
     }
 }

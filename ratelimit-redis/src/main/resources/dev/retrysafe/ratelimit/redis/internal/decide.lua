@@ -189,9 +189,14 @@ local function write(key, value, lifetime, last)
   end
 end
 
+-- Whether the request being decided has begun to write: an error before that is its own (its
+-- keys or policies), an error after it may have left part of its charges written.
+local writing
+
 -- Decides one request: n charges whose base keys start at KEYS[k] and arguments at ARGV[a]. Puts
 -- its status at reply[at] and each charge's four figures after it.
 local function decide(k, a, n, charging, reply, at)
+  writing = false
   if n == 1 then
     -- the common case, without any table but the reply
     local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
@@ -199,6 +204,7 @@ local function decide(k, a, n, charging, reply, at)
     if not allow then
       reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, 0, remaining, reset, retry_after
     elseif charging then
+      writing = true
       write(key, value, lifetime, last)
       reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, 1, remaining_after, reset_after, 0
     else
@@ -229,6 +235,7 @@ local function decide(k, a, n, charging, reply, at)
   end
   reply[at] = 1
   if charging then
+    writing = true
     for w = 1, #writes, 4 do
       write(writes[w], writes[w + 1], writes[w + 2], writes[w + 3])
     end
@@ -245,14 +252,18 @@ while a <= last_arg do
   local ok, err = pcall(decide, k, a + 2, n, ARGV[a] == '1', reply, at)
   if not ok then
     local text = type(err) == 'table' and tostring(err.err) or tostring(err)
-    if not (text:find('WRONGTYPE', 1, true) or text:find('unknown rate-limit algorithm', 1, true)) then
-      -- not this request's data but the server (read-only replica, out of memory, ...): the
-      -- whole call fails, as a server that cannot decide must (the requests before it in a
-      -- batch may have been charged: their callers go by their fail modes, counting too much
-      -- at worst)
+    local code = text:match('^%-?(%u+) ')
+    local server = {MASTERDOWN = true, LOADING = true, BUSY = true, READONLY = true, OOM = true,
+                    CLUSTERDOWN = true, NOREPLICAS = true, TRYAGAIN = true}
+    if writing or (code and server[code]) then
+      -- the server cannot serve now (read-only replica, out of memory, ...), or a write failed
+      -- half-way: the whole call fails, as a server that cannot decide must (the requests before
+      -- it in a batch may have been charged: their callers go by their fail modes, counting too
+      -- much at worst)
       error(err)
     end
-    -- this request's own keys or policies: it alone fails, having written nothing
+    -- an error while reading, from this request's own keys or policies (a key of another type,
+    -- a state it cannot read, an unknown algorithm): it alone fails, having written nothing
     reply[at], reply[at + 1] = -1, text
     for p = at + 2, at + 4 * n do
       reply[p] = 0

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -53,19 +55,33 @@ class ScriptBatchesTest {
     }
 
     private final LinkedBlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
+    /** What the fake's next evalsha throws instead of answering, if anything. */
+    private final AtomicReference<Throwable> throwNext = new AtomicReference<>();
+    /** What asking for the connection's commands throws, if anything. */
+    private final AtomicReference<RuntimeException> noConnection = new AtomicReference<>();
     private final ExecutorService callers = Executors.newCachedThreadPool();
 
     @SuppressWarnings("unchecked")
     private final RedisScriptingAsyncCommands<byte[], byte[]> fake = (RedisScriptingAsyncCommands<byte[], byte[]>)
             Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RedisScriptingAsyncCommands.class},
                     (proxy, method, args) -> {
+                        Throwable thrown = throwNext.getAndSet(null);
+                        if (thrown != null) {
+                            throw thrown;
+                        }
                         // evalsha(String sha, type, byte[][] keys, byte[]... args); eval(byte[] script, ...)
                         FakeFuture answer = new FakeFuture();
                         sent.add(new Sent(method.getName(), text((byte[][]) args[2]), text((byte[][]) args[3]), answer));
                         return answer;
                     });
 
-    private final ScriptBatches batches = new ScriptBatches(() -> fake);
+    private final ScriptBatches batches = new ScriptBatches(() -> {
+        RuntimeException failure = noConnection.get();
+        if (failure != null) {
+            throw failure;
+        }
+        return fake;
+    });
 
     @AfterEach
     void stopCallers() throws InterruptedException {
@@ -175,6 +191,58 @@ class ScriptBatchesTest {
         assertThat(next.keys()).containsExactly("key-d");
         next.answer().complete(reply(1, 1));
         assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+    }
+
+    @Test
+    void callsThatFailAtOnceEvenWithAnErrorGiveTheirSlotsBack() throws Exception {
+        // three calls whose sending throws (more than the two slots): each request fails as a
+        // Redis failure, and none keeps a slot, or the fourth would wait for ever
+        for (int i = 0; i < ScriptBatches.MAX_IN_FLIGHT + 1; i++) {
+            throwNext.set(new StackOverflowError("thrown by the fake connection"));
+            Future<ScriptBatches.Answer> failing = decide("f" + i);
+            assertThatThrownBy(() -> failing.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RedisException.class)
+                    .hasRootCauseInstanceOf(StackOverflowError.class);
+        }
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent call = next();
+        call.answer().complete(reply(1, 1));
+        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+    }
+
+    @Test
+    void withoutAConnectionEveryQueuedRequestFailsAndTheNextOneGoesOnceItIsBack() throws Exception {
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent first = next();
+        Future<ScriptBatches.Answer> b = decide("b");
+        next();
+        List<Future<ScriptBatches.Answer>> queued = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            queued.add(decide("q" + i));
+        }
+        await(() -> batches.queued() == 200);
+        noConnection.set(new RedisConnectionException("not connected"));
+        // the answer sends the queue's calls, which all fail at once, one after the other on this
+        // thread (not each a level deeper): 200 requests, 4 calls
+        first.answer().complete(reply(1, 1));
+        for (Future<ScriptBatches.Answer> q : queued) {
+            assertThatThrownBy(() -> q.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(RedisConnectionException.class);
+        }
+        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(b.isDone()).isFalse();
+        noConnection.set(null);
+        Future<ScriptBatches.Answer> c = decide("c");
+        Sent again = next();
+        assertThat(again.keys()).containsExactly("key-c");
+        again.answer().complete(reply(1, 1));
+        assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+    }
+
+    @Test
+    void aClosedStoreIsSaidAsSuch() {
+        noConnection.set(new IllegalStateException("the Redis rate-limit store is closed"));
+        assertThatThrownBy(() -> batches.run(call("a", 1), LONG)).isInstanceOf(IllegalStateException.class);
     }
 
     // --- helpers -------------------------------------------------------------------------------
