@@ -150,17 +150,7 @@ abstract class TransactionClaimsContract {
     @Test
     void anAnswerStoredBehindTheHoldersBackMakesItsCompletionFailSoNothingCommitsTwice() throws Exception {
         try (Connection first = transaction()) {
-            Claim held = acquired(store.claim(first, scope("k"), fp("a"), clock.instant(), LEASE));
-            insertEffect(first, "second");
-            // another holder's answer committed meanwhile (the last guard: the key's primary key)
-            try (Connection other = transaction()) {
-                if (mode() == ClaimMode.ROWS) {
-                    execute("UPDATE idempotency_keys SET lease_token = 'someone' WHERE idem_key = 'k'"); // a takeover
-                } else {
-                    insertCompletedRow(other, "k", fp("a"));
-                }
-                other.commit();
-            }
+            Claim held = claimedThenLost(first);
             assertThatThrownBy(() -> store.complete(first, held, created("pay_1"), clock.instant()))
                     .isInstanceOfAny(ClaimLostException.class, IdempotencyStoreException.class);
             first.rollback();
@@ -198,16 +188,7 @@ abstract class TransactionClaimsContract {
     @Test
     void aLostClaimMakesCompleteAndCommitCommitNothing() throws Exception {
         try (Connection first = transaction()) {
-            Claim held = acquired(store.claim(first, scope("k"), fp("a"), clock.instant(), LEASE));
-            insertEffect(first, "second");
-            try (Connection other = transaction()) {
-                if (mode() == ClaimMode.ROWS) {
-                    execute("UPDATE idempotency_keys SET lease_token = 'someone' WHERE idem_key = 'k'"); // a takeover
-                } else {
-                    insertCompletedRow(other, "k", fp("a"));
-                }
-                other.commit();
-            }
+            Claim held = claimedThenLost(first);
             assertThatThrownBy(() -> store.completeAndCommit(first, held, created("pay_1"), clock.instant()))
                     .isInstanceOfAny(ClaimLostException.class, IdempotencyStoreException.class);
             first.rollback();
@@ -321,6 +302,24 @@ abstract class TransactionClaimsContract {
     }
 
     // --- helpers -------------------------------------------------------------------------------
+
+    /**
+     * Claims key k in {@code first}, writes an effect there, then lets another holder's answer
+     * commit meanwhile (the last guard: the key's primary key; with rows, a takeover).
+     */
+    private Claim claimedThenLost(Connection first) throws SQLException {
+        Claim held = acquired(store.claim(first, scope("k"), fp("a"), clock.instant(), LEASE));
+        insertEffect(first, "second");
+        try (Connection other = transaction()) {
+            if (mode() == ClaimMode.ROWS) {
+                execute("UPDATE idempotency_keys SET lease_token = 'someone' WHERE idem_key = 'k'");
+            } else {
+                insertCompletedRow(other, "k", fp("a"));
+            }
+            other.commit();
+        }
+        return held;
+    }
 
     /** Claims in a transaction; if acquired runs the effect, completes and commits; then ends it. */
     ClaimOutcome runOnce(String key, Fingerprint fingerprint, StoredResponse answer, String effect) throws SQLException {

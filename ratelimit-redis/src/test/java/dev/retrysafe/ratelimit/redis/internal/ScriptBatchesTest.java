@@ -104,22 +104,16 @@ class ScriptBatchesTest {
 
     @Test
     void callsArrivingWhileTwoAreOnTheirWayGoTogetherInTheNextInOrder() throws Exception {
-        Future<ScriptBatches.Answer> a = decide("a");
-        Sent first = next();
-        Future<ScriptBatches.Answer> b = decide("b");
-        Sent second = next();
+        TwoOnTheirWay busy = twoOnTheirWay();
         // two on their way: these wait
-        Future<ScriptBatches.Answer> c = decide("c");
-        await(() -> batches.queued() == 1);
-        Future<ScriptBatches.Answer> d = decideTwoCharges("d");
-        await(() -> batches.queued() == 2);
-        Future<ScriptBatches.Answer> e = decide("e");
-        await(() -> batches.queued() == 3);
+        Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
+        Future<ScriptBatches.Answer> d = queue(decideTwoCharges("d"), 2);
+        Future<ScriptBatches.Answer> e = queue(decide("e"), 3);
         assertThat(sent).isEmpty();
 
         // the first answer sends what waited, as one call
-        first.answer().complete(reply(1, 1));
-        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        busy.first().answer().complete(reply(1, 1));
+        assertThat(busy.a().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         Sent joint = next();
         assertThat(joint.keys()).containsExactly("key-c", "key-d", "key-d2", "key-e");
         assertThat(joint.arguments()).containsExactly("", "0",
@@ -133,9 +127,9 @@ class ScriptBatchesTest {
         assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 1));
         assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 6));
         assertThat(e.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 15));
-        assertThat(b.isDone()).isFalse();
-        second.answer().complete(reply(2, 1));
-        assertThat(b.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(busy.b().isDone()).isFalse();
+        busy.second().answer().complete(reply(2, 1));
+        assertThat(busy.b().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         assertThat(sent).isEmpty();
     }
 
@@ -155,38 +149,30 @@ class ScriptBatchesTest {
 
     @Test
     void aFailedCallFailsEveryRequestInItAndTheNextCallStillGoes() throws Exception {
-        Future<ScriptBatches.Answer> a = decide("a");
-        Sent first = next();
-        Future<ScriptBatches.Answer> b = decide("b");
-        Sent second = next();
-        Future<ScriptBatches.Answer> c = decide("c");
-        await(() -> batches.queued() == 1);
+        TwoOnTheirWay busy = twoOnTheirWay();
+        Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
 
-        first.answer().completeExceptionally(new RedisConnectionException("connection reset"));
-        assertThatThrownBy(() -> a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+        busy.first().answer().completeExceptionally(new RedisConnectionException("connection reset"));
+        assertThatThrownBy(() -> busy.a().get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
                 .hasCauseInstanceOf(RedisConnectionException.class);
         Sent third = next();
         assertThat(third.keys()).containsExactly("key-c");
         third.answer().complete(reply(1, 1));
-        second.answer().complete(reply(1, 1));
-        assertThat(b.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        busy.second().answer().complete(reply(1, 1));
+        assertThat(busy.b().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
     }
 
     @Test
     void aRequestWhoseCallerGaveUpBeforeItWentIsNeverSent() throws Exception {
-        decide("a");
-        Sent first = next();
-        decide("b");
-        next();
+        TwoOnTheirWay busy = twoOnTheirWay();
         // two on their way; c waits, and gives up after 50 ms
         Future<ScriptBatches.Answer> c = callers.submit(() -> batches.run(call("c", 1), Duration.ofMillis(50)));
         assertThatThrownBy(() -> c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
                 .hasCauseInstanceOf(RedisCommandTimeoutException.class);
-        Future<ScriptBatches.Answer> d = decide("d");
-        await(() -> batches.queued() >= 1);
+        Future<ScriptBatches.Answer> d = queue(decide("d"), 1);
 
-        first.answer().complete(reply(1, 1));
+        busy.first().answer().complete(reply(1, 1));
         Sent next = next();
         assertThat(next.keys()).containsExactly("key-d");
         next.answer().complete(reply(1, 1));
@@ -212,10 +198,7 @@ class ScriptBatchesTest {
 
     @Test
     void withoutAConnectionEveryQueuedRequestFailsAndTheNextOneGoesOnceItIsBack() throws Exception {
-        Future<ScriptBatches.Answer> a = decide("a");
-        Sent first = next();
-        Future<ScriptBatches.Answer> b = decide("b");
-        next();
+        TwoOnTheirWay busy = twoOnTheirWay();
         List<Future<ScriptBatches.Answer>> queued = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             queued.add(decide("q" + i));
@@ -224,13 +207,13 @@ class ScriptBatchesTest {
         noConnection.set(new RedisConnectionException("not connected"));
         // the answer sends the queue's calls, which all fail at once, one after the other on this
         // thread (not each a level deeper): 200 requests, 4 calls
-        first.answer().complete(reply(1, 1));
+        busy.first().answer().complete(reply(1, 1));
         for (Future<ScriptBatches.Answer> q : queued) {
             assertThatThrownBy(() -> q.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
                     .hasCauseInstanceOf(RedisConnectionException.class);
         }
-        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
-        assertThat(b.isDone()).isFalse();
+        assertThat(busy.a().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(busy.b().isDone()).isFalse();
         noConnection.set(null);
         Future<ScriptBatches.Answer> c = decide("c");
         Sent again = next();
@@ -246,6 +229,24 @@ class ScriptBatchesTest {
     }
 
     // --- helpers -------------------------------------------------------------------------------
+
+    /** Requests a and b, each sent alone: both slots taken. */
+    private record TwoOnTheirWay(Future<ScriptBatches.Answer> a, Sent first, Future<ScriptBatches.Answer> b,
+            Sent second) {
+    }
+
+    private TwoOnTheirWay twoOnTheirWay() throws InterruptedException {
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent first = next();
+        Future<ScriptBatches.Answer> b = decide("b");
+        return new TwoOnTheirWay(a, first, b, next());
+    }
+
+    /** Decides {@code request} (from another thread) and waits until it is the {@code position}th queued. */
+    private Future<ScriptBatches.Answer> queue(Future<ScriptBatches.Answer> request, int position) {
+        await(() -> batches.queued() == position);
+        return request;
+    }
 
     private Future<ScriptBatches.Answer> decide(String name) {
         return callers.submit(() -> batches.run(call(name, 1), LONG));
