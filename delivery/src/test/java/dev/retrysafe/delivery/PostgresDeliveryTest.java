@@ -1,6 +1,15 @@
 package dev.retrysafe.delivery;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
 import dev.retrysafe.testkit.ThrowawayDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** The delivery contract on PostgreSQL; fails (never skips) when PostgreSQL is unreachable. */
 class PostgresDeliveryTest extends DeliveryContract {
@@ -8,5 +17,44 @@ class PostgresDeliveryTest extends DeliveryContract {
     @Override
     protected ThrowawayDatabase openDatabase() {
         return ThrowawayDatabase.postgres();
+    }
+
+    /**
+     * On PostgreSQL a claim skips the rows another transaction holds (another instance claiming
+     * or finishing them) instead of waiting for it: the other due deliveries go at once, and the
+     * held one goes with the first claim after it is let go. A claim that waited would block here
+     * until the holder ends, which the deadline turns into a failure.
+     */
+    @Test
+    void claimSkipsADeliveryAnotherTransactionHoldsInsteadOfWaiting() throws SQLException {
+        endpoint(ACCOUNT, URL_A, "*");
+        String held = deliverOneEvent(ACCOUNT);
+        String free = deliverOneEvent(ACCOUNT);
+        Dispatcher dispatcher = dispatcher();
+        try (Connection holder = dataSource.getConnection()) {
+            holder.setAutoCommit(false);
+            try {
+                try (PreparedStatement s = holder.prepareStatement("SELECT id FROM deliveries WHERE id = ? FOR UPDATE")) {
+                    s.setString(1, held);
+                    try (ResultSet r = s.executeQuery()) {
+                        assertThat(r.next()).as("the held delivery exists").isTrue();
+                    }
+                }
+
+                int attempted = assertTimeoutPreemptively(Duration.ofSeconds(20), dispatcher::dispatchDue,
+                        "a claim waited for a row another transaction holds");
+
+                assertThat(attempted).isEqualTo(1);
+                assertThat(status(free)).isEqualTo(DeliveryStatus.SUCCEEDED);
+                assertThat(status(held)).isEqualTo(DeliveryStatus.PENDING);
+            } finally {
+                holder.rollback();
+                holder.setAutoCommit(true);
+            }
+        }
+
+        assertThat(dispatcher.dispatchDue()).as("the delivery once let go").isEqualTo(1);
+        assertThat(status(held)).isEqualTo(DeliveryStatus.SUCCEEDED);
+        assertThat(sender.sent()).extracting(FakeSender.Sent::deliveryId).containsExactly(free, held);
     }
 }

@@ -303,41 +303,86 @@ public final class DispatchEngine implements AutoCloseable {
             if (chosen.isEmpty()) {
                 return new Claims(List.of(), heldBack);
             }
-            try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_ONE)) {
-                for (String id : chosen) {
-                    s.setString(1, config.instanceId());
-                    s.setString(2, token);
-                    s.setLong(3, leaseEnd);
-                    s.setLong(4, leaseEnd);
-                    s.setString(5, id);
-                    s.setLong(6, nowMillis);
-                    s.addBatch();
-                }
-                s.executeBatch();
-            } catch (SQLException e) {
-                if (Jdbc.isTransientConflict(e)) {
-                    return new Claims(List.of(), true); // a lock wait gave up: nothing claimed, try again soon
-                }
-                throw e;
-            }
-            List<Claimed> out = new ArrayList<>(chosen.size());
-            try (PreparedStatement s = c.prepareStatement(DispatchSql.SELECT_CLAIMED)) {
-                s.setString(1, token);
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        String id = r.getString("id");
-                        @Nullable Long slot = choice.slots().get(id);
-                        out.add(new Claimed(id, r.getString("endpoint_id"), r.getString("account_id"),
-                                r.getBytes("payload"), r.getInt("attempts"),
-                                Instant.ofEpochMilli(r.getLong("created_at")), r.getString("url"),
-                                r.getString("secret"), r.getString("previous_secret"),
-                                Jdbc.millis(r, "previous_secret_expires_at"), token,
-                                slot == null ? null : EpochNanos.toInstant(slot)));
-                    }
-                }
+            List<Claimed> out = "PostgreSQL".equals(c.getMetaData().getDatabaseProductName())
+                    ? claimSkippingLocked(c, chosen, token, leaseEnd, nowMillis, choice.slots())
+                    : claimOneByOne(c, chosen, token, leaseEnd, nowMillis, choice.slots());
+            if (out.size() < chosen.size()) {
+                heldBack = true; // taken by another instance meanwhile: more may be due behind them
             }
             return new Claims(out, heldBack);
         });
+    }
+
+    /**
+     * PostgreSQL: one statement claims the chosen deliveries still due and not held by another
+     * transaction, and returns what their attempts need; rows another instance is claiming at
+     * this moment are skipped instead of waited for, so two instances that chose the same
+     * deliveries never queue behind each other. Answers them in id order.
+     */
+    private List<Claimed> claimSkippingLocked(Connection c, List<String> chosen, String token, long leaseEnd,
+                                              long now, Map<String, Long> slots) throws SQLException {
+        List<Claimed> out = new ArrayList<>(chosen.size());
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_SKIP_LOCKED)) {
+            s.setString(1, config.instanceId());
+            s.setString(2, token);
+            s.setLong(3, leaseEnd);
+            s.setLong(4, leaseEnd);
+            s.setArray(5, c.createArrayOf("VARCHAR", chosen.toArray()));
+            s.setLong(6, now);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(claimed(r, token, slots));
+                }
+            }
+        }
+        out.sort(Comparator.comparing(Claimed::id));
+        return out;
+    }
+
+    /**
+     * Elsewhere (H2): one conditional update per chosen delivery in one batch, in id order (so
+     * concurrent batches lock rows in the same order and cannot deadlock), then one read of what
+     * this claim's token took, in id order.
+     */
+    private List<Claimed> claimOneByOne(Connection c, List<String> chosen, String token, long leaseEnd, long now,
+                                        Map<String, Long> slots) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_ONE)) {
+            for (String id : chosen) {
+                s.setString(1, config.instanceId());
+                s.setString(2, token);
+                s.setLong(3, leaseEnd);
+                s.setLong(4, leaseEnd);
+                s.setString(5, id);
+                s.setLong(6, now);
+                s.addBatch();
+            }
+            s.executeBatch();
+        } catch (SQLException e) {
+            if (Jdbc.isTransientConflict(e)) {
+                return List.of(); // a lock wait gave up: nothing claimed, try again soon
+            }
+            throw e;
+        }
+        List<Claimed> out = new ArrayList<>(chosen.size());
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.SELECT_CLAIMED)) {
+            s.setString(1, token);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(claimed(r, token, slots));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The claimed delivery in the current row of a claim's result, with its rate slot if it has one. */
+    private static Claimed claimed(ResultSet r, String token, Map<String, Long> slots) throws SQLException {
+        String id = r.getString("id");
+        @Nullable Long slot = slots.get(id);
+        return new Claimed(id, r.getString("endpoint_id"), r.getString("account_id"), r.getBytes("payload"),
+                r.getInt("attempts"), Instant.ofEpochMilli(r.getLong("created_at")), r.getString("url"),
+                r.getString("secret"), r.getString("previous_secret"),
+                Jdbc.millis(r, "previous_secret_expires_at"), token, slot == null ? null : EpochNanos.toInstant(slot));
     }
 
     /**

@@ -4,7 +4,8 @@ package dev.retrysafe.delivery.internal;
  * The SQL of the dispatcher: claiming due deliveries with a lease, recording attempts, endpoint
  * bookkeeping. Plain statements that use an index on both PostgreSQL and H2 2.x (H2 runs
  * {@code IN (subquery)} and window functions row by row, so the claim's selection is done in
- * Java over a keyset scan, and the claim itself is a batch of conditional updates). Every
+ * Java over a keyset scan, and the claim itself is a batch of conditional updates on H2, one
+ * update that skips locked rows on PostgreSQL). Every
  * write to a claimed delivery names the claim's lease token, so a holder whose lease ran out and
  * was taken over changes nothing.
  */
@@ -79,9 +80,26 @@ final class DispatchSql {
             SET status = 'delivering', lease_owner = ?, lease_token = ?, lease_expires_at = ?, next_attempt_at = ?
             WHERE id = ? AND next_attempt_at <= ?""";
 
+    /**
+     * PostgreSQL's claim, in one statement: takes the chosen deliveries that are still due and
+     * that no other transaction holds, skipping (not waiting for) rows another instance is
+     * claiming or finishing at that moment, and returns what their attempts need. The row locks
+     * are re-checked against the newest row version, so a delivery another instance claimed
+     * since this one chose it is no longer due and is left out. Params: owner, token, lease end,
+     * lease end, chosen ids (array), now.
+     */
+    static final String CLAIM_SKIP_LOCKED = """
+            UPDATE deliveries d
+            SET status = 'delivering', lease_owner = ?, lease_token = ?, lease_expires_at = ?, next_attempt_at = ?
+            FROM webhook_endpoints e
+            WHERE e.id = d.endpoint_id
+              AND d.id IN (SELECT id FROM deliveries WHERE id = ANY (?) AND next_attempt_at <= ? FOR UPDATE SKIP LOCKED)
+            RETURNING d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
+                      e.url, e.secret, e.previous_secret, e.previous_secret_expires_at""";
+
     /** What an attempt needs of the deliveries of one claim; param: lease token. */
     static final String SELECT_CLAIMED = """
-            SELECT d.id, d.endpoint_id, d.account_id, d.event_id, d.payload, d.attempts, d.created_at,
+            SELECT d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
                    e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
             WHERE d.lease_token = ?
