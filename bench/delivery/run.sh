@@ -28,6 +28,9 @@
 #   drain      for reference (not in the ratios): no producers; DRAIN deliveries are put in the
 #              database by SQL first, and the two dispatchers send them: the dispatchers' own
 #              rate, without the cost of committing the events.
+#   produce    for reference: the producers alone, no dispatcher, as fast as they commit (no
+#              backlog bound): every delivery needs its event committed first, so this rate
+#              bounds the sustained rate from above whatever the dispatchers do (PRODUCE=0 skips).
 #   half       a fresh database, producers on an open-loop schedule at half the sustained rate
 #              (HALF_RATE to override): time from each event's commit (when COMMIT returned to
 #              the producer) to its first arrival at the receiver, p50 and p99, over the events
@@ -51,6 +54,7 @@
 # Environment (defaults in brackets):
 #   WARMUP [20] DURATION [30]  ENDPOINTS [16] PRODUCERS [16] POOL [10] BACKLOG [2000] DRAIN [20000, 0: skip]
 #   CONNECTIONS [64] WRK_THREADS [2] PORT [18090] HALF_RATE [sustained/2, events/s, all instances]
+#   PRODUCE [1, 0: skip]  the reference phase "produce": producers alone, no dispatcher
 #   PG_HOST [127.0.0.1] PG_PORT [5432] PG_USER [postgres]   SKIP_BUILD [0]   JAVA_OPTS [-Xmx1g]
 #   PG_SETUP_SQL [none]  SQL run on each phase's fresh database after the schema (for experiments,
 #                        e.g. per-table autovacuum settings); it is in the summary's command line
@@ -68,7 +72,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 COMMAND_LINE="bench/delivery/run.sh${*:+ $*}"
-for v in WARMUP DURATION ENDPOINTS PRODUCERS POOL BACKLOG DRAIN CONNECTIONS WRK_THREADS HALF_RATE SKIP_BUILD JAVA_OPTS PG_SETUP_SQL; do
+for v in WARMUP DURATION ENDPOINTS PRODUCERS POOL BACKLOG DRAIN PRODUCE CONNECTIONS WRK_THREADS HALF_RATE SKIP_BUILD JAVA_OPTS PG_SETUP_SQL; do
   [ -n "${!v+x}" ] && COMMAND_LINE="$v=${!v@Q} $COMMAND_LINE"
 done
 die() { echo "bench: $*" >&2; exit 1; }
@@ -90,7 +94,7 @@ WARMUP=${WARMUP:-20} DURATION=${DURATION:-30}
 ENDPOINTS=${ENDPOINTS:-16} PRODUCERS=${PRODUCERS:-16} POOL=${POOL:-10} BACKLOG=${BACKLOG:-2000} DRAIN=${DRAIN:-20000}
 CONNECTIONS=${CONNECTIONS:-64} WRK_THREADS=${WRK_THREADS:-2} PORT=${PORT:-18090} HALF_RATE=${HALF_RATE:-}
 PG_HOST=${PG_HOST:-127.0.0.1} PG_PORT=${PG_PORT:-5432} PG_USER=${PG_USER:-postgres}
-SKIP_BUILD=${SKIP_BUILD:-0} JAVA_OPTS=${JAVA_OPTS:--Xmx1g} PG_SETUP_SQL=${PG_SETUP_SQL:-}
+PRODUCE=${PRODUCE:-1} SKIP_BUILD=${SKIP_BUILD:-0} JAVA_OPTS=${JAVA_OPTS:--Xmx1g} PG_SETUP_SQL=${PG_SETUP_SQL:-}
 
 need_tool() { # need_tool <command> <debian package>
   command -v "$1" >/dev/null 2>&1 && return 0
@@ -256,7 +260,10 @@ SQL
   fi
   local now start stop; now=$(date +%s%3N); start=$((now + 5000)); stop=$((start + (WARMUP + DURATION) * 1000))
   [ "$mode" = none ] && stop=$start
-  local pids=() id jfr=()
+  local pids=() id jfr=() backlog=$BACKLOG extra=() count=arrived
+  # produce: the producers alone (no dispatcher, no backlog bound); what they commit per second
+  # bounds the sustained rate from above, since a delivery needs its event committed first
+  [ "$label" = produce ] && backlog=1000000000 extra=(--dispatch false) count=committed
   for id in a b; do
     jfr=()
     # saturate and half: the measured window; drain: from 15 s in (past most of the JIT warm-up) for
@@ -268,8 +275,8 @@ SQL
     fi
     "$JAVA" $JAVA_OPTS "${jfr[@]+"${jfr[@]}"}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" \
       dev.retrysafe.bench.delivery.Instance --db "$url" --user "$PG_USER" --id "$id" --mode "$mode" \
-      --rate "$rate" --backlog "$BACKLOG" --start-at "$start" --stop-at "$stop" --endpoints "$ENDPOINTS" \
-      --producers "$PRODUCERS" --pool "$POOL" --drain-ms "$( [ "$mode" = none ] && echo 600000 || echo 20000)" \
+      --rate "$rate" --backlog "$backlog" "${extra[@]+"${extra[@]}"}" --start-at "$start" --stop-at "$stop" --endpoints "$ENDPOINTS" \
+      --producers "$PRODUCERS" --pool "$POOL" --drain-ms "$( [ "$mode" = none ] && echo 600000 || { [ "$label" = produce ] && echo 0; } || echo 20000)" \
       --out "$OUT/$label-commits-$id.txt" > "$OUT/$label-$id.log" 2>&1 &
     pids+=($!); PIDS+=($!)
   done
@@ -292,14 +299,14 @@ SQL
     --commits "$OUT/$label-commits-a.txt,$OUT/$label-commits-b.txt" --from "$from" --to "$to" > "$OUT/$label.txt"
   grep -h '^INSTANCE' "$OUT/$label-a.log" "$OUT/$label-b.log" >> "$OUT/$label.txt" || true
   echo "load average before the measured window: $load" >> "$OUT/$label.txt"
-  echo "PostgreSQL per delivery: $(pg_per "$st0" "$st1" "$(kv "$OUT/$label.txt" arrived)")" >> "$OUT/$label.txt"
+  echo "PostgreSQL per delivery: $(pg_per "$st0" "$st1" "$(kv "$OUT/$label.txt" $count)")" >> "$OUT/$label.txt"
   "${PSQL[@]}" -d "$db" -tA -F ' ' -c "select status, count(*) from deliveries group by status order by 1" >> "$OUT/$label.txt" 2>/dev/null || true
   "${PSQL[@]}" -d postgres -c "drop database if exists $db with (force)" >/dev/null 2>&1 || true
   local f="$OUT/$label.txt"
   R[$label.rate]=$(kv "$f" deliveries_per_s) R[$label.committed]=$(kv "$f" committed_per_s)
   R[$label.p50]=$(kv "$f" p50_ms) R[$label.p99]=$(kv "$f" p99_ms) R[$label.max]=$(kv "$f" max_ms)
   R[$label.missing]=$(kv "$f" missing) R[$label.load]=$load
-  R[$label.cpu]=$(cpu_line "$(kv "$f" arrived)" "$s0" "$s1")
+  R[$label.cpu]=$(cpu_line "$(kv "$f" $count)" "$s0" "$s1")
   summarise_profile "$label"
   say "$label: ${R[$label.rate]} deliveries/s (${R[$label.committed]} events committed/s), p50 ${R[$label.p50]} ms, p99 ${R[$label.p99]} ms, missing ${R[$label.missing]}"
 }
@@ -367,6 +374,7 @@ SUSTAINED=${R[saturate.rate]:-0}
 TOTAL_HALF=${HALF_RATE:-$(awk -v s="$SUSTAINED" 'BEGIN{printf "%.0f", s/2}')}
 [ "${TOTAL_HALF:-0}" -gt 0 ] || die "no sustained rate measured"
 [ "$DRAIN" -gt 0 ] && phase drain none
+[ "$PRODUCE" = 1 ] && phase produce saturate
 phase half rate "$(awk -v r="$TOTAL_HALF" 'BEGIN{printf "%.1f", r/2}')"
 ceiling after
 
@@ -387,10 +395,12 @@ verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN{ok=(dir=="ge"? v>=t : v<t
   echo "| (reference) client floor: Jetty HttpClient → receiver, $CONNECTIONS connections, no database, ${R[floor.err]:-?} errors (instances column: the client's JVM, per request) | ${R[floor]} req/s | - | - | - | ${R[floor.cpu]} |"
   echo "| saturate: deliveries (events committed) | ${R[saturate.rate]}/s (${R[saturate.committed]}/s) | (backlog) | (backlog) | - | ${R[saturate.cpu]} |"
   [ "$DRAIN" -gt 0 ] && echo "| (reference) drain: dispatchers alone, $DRAIN prefilled | ${R[drain.rate]}/s | - | - | - | ${R[drain.cpu]} |"
+  [ "$PRODUCE" = 1 ] && echo "| (reference) produce: the producers alone, no dispatcher (events committed; per-event CPU in the per-delivery columns) | ${R[produce.committed]}/s | - | - | - | ${R[produce.cpu]} |"
   echo "| half: open loop at $TOTAL_HALF events/s | ${R[half.rate]}/s (${R[half.committed]}/s) | ${R[half.p50]} | ${R[half.p99]} | ${R[half.max]} | ${R[half.cpu]} |"
   echo "| ceiling after: wrk → receiver | ${R[ceiling.after]} req/s | - | ${R[ceiling.after.p99]} | - | ${R[ceiling.after.cpu]} |"
   echo
   echo "- sustained deliveries/s ÷ ceiling ($CEILING req/s) = **${RATIO}x** (target >= 0.4x: $(verdict "$RATIO" 0.4 ge))"
+  [ "$PRODUCE" = 1 ] && echo "- producers alone ÷ ceiling = **$(awk -v f="${R[produce.committed]:-0}" -v c="$CEILING" 'BEGIN{printf "%.3f", (c>0?f/c:0)}')x**: an upper bound on the sustained ratio in this benchmark, whatever the dispatchers do (every delivery needs its event committed, one per transaction)"
   echo "- client floor ÷ ceiling = **$(awk -v f="${R[floor]:-0}" -v c="$CEILING" 'BEGIN{printf "%.3f", (c>0?f/c:0)}')x**: Jetty's HttpClient alone at wrk's concurrency, a rough bound for dispatchers sending with it (they use fewer connections); its JVM's CPU per request is in the instances column"
   echo "- p99 commit → first attempt at $TOTAL_HALF events/s (half the sustained rate) = **${R[half.p99]} ms** (target < 200 ms: $(verdict "${R[half.p99]:-99999}" 200 lt)); missing deliveries: ${R[half.missing]}"
   echo
