@@ -239,9 +239,9 @@ fi
 commandstats() { rcli info commandstats | tr -d '\r' | grep -E '^cmdstat_(evalsha|eval|get|set|time):' || true; }
 if part redis; then
   # the order of the rows turns with each caller count, so no library always runs first or last
-  # (retrysafeAlone: the store with batching(false), each decision a call of its own; reference)
-  ORDERS=("retrysafe bucket4j lettuceFloor retrysafeAlone" "lettuceFloor retrysafeAlone retrysafe bucket4j"
-          "bucket4j retrysafe retrysafeAlone lettuceFloor")
+  # (retrysafeLettuce: the store with directConnection(false), every decision through Lettuce; reference)
+  ORDERS=("retrysafe bucket4j lettuceFloor retrysafeLettuce" "lettuceFloor retrysafeLettuce retrysafe bucket4j"
+          "bucket4j retrysafe retrysafeLettuce lettuceFloor")
   turn=0
   for c in $REDIS_CALLERS; do
     # shellcheck disable=SC2086 # the order is a list of words

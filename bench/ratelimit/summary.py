@@ -149,11 +149,11 @@ callers = sorted({int(re.match(r"(?:redis|ceiling)-c(\d+)-", i).group(1)) for i 
                   if i.startswith("redis-") or i.startswith("ceiling-")})
 if callers:
     print("## Redis decisions per second (allowed path)\n")
-    print("| callers | Retrysafe ops/s | Bucket4j ops/s | ceiling: EVALSHA `return 1` ops/s | (ref.) decide.lua via redis-benchmark ops/s | (ref.) Lettuce floor: `return 1` ops/s | (ref.) Retrysafe, each decision alone ops/s | **vs Bucket4j** (target >= 2) | **vs ceiling** (target >= 0.7) | Lettuce floor / ceiling | Retrysafe / Lettuce floor | Retrysafe / alone | other work (max) |")
+    print("| callers | Retrysafe ops/s | Bucket4j ops/s | ceiling: EVALSHA `return 1` ops/s | (ref.) decide.lua via redis-benchmark ops/s | (ref.) Lettuce floor: `return 1` ops/s | (ref.) Retrysafe through Lettuce only ops/s | **vs Bucket4j** (target >= 2) | **vs ceiling** (target >= 0.7) | Lettuce floor / ceiling | Retrysafe / Lettuce floor | Retrysafe / through Lettuce only | other work (max) |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in callers:
         rs, b4, fl = jmh("redis-c%d-retrysafe" % c), jmh("redis-c%d-bucket4j" % c), jmh("redis-c%d-lettuceFloor" % c)
-        al = jmh("redis-c%d-retrysafeAlone" % c)
+        al = jmh("redis-c%d-retrysafeLettuce" % c)
         ce, dl = bench_csv("ceiling-c%d-trivial" % c), bench_csv("ceiling-c%d-decide.lua" % c)
         group = [i for i in ids if re.match(r"(redis|ceiling)-c%d-" % c, i)]
         worst = max((float(rows[i]["other_pct"]) for i in group), default=0)

@@ -81,7 +81,7 @@ public class RedisBenchmark {
     private List<List<Charge>> charges = List.of();
     private BucketProxy[] buckets = new BucketProxy[0];
     private RedisRateLimitStore store = null;
-    private RedisRateLimitStore storeAlone = null;
+    private RedisRateLimitStore storeLettuce = null;
     private RedisClient client = null;
     private StatefulRedisConnection<byte[], byte[]> bucket4jConnection = null;
     private RedisClient floorClient = null;
@@ -97,10 +97,10 @@ public class RedisBenchmark {
                 // a run on a busy machine may see a slow answer: measure it, do not fail it open
                 .commandTimeout(Duration.ofSeconds(5))
                 .build();
-        // the same store with every decision in a call of its own (as before decisions shared calls)
-        storeAlone = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
+        // the same store without its direct connection: every decision through Lettuce (as before 2026-12-04)
+        storeLettuce = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
                 .commandTimeout(Duration.ofSeconds(5))
-                .batching(false)
+                .directConnection(false)
                 .build();
         List<List<Charge>> lists = new ArrayList<>(keys);
         for (int i = 0; i < keys; i++) {
@@ -150,7 +150,7 @@ public class RedisBenchmark {
     @TearDown(Level.Trial)
     public void tearDown() {
         store.close();
-        storeAlone.close();
+        storeLettuce.close();
         bucket4jConnection.close();
         floorConnection.close();
         floorClient.shutdown();
@@ -166,11 +166,11 @@ public class RedisBenchmark {
         return store.decide(keyNames[i], charges.get(i));
     }
 
-    /** Reference: the store with {@code batching(false)}, each decision a call of its own. */
+    /** Reference: the store with {@code directConnection(false)}, every decision through Lettuce. */
     @Benchmark
-    public Decision retrysafeAlone(KeyCursor cursor) {
+    public Decision retrysafeLettuce(KeyCursor cursor) {
         int i = cursor.next(keys);
-        return storeAlone.decide(keyNames[i], charges.get(i));
+        return storeLettuce.decide(keyNames[i], charges.get(i));
     }
 
     @Benchmark

@@ -53,9 +53,15 @@ class RedisOutageTest {
         }
     }
 
+    /** Whether the store has its direct connection ({@link RedisOutageWithoutDirectConnectionTest} has not). */
+    protected boolean directConnection() {
+        return true;
+    }
+
     private RedisRateLimitStore newStore() {
         return RedisRateLimitStore.builder()
                 .redisUri(server.uri())
+                .directConnection(directConnection())
                 .keyPrefix("rs-test:")
                 .commandTimeout(Duration.ofMillis(100))
                 .circuitBreaker(3, COOL_DOWN)

@@ -13,7 +13,12 @@ class RedisStoreContractTest extends RateLimitStoreContract {
     @Override
     protected RateLimitStore newStore(FakeClock clock) {
         redis = TestRedis.connect();
-        return redis.storeAtTimeOf(clock).build();
+        return configure(redis.storeAtTimeOf(clock)).build();
+    }
+
+    /** The store as this suite runs it: with the builder's defaults (a lone decision goes over the direct connection). */
+    protected RedisRateLimitStore.Builder configure(RedisRateLimitStore.Builder store) {
+        return store;
     }
 
     @AfterEach

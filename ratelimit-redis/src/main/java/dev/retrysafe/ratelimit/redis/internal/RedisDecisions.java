@@ -45,10 +45,16 @@ public final class RedisDecisions implements AutoCloseable {
     private final byte[] minimumKeyTtl;
     /** Where decisions go together, or null where each goes alone (a Cluster, a time source, turned off). */
     private final @Nullable ScriptBatches batches;
+    /** Where a decision goes first when it finds it free, or null (a Cluster, TLS, turned off). */
+    private final @Nullable DirectLane lane;
 
-    /** Decisions with {@code settings} over {@code connector}, which this closes. */
-    public RedisDecisions(StoreSettings settings, RedisConnector<?> connector) {
+    /**
+     * Decisions with {@code settings} over {@code connector} and, for decisions that find it free,
+     * {@code lane}; this closes both.
+     */
+    public RedisDecisions(StoreSettings settings, RedisConnector<?> connector, @Nullable DirectLane lane) {
         this.settings = settings;
+        this.lane = lane;
         this.layout = new KeyLayout(settings.keyPrefix());
         this.connector = connector;
         this.breakers = new Breakers(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
@@ -72,7 +78,10 @@ public final class RedisDecisions implements AutoCloseable {
         List<Object> reply;
         int at = ScriptReply.FIRST;
         try {
-            if (batches != null) {
+            List<Object> direct = lane == null ? null : lane.tryRun(call, connector.commandTimeout());
+            if (direct != null) {
+                reply = direct;
+            } else if (batches != null) {
                 ScriptBatches.Answer answer = batches.run(call, connector.commandTimeout());
                 reply = answer.reply();
                 at = answer.at();
@@ -158,6 +167,12 @@ public final class RedisDecisions implements AutoCloseable {
 
     @Override
     public void close() {
-        connector.close();
+        try {
+            if (lane != null) {
+                lane.close();
+            }
+        } finally {
+            connector.close();
+        }
     }
 }
