@@ -78,7 +78,9 @@ public final class RedisDecisions implements AutoCloseable {
         List<Object> reply;
         int at = ScriptReply.FIRST;
         try {
-            List<Object> direct = lane == null ? null : lane.tryRun(call, connector.commandTimeout());
+            // the lane when no shared call is under way: under load a decision costs less in one
+            List<Object> direct = lane != null && (batches == null || batches.idle())
+                    ? lane.tryRun(call, connector.commandTimeout()) : null;
             if (direct != null) {
                 reply = direct;
             } else if (batches != null) {

@@ -94,6 +94,14 @@ public final class ScriptBatches {
         }
     }
 
+    /**
+     * Whether no call is on its way and nothing waits to go: a decision now would be alone. Under
+     * load this is rarely so, and a decision is cheaper in a shared call than on a lane of its own.
+     */
+    public boolean idle() {
+        return inFlight.get() == 0 && queue.isEmpty();
+    }
+
     /** Requests waiting to go (for tests). */
     int queued() {
         return (int) queue.stream().filter(w -> !w.taken.get()).count();

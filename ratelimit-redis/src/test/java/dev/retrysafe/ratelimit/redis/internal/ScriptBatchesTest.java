@@ -103,6 +103,18 @@ class ScriptBatchesTest {
     }
 
     @Test
+    void idleOnlyWhileNoCallIsOnItsWay() throws Exception {
+        assertThat(batches.idle()).isTrue();
+        Future<ScriptBatches.Answer> a = decide("a");
+        Sent call = next();
+        assertThat(batches.idle()).isFalse();
+        call.answer().complete(reply(1, 1));
+        a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        // the slot is given back just after the answer is handed over
+        org.awaitility.Awaitility.await().atMost(DEADLINE).until(batches::idle);
+    }
+
+    @Test
     void callsArrivingWhileTwoAreOnTheirWayGoTogetherInTheNextInOrder() throws Exception {
         TwoOnTheirWay busy = twoOnTheirWay();
         // two on their way: these wait
