@@ -292,10 +292,23 @@ public final class RedisRateLimitStore implements RateLimitStore {
             StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, connectTimeout, failuresToOpen,
                     openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource,
                     batching);
-            RedisConnector<?> connector = connector(settings);
+            // the lane connects in the background while the connector waits for its own connection
             DirectLane lane = null;
-            if (directConnection && redisUri != null && client == null) {
+            if (directConnection && redisUri != null && client == null && clusterSeeds == null
+                    && clusterClient == null) {
                 lane = DirectLane.of(uri(redisUri, commandTimeout), connectTimeout).orElse(null);
+            }
+            RedisConnector<?> connector;
+            try {
+                connector = connector(settings);
+            } catch (RuntimeException e) {
+                if (lane != null) {
+                    lane.close();
+                }
+                throw e;
+            }
+            if (lane != null) {
+                lane.awaitFirstAttempt();
             }
             return new RedisRateLimitStore(new RedisDecisions(settings, connector, lane));
         }

@@ -10,11 +10,8 @@ import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.testkit.FakeClock;
-import dev.retrysafe.testkit.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,29 +19,11 @@ import org.junit.jupiter.api.Test;
  * (seen from Redis: the connection named {@code retrysafe-rl-direct} ran the script, no other did),
  * none when it is turned off, and the connection made again by itself after Redis restarts.
  */
-class DirectConnectionTest {
+class DirectConnectionTest extends PrivateRedisTest {
 
     private static final String LANE = "retrysafe-rl-direct";
     private final Policy policy = policy("p", Algorithm.GCRA, 3, Duration.ofHours(1), FailMode.OPEN);
     private final FakeClock breakerClock = new FakeClock();
-    private RedisServerProcess server;
-    private RedisRateLimitStore store;
-
-    @BeforeEach
-    void startRedis() {
-        server = RedisServerProcess.start();
-    }
-
-    @AfterEach
-    void stopEverything() {
-        try {
-            if (store != null) {
-                store.close();
-            }
-        } finally {
-            server.close();
-        }
-    }
 
     @Test
     void aLoneDecisionGoesOverTheDirectConnection() {

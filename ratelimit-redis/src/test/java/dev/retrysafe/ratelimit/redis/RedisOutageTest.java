@@ -11,12 +11,9 @@ import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.PolicyState;
 import dev.retrysafe.testkit.FakeClock;
-import dev.retrysafe.testkit.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * generous (a second for what takes milliseconds): they catch a decision that waits on a dead
  * Redis, not a slow machine.
  */
-class RedisOutageTest {
+class RedisOutageTest extends PrivateRedisTest {
 
     private static final Duration PROMPT = Duration.ofSeconds(1);
     private static final Duration COOL_DOWN = Duration.ofSeconds(10);
@@ -34,24 +31,6 @@ class RedisOutageTest {
     private final Policy closed = policy("closed", Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1), FailMode.CLOSED);
     private final FakeClock breakerClock = new FakeClock();
 
-    private RedisServerProcess server;
-    private RedisRateLimitStore store;
-
-    @BeforeEach
-    void startRedis() {
-        server = RedisServerProcess.start();
-    }
-
-    @AfterEach
-    void stopEverything() {
-        try {
-            if (store != null) {
-                store.close();
-            }
-        } finally {
-            server.close();
-        }
-    }
 
     /** Whether the store has its direct connection ({@link RedisOutageWithoutDirectConnectionTest} has not). */
     protected boolean directConnection() {

@@ -77,7 +77,8 @@ public final class DirectLane implements AutoCloseable {
     }
 
     /**
-     * A lane to the Redis at {@code uri}, connecting in the background; empty when {@code uri} is
+     * A lane to the Redis at {@code uri}, connecting in the background ({@link #awaitFirstAttempt}
+     * waits for it); empty when {@code uri} is
      * one that needs more than a plain socket (TLS, a Unix socket, Sentinel, credentials resolved
      * later).
      */
@@ -106,7 +107,6 @@ public final class DirectLane implements AutoCloseable {
         handshake.add(new byte[][] {ascii("CLIENT"), ascii("SETNAME"), ascii(CLIENT_NAME)});
         DirectLane lane = new DirectLane(uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake));
         lane.reconnect();
-        lane.awaitFirstAttempt();
         return Optional.of(lane);
     }
 
@@ -159,7 +159,7 @@ public final class DirectLane implements AutoCloseable {
      * Waits (at most the connect timeout) until the first attempt to connect has ended, so that a
      * store built while Redis is up uses the lane from its first decision on.
      */
-    private void awaitFirstAttempt() {
+    public void awaitFirstAttempt() {
         long remaining = connectTimeoutNanos;
         lock.lock();
         try {
