@@ -90,7 +90,8 @@ public final class ConfigLoader {
                 s.nonBlank("host"),
                 s.integer("port"),
                 Path.of(s.nonBlank("data_dir")),
-                new DatabaseConfig(jdbcUrl, user, password, s.integer("database.pool_size")),
+                new DatabaseConfig(jdbcUrl, user, password, s.text("database.pool_size").isBlank()
+                        ? DatabaseConfig.defaultPoolSize(jdbcUrl) : s.integer("database.pool_size")),
                 new RedisConfig(redis.isBlank() ? null : uri("redis.url", redis.trim())),
                 new BankConfig(s.duration("bank.latency"), s.decimal("bank.decline_rate"), s.decimal("bank.error_rate")),
                 new IdempotencyConfig(s.bool("idempotency.enabled"), s.duration("idempotency.lease"),

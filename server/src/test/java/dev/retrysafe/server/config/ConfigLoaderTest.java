@@ -26,6 +26,18 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void thePoolSizeDefaultsByDatabaseAndASetOneWins() throws IOException {
+        assertThat(ConfigLoader.load(yaml("database:\n  url: postgresql://u@127.0.0.1:5432/db\n"), Map.of())
+                .database().poolSize()).isEqualTo(10);
+        assertThat(ConfigLoader.load(yaml("database:\n  url: jdbc:h2:mem:x\n"), Map.of())
+                .database().poolSize()).isEqualTo(64);
+        assertThat(ConfigLoader.load(yaml("database:\n  url: postgresql://u@127.0.0.1:5432/db\n  pool_size: 7\n"),
+                Map.of()).database().poolSize()).isEqualTo(7);
+        assertThat(ConfigLoader.load(yaml("database:\n  pool_size: 12\n"), Map.of()).database().poolSize())
+                .isEqualTo(12);
+    }
+
+    @Test
     void defaultsAreTheDocumentedOnes() {
         ServerConfig c = ConfigLoader.load(null, Map.of());
 
@@ -33,7 +45,7 @@ class ConfigLoaderTest {
         assertThat(c.host()).isEqualTo("0.0.0.0");
         assertThat(c.dataDir()).isEqualTo(Path.of("./data"));
         assertThat(c.database().embedded()).isTrue();
-        assertThat(c.database().poolSize()).isEqualTo(10);
+        assertThat(c.database().poolSize()).isEqualTo(64);
         assertThat(c.redis().configured()).isFalse();
         assertThat(c.bank()).isEqualTo(new BankConfig(Duration.ofMillis(100), 0, 0));
         assertThat(c.idempotency()).isEqualTo(new IdempotencyConfig(true, Duration.ofSeconds(30),
