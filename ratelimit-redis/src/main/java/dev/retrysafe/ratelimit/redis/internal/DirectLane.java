@@ -51,13 +51,29 @@ public final class DirectLane implements AutoCloseable {
     private static final byte[] SHA1 = ascii(DecideScript.sha1());
     /** The name the lane's connection has in {@code CLIENT LIST}. */
     static final String CLIENT_NAME = "retrysafe-rl-direct";
+    private static final byte[][] PING = {ascii("PING")};
+    private static final byte[][] SET_NAME = {ascii("CLIENT"), ascii("SETNAME"), ascii(CLIENT_NAME)};
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
+    /** The longest wait between attempts while Redis cannot be reached. */
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(2);
+    /** The longest wait between attempts while Redis refuses the handshake (ACL, password). */
+    private static final Duration MAX_BACKOFF_REFUSED = Duration.ofMinutes(1);
+    /**
+     * After this long unused, a connection is checked with {@code PING} before a script goes on it:
+     * Redis may have closed it meanwhile (a restart, its {@code timeout} setting), which the lane,
+     * unlike Lettuce, only learns by using it, and a decision must not fail for that.
+     */
+    static final Duration DEFAULT_CHECK_AFTER = Duration.ofSeconds(1);
 
     private final String host;
     private final int port;
     private final long connectTimeoutNanos;
     private final List<byte[][]> handshake;
+    private final long checkAfterNanos;
+    /** When the lane was made: the first connection's wait is counted from here. */
+    private final long createdNanos = System.nanoTime();
+    /** Guarded by {@link #lock}: when the connection last answered. */
+    private long lastAnswerNanos;
     private final ReentrantLock lock = new ReentrantLock();
     /** Written under {@link #lock}; null while (re)connecting or once closed. */
     private volatile @Nullable RespConnection connection;
@@ -69,11 +85,13 @@ public final class DirectLane implements AutoCloseable {
     /** Signalled when an attempt ends. */
     private final Condition attemptEnded = lock.newCondition();
 
-    private DirectLane(String host, int port, Duration connectTimeout, List<byte[][]> handshake) {
+    private DirectLane(String host, int port, Duration connectTimeout, List<byte[][]> handshake,
+            Duration checkAfter) {
         this.host = host;
         this.port = port;
         this.connectTimeoutNanos = connectTimeout.toNanos();
         this.handshake = handshake;
+        this.checkAfterNanos = checkAfter.toNanos();
     }
 
     /**
@@ -83,6 +101,11 @@ public final class DirectLane implements AutoCloseable {
      * later).
      */
     public static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout) {
+        return of(uri, connectTimeout, DEFAULT_CHECK_AFTER);
+    }
+
+    /** As {@link #of(RedisURI, Duration)}, checking a connection unused for {@code checkAfter} (tests: zero). */
+    static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration checkAfter) {
         if (uri.isSsl() || uri.getSocket() != null || !uri.getSentinels().isEmpty() || uri.getHost() == null) {
             return Optional.empty();
         }
@@ -104,8 +127,11 @@ public final class DirectLane implements AutoCloseable {
         if (uri.getDatabase() != 0) {
             handshake.add(new byte[][] {ascii("SELECT"), ascii(Integer.toString(uri.getDatabase()))});
         }
-        handshake.add(new byte[][] {ascii("CLIENT"), ascii("SETNAME"), ascii(CLIENT_NAME)});
-        DirectLane lane = new DirectLane(uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake));
+        if (uri.getPort() < 1 || uri.getPort() > 65535) {
+            return Optional.empty();
+        }
+        DirectLane lane = new DirectLane(uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake),
+                checkAfter);
         lane.reconnect();
         return Optional.of(lane);
     }
@@ -127,16 +153,20 @@ public final class DirectLane implements AutoCloseable {
             if (current == null) {
                 return null;
             }
-            long deadline = System.nanoTime() + timeout.toNanos();
+            long now = System.nanoTime();
+            long deadline = now + timeout.toNanos();
+            if (now - lastAnswerNanos >= checkAfterNanos && !stillOpen(current, deadline)) {
+                return null; // nothing was sent: the decision goes through Lettuce
+            }
             try {
                 Object reply;
                 try {
                     reply = current.script(EVALSHA, SHA1, call.keys(), call.arguments(), deadline);
                 } catch (RedisNoScriptException e) {
                     // as DecideScript does: the text, which leaves the script in Redis's cache
-                    reply = current.script(EVAL, DecideScript.sourceBytes(), call.keys(), call.arguments(),
-                            System.nanoTime() + timeout.toNanos());
+                    reply = current.script(EVAL, DecideScript.sourceBytes(), call.keys(), call.arguments(), deadline);
                 }
+                lastAnswerNanos = System.nanoTime();
                 if (!(reply instanceof List<?> values)) {
                     throw new RedisException("decide.lua answered with something other than an array: " + reply);
                 }
@@ -156,11 +186,32 @@ public final class DirectLane implements AutoCloseable {
     }
 
     /**
-     * Waits (at most the connect timeout) until the first attempt to connect has ended, so that a
-     * store built while Redis is up uses the lane from its first decision on.
+     * Whether {@code current}, unused for a while, still answers {@code PING}; if not, it is closed
+     * and a new one is being made. A {@code PING} that times out fails the decision as a script
+     * would have (Redis does not answer); any other failure means the connection is stale, and the
+     * decision, of which nothing was sent, can go the other way. Called under {@link #lock}.
+     */
+    private boolean stillOpen(RespConnection current, long deadline) {
+        try {
+            current.command(PING, deadline);
+            lastAnswerNanos = System.nanoTime();
+            return true;
+        } catch (SocketTimeoutException e) {
+            drop(current);
+            throw new RedisCommandTimeoutException("no answer from Redis in time");
+        } catch (IOException | RedisException e) {
+            drop(current);
+            return false;
+        }
+    }
+
+    /**
+     * Waits until the first attempt to connect has ended, at most the connect timeout after the
+     * lane was made, so that a store built while Redis is up uses the lane from its first decision
+     * on.
      */
     public void awaitFirstAttempt() {
-        long remaining = connectTimeoutNanos;
+        long remaining = createdNanos + connectTimeoutNanos - System.nanoTime();
         lock.lock();
         try {
             while (attempts == 0 && remaining > 0) {
@@ -206,17 +257,27 @@ public final class DirectLane implements AutoCloseable {
 
     private void connectUntilDone() {
         long backoff = FIRST_BACKOFF.toNanos();
-        boolean warned = false;
+        boolean told = false;
         while (true) {
             RespConnection made = null;
+            long maxBackoff = MAX_BACKOFF.toNanos();
             try {
-                made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake);
-            } catch (IOException | RedisException e) {
-                if (!warned) {
-                    // the message names host and port at most, never a credential
+                made = open();
+            } catch (RedisException e) {
+                // Redis answered the handshake with an error (a password, an ACL): it may be
+                // fixed, but not in seconds. The message is Redis's, never a credential.
+                maxBackoff = MAX_BACKOFF_REFUSED.toNanos();
+                if (!told) {
+                    LOG.log(System.Logger.Level.WARNING, "rate limits: Redis at {0}:{1} refused the direct"
+                            + " connection's handshake; decisions go through Lettuce: {2}",
+                            host, String.valueOf(port), e.getMessage());
+                    told = true;
+                }
+            } catch (IOException | RuntimeException e) {
+                if (!told) {
                     LOG.log(System.Logger.Level.DEBUG, "rate limits: no direct connection to Redis at {0}:{1} yet"
                             + " (decisions go through Lettuce meanwhile): {2}", host, String.valueOf(port), e.toString());
-                    warned = true;
+                    told = true;
                 }
             }
             lock.lock();
@@ -229,6 +290,7 @@ public final class DirectLane implements AutoCloseable {
                         made.close();
                     } else {
                         connection = made;
+                        lastAnswerNanos = System.nanoTime();
                     }
                     return;
                 }
@@ -238,10 +300,34 @@ public final class DirectLane implements AutoCloseable {
             try {
                 TimeUnit.NANOSECONDS.sleep(backoff);
             } catch (InterruptedException e) {
-                return; // closed: the loop's next turn would see it too
+                lock.lock();
+                try {
+                    connector = null; // closed: nothing is to be made any more
+                } finally {
+                    lock.unlock();
+                }
+                return;
             }
-            backoff = Math.min(backoff * 2, MAX_BACKOFF.toNanos());
+            backoff = Math.min(backoff * 2, maxBackoff);
         }
+    }
+
+    /**
+     * A connection through the handshake; {@code CLIENT SETNAME} is asked for but not required (an
+     * ACL without {@code +client}, a proxy without the command).
+     */
+    private RespConnection open() throws IOException {
+        long deadline = System.nanoTime() + connectTimeoutNanos;
+        RespConnection made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake);
+        try {
+            made.command(SET_NAME, deadline);
+        } catch (RedisException e) {
+            // answered, so the connection is in step; it just has no name
+        } catch (IOException | RuntimeException e) {
+            made.close();
+            throw e;
+        }
+        return made;
     }
 
     /** Closes the connection; a call on it now fails as a broken connection would. */

@@ -55,8 +55,9 @@ final class RespConnection implements AutoCloseable {
     }
 
     /**
-     * Connects to {@code address}, waiting at most {@code timeout} for the connection and for each
-     * command of {@code handshake} (AUTH, SELECT, ...), which must all answer without an error.
+     * Connects to {@code address}, waiting at most {@code timeoutNanos} for the connection and the
+     * commands of {@code handshake} (AUTH, SELECT, ...) together, which must all answer without an
+     * error.
      */
     static RespConnection open(InetSocketAddress address, long timeoutNanos, List<byte[][]> handshake)
             throws IOException {
@@ -64,10 +65,11 @@ final class RespConnection implements AutoCloseable {
         try {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
-            socket.connect(address, (int) Math.max(1, timeoutNanos / 1_000_000));
+            long deadline = System.nanoTime() + timeoutNanos;
+            socket.connect(address, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutNanos / 1_000_000)));
             RespConnection connection = new RespConnection(socket);
             for (byte[][] command : handshake) {
-                connection.command(command, System.nanoTime() + timeoutNanos);
+                connection.command(command, deadline);
             }
             return connection;
         } catch (IOException | RuntimeException e) {

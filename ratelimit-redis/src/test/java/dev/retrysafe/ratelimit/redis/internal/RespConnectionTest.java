@@ -6,10 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
-import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -160,13 +157,14 @@ class RespConnectionTest {
     @Test
     void aHandshakeErrorFailsTheOpenAndClosesTheSocket() throws Exception {
         try (ServerSocket refusing = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int[] afterError = {0};
             Thread fake = Thread.ofVirtual().start(() -> {
                 try (Socket s = refusing.accept()) {
-                    readCommand(s.getInputStream());
+                    RespWire.readCommand(s.getInputStream());
                     s.getOutputStream().write(ascii("-WRONGPASS invalid username-password pair\r\n"));
                     s.getOutputStream().flush();
-                    // the client closes its side: read to the end
-                    assertThat(s.getInputStream().read()).isEqualTo(-1);
+                    // the client closes its side: the end of the stream
+                    afterError[0] = s.getInputStream().read();
                 } catch (IOException e) {
                     throw new AssertionError(e);
                 }
@@ -176,6 +174,7 @@ class RespConnectionTest {
                     .isInstanceOf(RedisCommandExecutionException.class)
                     .hasMessageStartingWith("WRONGPASS");
             assertThat(fake.join(Duration.ofSeconds(5))).isTrue();
+            assertThat(afterError[0]).isEqualTo(-1);
         }
     }
 
@@ -209,35 +208,7 @@ class RespConnectionTest {
     }
 
     private void readCommand() throws IOException {
-        received.add(readCommand(accepted.getInputStream()));
-    }
-
-    /** One command of bulk strings, as the client sent it. */
-    private static byte[] readCommand(InputStream in) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        String count = line(in, bytes);
-        int parts = Integer.parseInt(count.substring(1));
-        for (int i = 0; i < parts; i++) {
-            int length = Integer.parseInt(line(in, bytes).substring(1));
-            bytes.write(in.readNBytes(length + 2));
-        }
-        return bytes.toByteArray();
-    }
-
-    private static String line(InputStream in, ByteArrayOutputStream copy) throws IOException {
-        StringBuilder line = new StringBuilder();
-        int b;
-        while ((b = in.read()) != '\n') {
-            if (b < 0) {
-                throw new EOFException();
-            }
-            copy.write(b);
-            if (b != '\r') {
-                line.append((char) b);
-            }
-        }
-        copy.write('\n');
-        return line.toString();
+        received.add(RespWire.readCommand(accepted.getInputStream()));
     }
 
     private static byte[] ascii(String text) {
