@@ -294,8 +294,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
                     batching);
             // the lane connects in the background while the connector waits for its own connection
             DirectLane lane = null;
-            if (directConnection && redisUri != null && client == null && clusterSeeds == null
-                    && clusterClient == null) {
+            if (directConnection && redisUri != null && client == null) { // redisUri: not a Cluster
                 lane = DirectLane.of(uri(redisUri, commandTimeout), connectTimeout).orElse(null);
             }
             RedisConnector<?> connector;

@@ -72,8 +72,8 @@ public final class DirectLane implements AutoCloseable {
     private final long checkAfterNanos;
     /** When the lane was made: the first connection's wait is counted from here. */
     private final long createdNanos = System.nanoTime();
-    /** Guarded by {@link #lock}: when the connection last answered. */
-    private long lastAnswerNanos;
+    /** Guarded by {@link #lock}: when the connection was last used (or made). */
+    private long lastUsedNanos;
     private final ReentrantLock lock = new ReentrantLock();
     /** Written under {@link #lock}; null while (re)connecting or once closed. */
     private volatile @Nullable RespConnection connection;
@@ -106,7 +106,8 @@ public final class DirectLane implements AutoCloseable {
 
     /** As {@link #of(RedisURI, Duration)}, checking a connection unused for {@code checkAfter} (tests: zero). */
     static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration checkAfter) {
-        if (uri.isSsl() || uri.getSocket() != null || !uri.getSentinels().isEmpty() || uri.getHost() == null) {
+        if (uri.isSsl() || uri.getSocket() != null || !uri.getSentinels().isEmpty() || uri.getHost() == null
+                || uri.getPort() < 1 || uri.getPort() > 65535) {
             return Optional.empty();
         }
         List<byte[][]> handshake = new ArrayList<>();
@@ -126,9 +127,6 @@ public final class DirectLane implements AutoCloseable {
         }
         if (uri.getDatabase() != 0) {
             handshake.add(new byte[][] {ascii("SELECT"), ascii(Integer.toString(uri.getDatabase()))});
-        }
-        if (uri.getPort() < 1 || uri.getPort() > 65535) {
-            return Optional.empty();
         }
         DirectLane lane = new DirectLane(uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake),
                 checkAfter);
@@ -155,9 +153,10 @@ public final class DirectLane implements AutoCloseable {
             }
             long now = System.nanoTime();
             long deadline = now + timeout.toNanos();
-            if (now - lastAnswerNanos >= checkAfterNanos && !stillOpen(current, deadline)) {
+            if (now - lastUsedNanos >= checkAfterNanos && !stillOpen(current, deadline)) {
                 return null; // nothing was sent: the decision goes through Lettuce
             }
+            lastUsedNanos = now;
             try {
                 Object reply;
                 try {
@@ -166,7 +165,6 @@ public final class DirectLane implements AutoCloseable {
                     // as DecideScript does: the text, which leaves the script in Redis's cache
                     reply = current.script(EVAL, DecideScript.sourceBytes(), call.keys(), call.arguments(), deadline);
                 }
-                lastAnswerNanos = System.nanoTime();
                 if (!(reply instanceof List<?> values)) {
                     throw new RedisException("decide.lua answered with something other than an array: " + reply);
                 }
@@ -194,7 +192,6 @@ public final class DirectLane implements AutoCloseable {
     private boolean stillOpen(RespConnection current, long deadline) {
         try {
             current.command(PING, deadline);
-            lastAnswerNanos = System.nanoTime();
             return true;
         } catch (SocketTimeoutException e) {
             drop(current);
@@ -290,7 +287,7 @@ public final class DirectLane implements AutoCloseable {
                         made.close();
                     } else {
                         connection = made;
-                        lastAnswerNanos = System.nanoTime();
+                        lastUsedNanos = System.nanoTime();
                     }
                     return;
                 }

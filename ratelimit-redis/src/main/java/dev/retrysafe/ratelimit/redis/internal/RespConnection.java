@@ -1,10 +1,7 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
-import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisLoadingException;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisReadOnlyException;
+import io.lettuce.core.internal.ExceptionFactory;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,6 +44,8 @@ final class RespConnection implements AutoCloseable {
     private int limit;
     /** Deadline of the command being read, in {@link System#nanoTime()} terms. */
     private long deadline;
+    /** The first error in the reply being read, thrown once all of it is read. */
+    private @Nullable RedisCommandExecutionException error;
 
     private RespConnection(Socket socket) throws IOException {
         this.socket = socket;
@@ -121,10 +120,11 @@ final class RespConnection implements AutoCloseable {
         deadline = deadlineNanos;
         out.write(output, 0, written);
         out.flush();
-        RedisCommandExecutionException[] error = new RedisCommandExecutionException[1];
-        Object reply = reply(error);
-        if (error[0] != null) {
-            throw error[0];
+        error = null;
+        Object reply = reply();
+        RedisCommandExecutionException failed = error;
+        if (failed != null) {
+            throw failed;
         }
         return reply;
     }
@@ -175,10 +175,10 @@ final class RespConnection implements AutoCloseable {
     }
 
     /**
-     * One reply, read to its end even when it holds an error (which goes in {@code error}, the
+     * One reply, read to its end even when it holds an error (which goes in {@link #error}, the
      * first one only), so that the connection stays in step with Redis.
      */
-    private @Nullable Object reply(RedisCommandExecutionException[] error) throws IOException {
+    private @Nullable Object reply() throws IOException {
         int type = read();
         switch (type) {
             case ':':
@@ -200,7 +200,7 @@ final class RespConnection implements AutoCloseable {
                 }
                 List<@Nullable Object> values = new ArrayList<>(checkedLength(count));
                 for (long i = 0; i < count; i++) {
-                    values.add(reply(error));
+                    values.add(reply());
                 }
                 return values;
             }
@@ -208,31 +208,15 @@ final class RespConnection implements AutoCloseable {
                 return line().getBytes(StandardCharsets.UTF_8);
             case '-': {
                 String message = line();
-                if (error[0] == null) {
-                    error[0] = errorOf(message);
+                if (error == null) {
+                    // the exception Lettuce makes of the same reply (NOSCRIPT, BUSY, LOADING, ...)
+                    error = ExceptionFactory.createExecutionException(message);
                 }
                 return null;
             }
             default:
                 throw new IOException("not a RESP2 reply: type byte " + type);
         }
-    }
-
-    /** The exception Lettuce throws for an error reply with {@code message}. */
-    static RedisCommandExecutionException errorOf(String message) {
-        if (message.startsWith("NOSCRIPT")) {
-            return new RedisNoScriptException(message);
-        }
-        if (message.startsWith("BUSY")) {
-            return new RedisBusyException(message);
-        }
-        if (message.startsWith("LOADING")) {
-            return new RedisLoadingException(message);
-        }
-        if (message.startsWith("READONLY")) {
-            return new RedisReadOnlyException(message);
-        }
-        return new RedisCommandExecutionException(message);
     }
 
     private static int checkedLength(long length) throws IOException {
