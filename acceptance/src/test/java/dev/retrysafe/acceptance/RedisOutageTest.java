@@ -223,7 +223,7 @@ class RedisOutageTest {
         Policy policy = Policy.builder(policyName).scope(Scope.apiKey()).limit(QUOTA, WINDOW).failMode(failMode)
                 .build();
         RateLimitConfig limits = new RateLimitConfig(true, RateLimitConfig.Store.REDIS, List.of(policy),
-                ServerConfig.defaults().rateLimits().plans(), Duration.ZERO, REDIS_TIMEOUT, "rs-test:", List.of());
+                ServerConfig.defaults().rateLimits().plans(), Duration.ZERO, REDIS_TIMEOUT, "rs-test:", true, List.of());
         RedisConfig shared = new RedisConfig(URI.create(redis.uri()));
         return TestServer.h2().rateLimits(limits).configure(c -> c.withRedis(shared)).start();
     }

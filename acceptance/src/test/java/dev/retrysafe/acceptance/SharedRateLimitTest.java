@@ -60,7 +60,7 @@ class SharedRateLimitTest {
     void concurrentClientsOfOneKeyOnThreeInstancesGetTheQuotaOnceInTotal() throws Exception {
         Policy perKey = Policy.builder(POLICY).scope(Scope.apiKey()).limit(QUOTA, WINDOW).build();
         RateLimitConfig limits = new RateLimitConfig(true, RateLimitConfig.Store.REDIS, List.of(perKey),
-                ServerConfig.defaults().rateLimits().plans(), Duration.ZERO, REDIS_TIMEOUT, "rs-test:", List.of());
+                ServerConfig.defaults().rateLimits().plans(), Duration.ZERO, REDIS_TIMEOUT, "rs-test:", true, List.of());
         Set<Thread> redisClientThreads = RedisClientThreads.alive();
         try (RedisServerProcess redis = RedisServerProcess.start();
              PostgresTestDatabase db = PostgresTestDatabase.create();

@@ -135,7 +135,8 @@ public final class ConfigLoader {
         return new RateLimitConfig(s.bool("rate_limits.enabled"), store,
                 RateLimitPolicies.parse(s.node("rate_limits.policies")), plans,
                 s.duration("rate_limits.retry_after_jitter"), s.duration("rate_limits.redis_timeout"),
-                s.nonBlank("rate_limits.redis_key_prefix"), s.list("rate_limits.trusted_proxies"));
+                s.nonBlank("rate_limits.redis_key_prefix"), s.bool("rate_limits.redis_direct_connection"),
+                s.list("rate_limits.trusted_proxies"));
     }
 
     private static WebhooksConfig webhooks(Settings s) {

@@ -20,6 +20,9 @@ import java.util.Map;
  *                         closed
  * @param redisKeyPrefix   what every counter key in Redis starts with, so that deployments
  *                         sharing one Redis keep apart
+ * @param redisDirectConnection whether a decision that goes alone may use the store's own plain
+ *                         connection to a standalone Redis instead of Lettuce's (faster; see
+ *                         docs/rate-limits.md); {@code false}: every decision through Lettuce
  * @param trustedProxies   load balancers (CIDR blocks) whose {@code X-Forwarded-For} names the client
  */
 public record RateLimitConfig(
@@ -30,6 +33,7 @@ public record RateLimitConfig(
         Duration retryAfterJitter,
         Duration redisTimeout,
         String redisKeyPrefix,
+        boolean redisDirectConnection,
         List<String> trustedProxies) {
 
     /** Where counters live. */
@@ -73,22 +77,25 @@ public record RateLimitConfig(
 
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
     public RateLimitConfig disabled() {
-        return new RateLimitConfig(false, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix, trustedProxies);
+        return new RateLimitConfig(false, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
+                redisDirectConnection, trustedProxies);
     }
 
     /** The same settings with other policies. */
     public RateLimitConfig withPolicies(List<Policy> newPolicies) {
-        return new RateLimitConfig(true, store, newPolicies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix, trustedProxies);
+        return new RateLimitConfig(true, store, newPolicies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
+                redisDirectConnection, trustedProxies);
     }
 
     /** The same settings with another store. */
     public RateLimitConfig withStore(Store newStore) {
-        return new RateLimitConfig(enabled, newStore, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix, trustedProxies);
+        return new RateLimitConfig(enabled, newStore, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
+                redisDirectConnection, trustedProxies);
     }
 
     /** The same limits with these trusted proxies. */
     public RateLimitConfig withTrustedProxies(List<String> newTrustedProxies) {
         return new RateLimitConfig(enabled, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
-                newTrustedProxies);
+                redisDirectConnection, newTrustedProxies);
     }
 }

@@ -71,6 +71,7 @@ public final class RateLimiting {
                 LOG.info("rate-limit counters in Redis (shared by every instance), timeout {} ms",
                         limits.redisTimeout().toMillis());
                 store.redisUri(config.redis().url().toString());
+                store.directConnection(limits.redisDirectConnection());
             }
             return store.commandTimeout(limits.redisTimeout()).keyPrefix(limits.redisKeyPrefix()).build();
         }

@@ -55,6 +55,7 @@ class RateLimitConfigTest {
         assertThat(limits.retryAfterJitter()).isZero();
         assertThat(limits.redisTimeout()).isEqualTo(Duration.ofMillis(100));
         assertThat(limits.redisKeyPrefix()).isEqualTo("retrysafe:rl:");
+        assertThat(limits.redisDirectConnection()).isTrue();
     }
 
     @Test
@@ -63,6 +64,7 @@ class RateLimitConfigTest {
                 rate_limits:
                   store: memory
                   retry_after_jitter: 2s
+                  redis_direct_connection: false
                   plans:
                     pro: 4
                   policies:
@@ -84,6 +86,7 @@ class RateLimitConfigTest {
 
         assertThat(limits.store()).isEqualTo(RateLimitConfig.Store.MEMORY);
         assertThat(limits.retryAfterJitter()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(limits.redisDirectConnection()).isFalse();
         assertThat(limits.plans()).containsEntry("pro", 4.0).containsEntry("free", 1.0);
         assertThat(limits.policies()).hasSize(2);
         Policy strict = limits.policies().get(0);
