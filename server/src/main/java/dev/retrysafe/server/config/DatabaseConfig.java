@@ -22,7 +22,12 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
                 "database.pool_size", "must be between 1 and 1000, was " + poolSize);
     }
 
-    /** Connections for requests on PostgreSQL when {@code database.pool_size} is empty: each is a server process. */
+    /**
+     * Connections for requests when {@code database.pool_size} is empty and the database is a
+     * server of its own: PostgreSQL (each connection is a server process) or an H2 server reached
+     * over the network ({@code jdbc:h2:tcp:}, {@code jdbc:h2:ssl:}), where the measurement behind
+     * {@link #H2_DEFAULT_POOL_SIZE} does not apply.
+     */
     public static final int POSTGRES_DEFAULT_POOL_SIZE = 10;
     /**
      * Connections for requests on H2 when {@code database.pool_size} is empty. An H2 connection is a
@@ -34,9 +39,11 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
      */
     public static final int H2_DEFAULT_POOL_SIZE = 64;
 
-    /** The pool size for {@code url} when none is set: by the database's kind. */
+    /** The pool size for {@code url} when none is set: by where the database runs. */
     public static int defaultPoolSize(@Nullable String url) {
-        return url != null && url.startsWith("jdbc:postgresql:") ? POSTGRES_DEFAULT_POOL_SIZE : H2_DEFAULT_POOL_SIZE;
+        boolean server = url != null
+                && (url.startsWith("jdbc:postgresql:") || url.startsWith("jdbc:h2:tcp:") || url.startsWith("jdbc:h2:ssl:"));
+        return server ? POSTGRES_DEFAULT_POOL_SIZE : H2_DEFAULT_POOL_SIZE;
     }
 
     /** Whether this is a PostgreSQL database. */

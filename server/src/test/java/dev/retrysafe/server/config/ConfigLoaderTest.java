@@ -31,6 +31,13 @@ class ConfigLoaderTest {
                 .database().poolSize()).isEqualTo(10);
         assertThat(ConfigLoader.load(yaml("database:\n  url: jdbc:h2:mem:x\n"), Map.of())
                 .database().poolSize()).isEqualTo(64);
+        assertThat(ConfigLoader.load(yaml("database:\n  url: jdbc:h2:./data/x\n"), Map.of())
+                .database().poolSize()).isEqualTo(64);
+        // an H2 server over the network is a server like PostgreSQL: the embedded figure does not apply
+        assertThat(ConfigLoader.load(yaml("database:\n  url: jdbc:h2:tcp://127.0.0.1:9092/x\n"), Map.of())
+                .database().poolSize()).isEqualTo(10);
+        assertThat(ConfigLoader.load(yaml("database:\n  url: jdbc:h2:ssl://127.0.0.1:9092/x\n"), Map.of())
+                .database().poolSize()).isEqualTo(10);
         assertThat(ConfigLoader.load(yaml("database:\n  url: postgresql://u@127.0.0.1:5432/db\n  pool_size: 7\n"),
                 Map.of()).database().poolSize()).isEqualTo(7);
         assertThat(ConfigLoader.load(yaml("database:\n  pool_size: 12\n"), Map.of()).database().poolSize())
