@@ -16,9 +16,10 @@
 #             reference, Lettuce alone running the ceiling's trivial script the way the store calls
 #             Redis (the floor of any store on Lettuce).
 #   ceiling   redis-benchmark at the same concurrency running EVALSHA of a trivial script
-#             ("return 1", one key, one argument): the ceiling. And, for reference (not in the
-#             ratios), redis-benchmark running Retrysafe's own decide.lua with the arguments the
-#             store sends: what the script costs without any JVM.
+#             ("return 1", one key, one argument), measured before and after the redis rows of
+#             that concurrency: the ceiling is the mean of the two. And, for reference (not in
+#             the ratios), redis-benchmark running Retrysafe's own decide.lua with the arguments
+#             the store sends: what the script costs without any JVM.
 #   Every allowed-path row (no decision is refused; see Limits.java for the limit).
 #
 # Usage:
@@ -237,13 +238,31 @@ fi
 
 # --- Redis ----------------------------------------------------------------------------------------
 commandstats() { rcli info commandstats | tr -d '\r' | grep -E '^cmdstat_(evalsha|eval|get|set|time):' || true; }
-if part redis; then
-  # the order of the rows turns with each caller count, so no library always runs first or last
-  # (retrysafeLettuce: the store with directConnection(false), every decision through Lettuce; reference)
-  ORDERS=("retrysafe bucket4j lettuceFloor retrysafeLettuce" "lettuceFloor retrysafeLettuce retrysafe bucket4j"
-          "bucket4j retrysafe retrysafeLettuce lettuceFloor")
-  turn=0
-  for c in $REDIS_CALLERS; do
+ceiling_row() { # id, concurrency, SHA, key pattern, then the script's arguments
+  local id=$1 callers=$2 sha=$3 key=$4; shift 4
+  commandstats > "$OUT/$id.stats-before"
+  run_row "$id" ceiling redis-benchmark -h "$REDIS_HOST" -p "$REDIS_PORT" -c "$callers" -n "$CEILING_REQUESTS" -r 10000 --csv \
+    EVALSHA "$sha" 1 "$key" "$@"
+  commandstats > "$OUT/$id.stats-after"
+}
+if part ceiling; then
+  TRIVIAL_SHA=$(rcli script load "return 1")
+  DECIDE_SHA=$(rcli -x script load < "$ROOT/ratelimit-redis/src/main/resources/dev/retrysafe/ratelimit/redis/internal/decide.lua")
+fi
+# Per caller count: the ceiling, the libraries, the reference decide.lua, and the ceiling again.
+# The ceiling of a caller count is the mean of the two: it drifts by up to a third between runs
+# minutes apart on these machines (20,031-28,238/s at 1 caller on 2026-12-04), so measuring it
+# on both sides of the rows it is compared with takes the drift over those minutes into account.
+# The order of the library rows turns with each caller count, so no library always runs first or last
+# (retrysafeLettuce: the store with directConnection(false), every decision through Lettuce; reference)
+ORDERS=("retrysafe bucket4j lettuceFloor retrysafeLettuce" "lettuceFloor retrysafeLettuce retrysafe bucket4j"
+        "bucket4j retrysafe retrysafeLettuce lettuceFloor")
+turn=0
+for c in $REDIS_CALLERS; do
+  if part ceiling; then
+    ceiling_row "ceiling-c$c-trivial" "$c" "$TRIVIAL_SHA" "${KEY_PREFIX}ceiling:{key___rand_int__}" 1
+  fi
+  if part redis; then
     # shellcheck disable=SC2086 # the order is a list of words
     for b in ${ORDERS[$((turn % 3))]}; do
       id="redis-c$c-$b"
@@ -254,28 +273,16 @@ if part redis; then
       commandstats > "$OUT/$id.stats-after"
     done
     turn=$((turn + 1))
-  done
-fi
-
-if part ceiling; then
-  TRIVIAL_SHA=$(rcli script load "return 1")
-  DECIDE_SHA=$(rcli -x script load < "$ROOT/ratelimit-redis/src/main/resources/dev/retrysafe/ratelimit/redis/internal/decide.lua")
-  for c in $REDIS_CALLERS; do
-    id="ceiling-c$c-trivial"
-    commandstats > "$OUT/$id.stats-before"
-    run_row "$id" ceiling redis-benchmark -h "$REDIS_HOST" -p "$REDIS_PORT" -c "$c" -n "$CEILING_REQUESTS" -r 10000 --csv \
-      EVALSHA "$TRIVIAL_SHA" 1 "${KEY_PREFIX}ceiling:{key___rand_int__}" 1
-    commandstats > "$OUT/$id.stats-after"
-    id="ceiling-c$c-decide.lua"
-    commandstats > "$OUT/$id.stats-before"
+  fi
+  if part ceiling; then
     # the key and arguments RedisRateLimitStore sends for Limits.policy() when a decision goes
     # alone: Redis time, no minimum TTL, then the request: charge, one charge, gcra, window
     # 100000 us, quota 1, burst 1e10, cost 1
-    run_row "$id" ceiling redis-benchmark -h "$REDIS_HOST" -p "$REDIS_PORT" -c "$c" -n "$CEILING_REQUESTS" -r 10000 --csv \
-      EVALSHA "$DECIDE_SHA" 1 "${KEY_PREFIX}rs:{key___rand_int__}:bench:gcra:key___rand_int__" '' 0 1 1 gcra 100000 1 10000000000 1
-    commandstats > "$OUT/$id.stats-after"
-  done
-fi
+    ceiling_row "ceiling-c$c-decide.lua" "$c" "$DECIDE_SHA" "${KEY_PREFIX}rs:{key___rand_int__}:bench:gcra:key___rand_int__" \
+      '' 0 1 1 gcra 100000 1 10000000000 1
+    ceiling_row "ceiling-c$c-trivial-after" "$c" "$TRIVIAL_SHA" "${KEY_PREFIX}ceiling:{key___rand_int__}" 1
+  fi
+done
 
 cleanup_redis
 trap - EXIT
