@@ -7,6 +7,7 @@ import dev.retrysafe.ratelimit.redis.internal.DirectLane;
 import dev.retrysafe.ratelimit.redis.internal.MonotonicClock;
 import dev.retrysafe.ratelimit.redis.internal.RedisConnector;
 import dev.retrysafe.ratelimit.redis.internal.RedisDecisions;
+import dev.retrysafe.ratelimit.redis.internal.SpinWait;
 import dev.retrysafe.ratelimit.redis.internal.StoreSettings;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -104,6 +105,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
         private @Nullable Clock timeSource;
         private boolean batching = true;
         private boolean directConnection = true;
+        private Duration directConnectionSpin = SpinWait.DEFAULT_LIMIT;
 
         private Builder() {}
 
@@ -285,6 +287,24 @@ public final class RedisRateLimitStore implements RateLimitStore {
         }
 
         /**
+         * How long a decision on the direct connection polls the socket for its reply before it
+         * blocks in a read (default 100 µs; zero: never polls; at most 10 ms). A blocked thread
+         * is woken by the kernel when the reply comes, and that wake-up was about half of a lone
+         * decision's time to a Redis on the same virtual machine (docs/benchmarks.md); a reply
+         * polled for skips it, at the price of a busy core meanwhile. One thread at a time uses
+         * the connection, so at most one core polls per store. Polling pauses for a second after
+         * eight waits in a row whose reply took longer than the limit (a Redis farther away, or
+         * loaded), and never happens on a single processor.
+         */
+        public Builder directConnectionSpin(Duration limit) {
+            if (limit.isNegative() || limit.compareTo(SpinWait.MAX_LIMIT) > 0) {
+                throw new IllegalArgumentException("directConnectionSpin must be between 0 and 10ms: " + limit);
+            }
+            this.directConnectionSpin = limit;
+            return this;
+        }
+
+        /**
          * Builds the store and connects, waiting at most the connect timeout; a Redis that is down
          * now is not an error (decisions follow the fail modes until it is up).
          */
@@ -295,7 +315,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
             // the lane connects in the background while the connector waits for its own connection
             DirectLane lane = null;
             if (directConnection && redisUri != null && client == null) { // redisUri: not a Cluster
-                lane = DirectLane.of(uri(redisUri, commandTimeout), connectTimeout).orElse(null);
+                lane = DirectLane.of(uri(redisUri, commandTimeout), connectTimeout, directConnectionSpin).orElse(null);
             }
             RedisConnector<?> connector;
             try {

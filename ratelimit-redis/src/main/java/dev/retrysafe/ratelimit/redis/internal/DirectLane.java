@@ -70,6 +70,8 @@ public final class DirectLane implements AutoCloseable {
     private final long connectTimeoutNanos;
     private final List<byte[][]> handshake;
     private final long checkAfterNanos;
+    /** How long a reply is polled for before a blocking read (see {@link SpinWait}). */
+    private final Duration spinLimit;
     /** When the lane was made: the first connection's wait is counted from here. */
     private final long createdNanos = System.nanoTime();
     /** Guarded by {@link #lock}: when the connection was last used (or made). */
@@ -86,26 +88,31 @@ public final class DirectLane implements AutoCloseable {
     private final Condition attemptEnded = lock.newCondition();
 
     private DirectLane(String host, int port, Duration connectTimeout, List<byte[][]> handshake,
-            Duration checkAfter) {
+            Duration checkAfter, Duration spinLimit) {
         this.host = host;
         this.port = port;
         this.connectTimeoutNanos = connectTimeout.toNanos();
         this.handshake = handshake;
         this.checkAfterNanos = checkAfter.toNanos();
+        this.spinLimit = spinLimit;
     }
 
     /**
      * A lane to the Redis at {@code uri}, connecting in the background ({@link #awaitFirstAttempt}
      * waits for it); empty when {@code uri} is
      * one that needs more than a plain socket (TLS, a Unix socket, Sentinel, credentials resolved
-     * later).
+     * later). A reply is polled for at most {@code spinLimit} before a blocking read
+     * ({@link SpinWait}; zero: never).
      */
-    public static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout) {
-        return of(uri, connectTimeout, DEFAULT_CHECK_AFTER);
+    public static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration spinLimit) {
+        return of(uri, connectTimeout, DEFAULT_CHECK_AFTER, spinLimit);
     }
 
-    /** As {@link #of(RedisURI, Duration)}, checking a connection unused for {@code checkAfter} (tests: zero). */
-    static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration checkAfter) {
+    /**
+     * As {@link #of(RedisURI, Duration, Duration)}, checking a connection unused for
+     * {@code checkAfter} (tests: zero).
+     */
+    static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration checkAfter, Duration spinLimit) {
         if (uri.isSsl() || uri.getSocket() != null || !uri.getSentinels().isEmpty() || uri.getHost() == null
                 || uri.getPort() < 1 || uri.getPort() > 65535) {
             return Optional.empty();
@@ -129,7 +136,7 @@ public final class DirectLane implements AutoCloseable {
             handshake.add(new byte[][] {ascii("SELECT"), ascii(Integer.toString(uri.getDatabase()))});
         }
         DirectLane lane = new DirectLane(uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake),
-                checkAfter);
+                checkAfter, spinLimit);
         lane.reconnect();
         return Optional.of(lane);
     }
@@ -315,7 +322,8 @@ public final class DirectLane implements AutoCloseable {
      */
     private RespConnection open() throws IOException {
         long deadline = System.nanoTime() + connectTimeoutNanos;
-        RespConnection made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake);
+        RespConnection made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake,
+                SpinWait.of(spinLimit));
         try {
             made.command(SET_NAME, deadline);
         } catch (RedisException e) {

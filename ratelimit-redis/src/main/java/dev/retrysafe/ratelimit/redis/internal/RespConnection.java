@@ -37,6 +37,7 @@ final class RespConnection implements AutoCloseable {
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
+    private final SpinWait spin;
     private byte[] output = new byte[1024];
     private int written;
     private final byte[] input = new byte[8192];
@@ -47,26 +48,27 @@ final class RespConnection implements AutoCloseable {
     /** The first error in the reply being read, thrown once all of it is read. */
     private @Nullable RedisCommandExecutionException error;
 
-    private RespConnection(Socket socket) throws IOException {
+    private RespConnection(Socket socket, SpinWait spin) throws IOException {
         this.socket = socket;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
+        this.spin = spin;
     }
 
     /**
      * Connects to {@code address}, waiting at most {@code timeoutNanos} for the connection and the
      * commands of {@code handshake} (AUTH, SELECT, ...) together, which must all answer without an
-     * error.
+     * error. A reply is awaited by polling the socket as {@code spin} allows, then in a blocking read.
      */
-    static RespConnection open(InetSocketAddress address, long timeoutNanos, List<byte[][]> handshake)
-            throws IOException {
+    static RespConnection open(InetSocketAddress address, long timeoutNanos, List<byte[][]> handshake,
+            SpinWait spin) throws IOException {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             long deadline = System.nanoTime() + timeoutNanos;
             socket.connect(address, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutNanos / 1_000_000)));
-            RespConnection connection = new RespConnection(socket);
+            RespConnection connection = new RespConnection(socket, spin);
             for (byte[][] command : handshake) {
                 connection.command(command, deadline);
             }
@@ -292,7 +294,16 @@ final class RespConnection implements AutoCloseable {
     }
 
     private void fill() throws IOException {
-        long remaining = deadline - System.nanoTime();
+        long now = System.nanoTime();
+        long pollUntil = spin.pollUntil(now, deadline);
+        if (pollUntil != now) {
+            boolean answered;
+            while (!(answered = in.available() > 0) && (now = System.nanoTime()) - pollUntil < 0) {
+                Thread.onSpinWait();
+            }
+            spin.polled(answered, now);
+        }
+        long remaining = deadline - now;
         if (remaining <= 0) {
             throw new SocketTimeoutException("no reply from Redis in time");
         }

@@ -50,7 +50,7 @@ class DirectLaneTest {
     @Test
     void aConnectionRedisClosedWhileUnusedIsFoundOutBeforeAScriptGoesOnIt() {
         server = RedisServerProcess.start();
-        lane = DirectLane.of(RedisURI.create(server.uri()), TIMEOUT, Duration.ZERO).orElseThrow();
+        lane = DirectLane.of(RedisURI.create(server.uri()), TIMEOUT, Duration.ZERO, SpinWait.DEFAULT_LIMIT).orElseThrow();
         lane.awaitFirstAttempt();
         assertThat(lane.tryRun(call(), TIMEOUT)).isNotNull();
 
@@ -84,7 +84,7 @@ class DirectLaneTest {
                     // the assertions below say what went wrong
                 }
             });
-            lane = DirectLane.of(RedisURI.create("redis://127.0.0.1:" + fake.getLocalPort()), TIMEOUT, Duration.ofHours(1))
+            lane = DirectLane.of(RedisURI.create("redis://127.0.0.1:" + fake.getLocalPort()), TIMEOUT, Duration.ofHours(1), SpinWait.DEFAULT_LIMIT)
                     .orElseThrow();
             lane.awaitFirstAttempt();
             assertThat(lane.connected()).isTrue();
