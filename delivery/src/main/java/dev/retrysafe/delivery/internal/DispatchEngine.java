@@ -282,8 +282,10 @@ public final class DispatchEngine implements AutoCloseable {
 
     // --- claim -------------------------------------------------------------------------------
 
-    /** Rows read per chunk of the due scan. */
+    /** Most rows read per chunk of the due scan. */
     private static final int SCAN_CHUNK = 500;
+    /** Fewest rows read per chunk: a claim with room for a few still reads past a filled endpoint. */
+    private static final int MIN_SCAN_CHUNK = 50;
     /** Chunks one claim reads at most: bounds the work when saturated endpoints have huge backlogs. */
     private static final int MAX_SCAN_CHUNKS = 20;
 
@@ -414,14 +416,20 @@ public final class DispatchEngine implements AutoCloseable {
         }
     }
 
+    /** Rows per chunk of the due scan of a claim that may take {@code limit} deliveries. */
+    static int scanChunk(int limit) {
+        return Math.clamp(limit, MIN_SCAN_CHUNK, SCAN_CHUNK);
+    }
+
     /**
      * Picks up to {@code limit} due deliveries, oldest first, filling each endpoint only up to
      * its cap minus the attempts already in flight to it (all instances), and a rate-limited one
      * only with the free slots of its look-ahead; ids returned in id order. Endpoints already at
-     * their cap are left out by the database. The scan goes on chunk by chunk while chunks yield
-     * picks: a chunk that yields none holds only the backlogs of endpoints this claim filled, and
-     * reading on (possibly through the whole backlog) would cost more than the next claim, which
-     * finds those endpoints at their cap and leaves them out.
+     * their cap are left out by the database. The scan reads chunks of about {@code limit} rows
+     * ({@link #scanChunk}) and goes on chunk by chunk while chunks yield picks: a chunk that
+     * yields none holds only the backlogs of endpoints this claim filled, and reading on
+     * (possibly through the whole backlog) would cost more than the next claim, which finds
+     * those endpoints at their cap and leaves them out.
      */
     private Choice choose(Connection c, Instant nowInstant, int limit) throws SQLException {
         long now = nowInstant.toEpochMilli();
@@ -443,6 +451,10 @@ public final class DispatchEngine implements AutoCloseable {
         Map<String, Pace> paces = new HashMap<>();
         Map<String, Long> slots = new HashMap<>();
         List<String> chosen = new ArrayList<>(limit);
+        // a chunk as large as the claim's limit: a chunk of 500 when 100 may be taken made
+        // PostgreSQL walk (and the dispatcher read) five times the rows a claim can use, and
+        // PostgreSQL also walks the due rows of the left-out endpoints to find them
+        int chunkSize = scanChunk(limit);
         @Nullable String lastId = null;
         long lastDue = 0;
         for (int chunk = 0; chunk < MAX_SCAN_CHUNKS && chosen.size() < limit; chunk++) {
@@ -459,7 +471,7 @@ public final class DispatchEngine implements AutoCloseable {
                     s.setLong(i++, lastDue);
                     s.setString(i++, lastId);
                 }
-                s.setInt(i, SCAN_CHUNK);
+                s.setInt(i, chunkSize);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
                         read++;
@@ -490,7 +502,7 @@ public final class DispatchEngine implements AutoCloseable {
                     }
                 }
             }
-            if (read < SCAN_CHUNK) {
+            if (read < chunkSize) {
                 break;
             }
             heldBack = true; // rows past this chunk were not read
