@@ -108,7 +108,7 @@ public final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Starts claiming in the background (one virtual thread for the loop, one per attempt).
+     * Starts claiming in the background (one platform thread for the loop, one virtual thread per attempt).
      *
      * @throws IllegalStateException if started before or closed
      */

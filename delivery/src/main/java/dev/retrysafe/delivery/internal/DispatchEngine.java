@@ -47,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * endpoint row before any delivery row (the order every writer here and in {@link EndpointStore}
  * uses); successes that finish together share one ({@link SuccessStore}). Threadsafe.
  *
- * <p>Lifecycle: {@link #start()} runs the claim loop on a virtual thread; {@link #close()} stops
+ * <p>Lifecycle: {@link #start()} runs the claim loop on a (daemon) platform thread; {@link #close()} stops
  * claiming, gives back claims whose attempt has not begun, lets attempts in flight finish within
  * the shutdown timeout, and leaves any still running to their leases (another instance retries
  * them once the lease runs out).
@@ -97,7 +97,10 @@ public final class DispatchEngine implements AutoCloseable {
             if (loop != null) {
                 throw new IllegalStateException("dispatcher " + config.instanceId() + " is already started");
             }
-            loop = Thread.ofVirtual().name("retrysafe-dispatcher-" + config.instanceId()).start(this::runLoop);
+            // a platform thread: the loop does little but JDBC round trips, and a virtual thread
+            // blocked on a socket parks, goes through the JDK's I/O poller and is woken again,
+            // thread switches a platform thread blocked in the read does not make
+            loop = Thread.ofPlatform().daemon().name("retrysafe-dispatcher-" + config.instanceId()).start(this::runLoop);
         } finally {
             lock.unlock();
         }

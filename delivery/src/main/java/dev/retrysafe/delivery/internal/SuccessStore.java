@@ -76,8 +76,9 @@ final class SuccessStore implements AutoCloseable {
                         new SQLException("closed"));
             }
             while (writers.size() < WRITERS) {
-                writers.add(Thread.ofVirtual().name("retrysafe-delivery-store-" + instanceId + "-" + writers.size())
-                        .start(this::write));
+                // platform threads, like the claim loop: a writer does nothing but JDBC round trips
+                writers.add(Thread.ofPlatform().daemon().name("retrysafe-delivery-store-" + instanceId + "-"
+                        + writers.size()).start(this::write));
             }
             queue.add(pending);
         } finally {
