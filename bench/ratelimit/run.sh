@@ -31,6 +31,8 @@
 # Environment (defaults in brackets):
 #   WARMUP_ITERATIONS [3] WARMUP_TIME [2] ITERATIONS [5] ITERATION_TIME [2] FORKS [1]  JMH settings (s)
 #   INMEMORY_THREADS ["1 2"]  INMEMORY_KEYS ["1 100000"]  REDIS_CALLERS ["1 16 64"]
+#   ORDER_TURN [random: 0, 1 or 2]  which order of the Redis library rows the first caller count
+#                         takes (each next caller count takes the next order); recorded in the summary
 #   MEMORY_KEYS [1000000]  MEMORY_KEYS_RESILIENCE4J [100000] (a RateLimiter per key is heavy)
 #   REDIS_HOST [127.0.0.1] REDIS_PORT [6379]  (keys under bench:rl:<stamp>:, deleted at the end)
 #   CEILING_REQUESTS [300000 per 10 s of JMH measurement]  requests per redis-benchmark row
@@ -78,6 +80,8 @@ WARMUP_ITERATIONS=${WARMUP_ITERATIONS:-3} WARMUP_TIME=${WARMUP_TIME:-2}
 ITERATIONS=${ITERATIONS:-5} ITERATION_TIME=${ITERATION_TIME:-2} FORKS=${FORKS:-1}
 INMEMORY_THREADS=${INMEMORY_THREADS:-1 2} INMEMORY_KEYS=${INMEMORY_KEYS:-1 100000}
 REDIS_CALLERS=${REDIS_CALLERS:-1 16 64}
+ORDER_TURN=${ORDER_TURN:-$((RANDOM % 3))}
+[[ $ORDER_TURN =~ ^[0-9]+$ ]] || die "ORDER_TURN must be a whole number: $ORDER_TURN"
 MEMORY_KEYS=${MEMORY_KEYS:-1000000} MEMORY_KEYS_RESILIENCE4J=${MEMORY_KEYS_RESILIENCE4J:-100000}
 REDIS_HOST=${REDIS_HOST:-127.0.0.1} REDIS_PORT=${REDIS_PORT:-6379}
 CEILING_REQUESTS=${CEILING_REQUESTS:-$(( 30000 * ITERATIONS * ITERATION_TIME ))}
@@ -163,6 +167,7 @@ wait_quiet() {
   echo "kernel: $(uname -r); clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
   echo "java: $("$JAVA" -version 2>&1 | sed -n 2p)"
   if part redis || part ceiling; then echo "redis: $(rcli info server | tr -d '\r' | sed -n 's/^redis_version://p'); redis-benchmark: $(redis-benchmark --version 2>/dev/null | head -1)"; fi
+  if part redis; then echo "redis row orders start at turn $ORDER_TURN (ORDER_TURN=$ORDER_TURN repeats them)"; fi
   echo "jmh: forks $FORKS, warm-up ${WARMUP_ITERATIONS} x ${WARMUP_TIME} s, measured ${ITERATIONS} x ${ITERATION_TIME} s"
   echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "busy before the run (3 s, nothing of ours running): $(busy_sample)%"
@@ -253,11 +258,15 @@ fi
 # The ceiling of a caller count is the mean of the two: it drifts by up to a third between runs
 # minutes apart on these machines (20,031-28,238/s at 1 caller on 2026-12-04), so measuring it
 # on both sides of the rows it is compared with takes the drift over those minutes into account.
-# The order of the library rows turns with each caller count, so no library always runs first or last
+# The order of the library rows turns with each caller count, so no library always runs first or last,
+# and starts at a random turn, so that a caller count does not get the same order in every run: with
+# a fixed start, 64 callers always ran Retrysafe right after Bucket4j and before the store through
+# Lettuce only, which beat it in all three runs of 2026-12-05 (0.65-0.95x) though both sent the same
+# shared calls (28.6 and 29.3 decisions per EVALSHA)
 # (retrysafeLettuce: the store with directConnection(false), every decision through Lettuce; reference)
 ORDERS=("retrysafe bucket4j lettuceFloor retrysafeLettuce" "lettuceFloor retrysafeLettuce retrysafe bucket4j"
         "bucket4j retrysafe retrysafeLettuce lettuceFloor")
-turn=0
+turn=$ORDER_TURN
 for c in $REDIS_CALLERS; do
   if part ceiling; then
     ceiling_row "ceiling-c$c-trivial" "$c" "$TRIVIAL_SHA" "${KEY_PREFIX}ceiling:{key___rand_int__}" 1
