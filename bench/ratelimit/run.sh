@@ -259,10 +259,8 @@ fi
 # minutes apart on these machines (20,031-28,238/s at 1 caller on 2026-12-04), so measuring it
 # on both sides of the rows it is compared with takes the drift over those minutes into account.
 # The order of the library rows turns with each caller count, so no library always runs first or last,
-# and starts at a random turn, so that a caller count does not get the same order in every run: with
-# a fixed start, 64 callers always ran Retrysafe right after Bucket4j and before the store through
-# Lettuce only, which beat it in all three runs of 2026-12-05 (0.65-0.95x) though both sent the same
-# shared calls (28.6 and 29.3 decisions per EVALSHA)
+# and starts at a random turn (ORDER_TURN), so that a caller count does not get the same order in
+# every run and an effect of the order shows up as spread between runs instead of as a difference
 # (retrysafeLettuce: the store with directConnection(false), every decision through Lettuce; reference)
 ORDERS=("retrysafe bucket4j lettuceFloor retrysafeLettuce" "lettuceFloor retrysafeLettuce retrysafe bucket4j"
         "bucket4j retrysafe retrysafeLettuce lettuceFloor")
