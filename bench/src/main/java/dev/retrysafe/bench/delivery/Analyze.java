@@ -15,6 +15,7 @@ import java.util.Map;
  * <pre>
  * BENCH committed=N committed_per_s=.. arrived=M deliveries_per_s=.. delivered_of_committed=K missing=..
  *       p50_ms=.. p90_ms=.. p99_ms=.. p999_ms=.. max_ms=.. min_ms=.. arrivals_span_ms=.. arrivals_span_per_s=..
+ *       p99_by_fifth_ms=../../../../..
  * </pre>
  *
  * {@code committed}: events committed within [from, to); {@code arrived}: events whose first
@@ -22,7 +23,10 @@ import java.util.Map;
  * minus commit, for events committed within the window (an arrival can precede the producer's
  * own record of the commit by a little: the dispatcher may see the commit before the producer
  * gets the answer to its COMMIT). {@code arrivals_span_per_s}: the arrivals in the window over
- * the time from the first to the last of them (the rate of a drain).
+ * the time from the first to the last of them (the rate of a drain). {@code p99_by_fifth_ms}: the
+ * p99 latency of the events committed in each fifth of the window, in order: a window that starts
+ * while the dispatchers still work off a backlog left by the warm-up (a cold start) shows as a
+ * first fifth far above the last, which the whole window's p99 alone would hide.
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar dev.retrysafe.bench.delivery.Analyze --arrivals FILE \
@@ -30,6 +34,9 @@ import java.util.Map;
  * </pre>
  */
 public final class Analyze {
+
+    /** The parts of the window whose p99 latencies are reported each. */
+    private static final int FIFTHS = 5;
 
     private Analyze() {
     }
@@ -47,6 +54,8 @@ public final class Analyze {
         long missing = 0;
         long[] latencies = new long[16];
         int n = 0;
+        long[][] byFifth = new long[FIFTHS][16];
+        int[] inFifth = new int[FIFTHS];
         for (String file : o.string("commits").split(",")) {
             for (Map.Entry<String, Long> c : read(Path.of(file)).entrySet()) {
                 long commit = c.getValue();
@@ -63,18 +72,29 @@ public final class Analyze {
                     latencies = Arrays.copyOf(latencies, n * 2);
                 }
                 latencies[n++] = arrival - commit;
+                int fifth = (int) Math.min(FIFTHS - 1, (commit - from) * FIFTHS / (to - from));
+                if (inFifth[fifth] == byFifth[fifth].length) {
+                    byFifth[fifth] = Arrays.copyOf(byFifth[fifth], inFifth[fifth] * 2);
+                }
+                byFifth[fifth][inFifth[fifth]++] = arrival - commit;
             }
         }
         Arrays.sort(latencies, 0, n);
+        StringBuilder fifths = new StringBuilder();
+        for (int f = 0; f < FIFTHS; f++) {
+            Arrays.sort(byFifth[f], 0, inFifth[f]);
+            fifths.append(f == 0 ? "" : "/").append(ms(byFifth[f], inFifth[f], 0.99));
+        }
         double seconds = (to - from) / 1e6;
         System.out.printf(Locale.ROOT, "BENCH committed=%d committed_per_s=%.1f arrived=%d deliveries_per_s=%.1f "
                         + "delivered_of_committed=%d missing=%d p50_ms=%s p90_ms=%s p99_ms=%s p999_ms=%s max_ms=%s min_ms=%s "
-                        + "arrivals_span_ms=%.1f arrivals_span_per_s=%.1f%n",
+                        + "arrivals_span_ms=%.1f arrivals_span_per_s=%.1f p99_by_fifth_ms=%s%n",
                 committed, committed / seconds, arrivedInWindow, arrivedInWindow / seconds, n, missing,
                 ms(latencies, n, 0.50), ms(latencies, n, 0.90), ms(latencies, n, 0.99), ms(latencies, n, 0.999),
                 n == 0 ? "-" : format(latencies[n - 1]), n == 0 ? "-" : format(latencies[0]),
                 (lastArrival - firstArrival) / 1000.0,
-                lastArrival > firstArrival ? (arrivedInWindow - 1) / ((lastArrival - firstArrival) / 1e6) : 0.0);
+                lastArrival > firstArrival ? (arrivedInWindow - 1) / ((lastArrival - firstArrival) / 1e6) : 0.0,
+                fifths);
     }
 
     private static String ms(long[] sorted, int n, double q) {
