@@ -52,10 +52,9 @@ public final class Analyze {
         long lastArrival = arrivals.values().stream().filter(t -> t >= from && t < to).mapToLong(Long::longValue).max().orElse(0);
         long committed = 0;
         long missing = 0;
-        long[] latencies = new long[16];
-        int n = 0;
-        long[][] byFifth = new long[FIFTHS][16];
-        int[] inFifth = new int[FIFTHS];
+        Latencies latencies = new Latencies();
+        Latencies[] byFifth = new Latencies[FIFTHS];
+        Arrays.setAll(byFifth, f -> new Latencies());
         for (String file : o.string("commits").split(",")) {
             for (Map.Entry<String, Long> c : read(Path.of(file)).entrySet()) {
                 long commit = c.getValue();
@@ -68,41 +67,52 @@ public final class Analyze {
                     missing++;
                     continue;
                 }
-                if (n == latencies.length) {
-                    latencies = Arrays.copyOf(latencies, n * 2);
-                }
-                latencies[n++] = arrival - commit;
-                int fifth = (int) Math.min(FIFTHS - 1, (commit - from) * FIFTHS / (to - from));
-                if (inFifth[fifth] == byFifth[fifth].length) {
-                    byFifth[fifth] = Arrays.copyOf(byFifth[fifth], inFifth[fifth] * 2);
-                }
-                byFifth[fifth][inFifth[fifth]++] = arrival - commit;
+                latencies.add(arrival - commit);
+                byFifth[(int) Math.min(FIFTHS - 1, (commit - from) * FIFTHS / (to - from))].add(arrival - commit);
             }
         }
-        Arrays.sort(latencies, 0, n);
+        latencies.sort();
         StringBuilder fifths = new StringBuilder();
         for (int f = 0; f < FIFTHS; f++) {
-            Arrays.sort(byFifth[f], 0, inFifth[f]);
-            fifths.append(f == 0 ? "" : "/").append(ms(byFifth[f], inFifth[f], 0.99));
+            byFifth[f].sort();
+            fifths.append(f == 0 ? "" : "/").append(byFifth[f].ms(0.99));
         }
         double seconds = (to - from) / 1e6;
         System.out.printf(Locale.ROOT, "BENCH committed=%d committed_per_s=%.1f arrived=%d deliveries_per_s=%.1f "
                         + "delivered_of_committed=%d missing=%d p50_ms=%s p90_ms=%s p99_ms=%s p999_ms=%s max_ms=%s min_ms=%s "
                         + "arrivals_span_ms=%.1f arrivals_span_per_s=%.1f p99_by_fifth_ms=%s%n",
-                committed, committed / seconds, arrivedInWindow, arrivedInWindow / seconds, n, missing,
-                ms(latencies, n, 0.50), ms(latencies, n, 0.90), ms(latencies, n, 0.99), ms(latencies, n, 0.999),
-                n == 0 ? "-" : format(latencies[n - 1]), n == 0 ? "-" : format(latencies[0]),
+                committed, committed / seconds, arrivedInWindow, arrivedInWindow / seconds, latencies.size, missing,
+                latencies.ms(0.50), latencies.ms(0.90), latencies.ms(0.99), latencies.ms(0.999),
+                latencies.ms(1.0), latencies.ms(0.0),
                 (lastArrival - firstArrival) / 1000.0,
                 lastArrival > firstArrival ? (arrivedInWindow - 1) / ((lastArrival - firstArrival) / 1e6) : 0.0,
                 fifths);
     }
 
-    private static String ms(long[] sorted, int n, double q) {
-        if (n == 0) {
-            return "-";
+    /** Latencies in microseconds, as many as come. */
+    private static final class Latencies {
+        long[] values = new long[16];
+        int size;
+
+        void add(long micros) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = micros;
         }
-        int index = (int) Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1));
-        return format(sorted[index]);
+
+        void sort() {
+            Arrays.sort(values, 0, size);
+        }
+
+        /** The {@code q} quantile in milliseconds once sorted (0: the least, 1: the most), or "-" when empty. */
+        String ms(double q) {
+            if (size == 0) {
+                return "-";
+            }
+            int index = (int) Math.min(size - 1, Math.max(0, Math.ceil(q * size) - 1));
+            return format(values[index]);
+        }
     }
 
     private static String format(long micros) {
