@@ -155,11 +155,32 @@ class DecideScriptTest extends ScriptTestBase {
     void anUnknownAlgorithmFailsItsRequestWithoutWritingAnything() {
         String[] keys = {redis.prefix() + "x"};
         List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1000", "0", "1", "1", "leaky_bucket", "1000000", "5", "5", "1");
-        assertThat(reply).hasSize(6);
+                "1000", "0", "1", "leaky_bucket", "1000000", "5", "5", "1", "1");
+        assertThat(reply).hasSize(4);
         assertThat(reply.get(1)).isEqualTo(-1L);
         assertThat((String) reply.get(2)).contains("unknown rate-limit algorithm: leaky_bucket");
         assertThat(redis.keys()).isEmpty();
+    }
+
+    @Test
+    void aRequestNamingAKindTheCallLacksFailsAloneAndTheOthersAreDecided() {
+        String a = redis.prefix() + "{a}:one";
+        String b = redis.prefix() + "{b}:one";
+        String[] keys = {a, b, b, a, a};
+        // kind 1 exists; the second request names kind 7, the third kinds 1 and "x"; the last is fine
+        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
+                "1000000000", "0", "1", "gcra", "60000000", "5", "5", "1",
+                "1", "7", "1,x", "1");
+
+        assertThat(reply).hasSize(1 + 3 + 3 + 6 + 3);
+        assertThat(reply.subList(1, 4)).containsExactly(4L, 12_000_000L, 0L);
+        assertThat(reply.get(4)).isEqualTo(-1L);
+        assertThat((String) reply.get(5)).contains("no such kind of charge");
+        assertThat(reply.get(7)).isEqualTo(-1L);
+        assertThat(reply.subList(9, 13)).containsOnly(0L);
+        // the third wrote nothing, though its first charge allowed: the last sees a's one charge
+        assertThat(reply.subList(13, 16)).containsExactly(3L, 24_000_000L, 0L);
+        assertThat(redis.keys()).containsExactly(a);
     }
 
     @Test
@@ -196,29 +217,30 @@ class DecideScriptTest extends ScriptTestBase {
         String three = redis.prefix() + "{c}:three";
         redis.redis().lpush(wrong, "a list, not a counter");
         String[] keys = {one, one, wrong, one, two, three};
+        // kinds: 1 = 1 per minute, fixed window; 2 = the same, token bucket; 3 = GCRA, 5 per
+        // minute; 4 = fixed window, 3 per minute
         List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1000000000", "3600000",
-                "1", "1", "fixed_window", "60000000", "1", "1", "1",
-                "1", "1", "fixed_window", "60000000", "1", "1", "1",
-                "1", "1", "token_bucket", "60000000", "1", "1", "1",
-                "0", "1", "fixed_window", "60000000", "1", "1", "1",
-                "1", "2", "gcra", "60000000", "5", "5", "1", "fixed_window", "60000000", "3", "3", "1");
+                "1000000000", "3600000", "4",
+                "fixed_window", "60000000", "1", "1", "1",
+                "token_bucket", "60000000", "1", "1", "1",
+                "gcra", "60000000", "5", "5", "1",
+                "fixed_window", "60000000", "3", "3", "1",
+                "1", "1", "2", "?1", "3,4");
 
-        assertThat(reply).hasSize(1 + 5 + 5 + 5 + 5 + 9);
+        assertThat(reply).hasSize(1 + 3 + 3 + 3 + 3 + 6);
         assertThat(reply.get(0)).isEqualTo(1_000_000_000L);
         // the first: allowed, nothing left; the second: refused, nothing left, wait for the window
-        assertThat(reply.subList(1, 6)).containsExactly(1L, 1L, 0L, 60_000_000L - 1_000_000_000L % 60_000_000L, 0L);
-        assertThat(reply.subList(6, 11)).containsExactly(0L, 0L, 0L, 20_000_000L, 20_000_000L);
+        assertThat(reply.subList(1, 4)).containsExactly(0L, 60_000_000L - 1_000_000_000L % 60_000_000L, 0L);
+        assertThat(reply.subList(4, 7)).containsExactly(0L, 20_000_000L, 20_000_000L);
         // the third failed alone, with the server's error, and wrote nothing
-        assertThat(reply.get(11)).isEqualTo(-1L);
-        assertThat((String) reply.get(12)).contains("WRONGTYPE");
-        assertThat(reply.subList(13, 16)).containsOnly(0L);
-        // the peek sees the first's charge (a peek's status is the script's verdict; the store
-        // allows every peek); the last request was charged on both of its keys: GCRA (T = 12 s)
-        // leaves 4 of 5, the window 2 of 3
-        assertThat(reply.subList(16, 21)).containsExactly(0L, 0L, 0L, 20_000_000L, 20_000_000L);
-        assertThat(reply.subList(21, 26)).containsExactly(1L, 1L, 4L, 12_000_000L, 0L);
-        assertThat(reply.subList(26, 30)).containsExactly(1L, 2L, 20_000_000L, 0L);
+        assertThat(reply.get(7)).isEqualTo(-1L);
+        assertThat((String) reply.get(8)).contains("WRONGTYPE");
+        assertThat(reply.get(9)).isEqualTo(0L);
+        // the peek sees the first's charge (it must wait; the store allows every peek); the last
+        // request was charged on both of its keys: GCRA (T = 12 s) leaves 4 of 5, the window 2 of 3
+        assertThat(reply.subList(10, 13)).containsExactly(0L, 20_000_000L, 20_000_000L);
+        assertThat(reply.subList(13, 16)).containsExactly(4L, 12_000_000L, 0L);
+        assertThat(reply.subList(16, 19)).containsExactly(2L, 20_000_000L, 0L);
         assertThat(redis.redis().get(one)).isNull(); // a window key, not the base key
         assertThat(redis.keys()).contains(wrong, two).hasSize(4);
     }

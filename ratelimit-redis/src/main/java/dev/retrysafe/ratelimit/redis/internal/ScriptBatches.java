@@ -158,39 +158,15 @@ public final class ScriptBatches {
     private void send(List<Waiter> batch) {
         Call call = new Call(batch);
         try {
-            byte[][] keys;
-            byte[][] arguments;
-            if (batch.size() == 1) {
-                Waiter only = batch.get(0);
-                only.at = ScriptReply.FIRST;
-                keys = only.call.keys();
-                arguments = only.call.arguments();
-            } else {
-                int keyCount = 0;
-                int argumentCount = ScriptCall.HEADER_ARGUMENTS;
-                for (Waiter w : batch) {
-                    keyCount += w.call.keys().length;
-                    argumentCount += w.call.arguments().length - ScriptCall.HEADER_ARGUMENTS;
-                }
-                keys = new byte[keyCount][];
-                arguments = new byte[argumentCount][];
-                // the header (time, least key lifetime) is the same in every call: the first one's
-                System.arraycopy(batch.get(0).call.arguments(), 0, arguments, 0, ScriptCall.HEADER_ARGUMENTS);
-                int k = 0;
-                int a = ScriptCall.HEADER_ARGUMENTS;
-                int at = ScriptReply.FIRST;
-                for (Waiter w : batch) {
-                    byte[][] ownKeys = w.call.keys();
-                    byte[][] ownArguments = w.call.arguments();
-                    System.arraycopy(ownKeys, 0, keys, k, ownKeys.length);
-                    System.arraycopy(ownArguments, ScriptCall.HEADER_ARGUMENTS, arguments, a,
-                            ownArguments.length - ScriptCall.HEADER_ARGUMENTS);
-                    w.at = at;
-                    k += ownKeys.length;
-                    a += ownArguments.length - ScriptCall.HEADER_ARGUMENTS;
-                    at += ScriptReply.size(ownKeys.length);
-                }
+            List<ScriptCall> requests = new ArrayList<>(batch.size());
+            int at = ScriptReply.FIRST;
+            for (Waiter w : batch) {
+                requests.add(w.call);
+                w.at = at;
+                at += ScriptReply.size(w.call.keys().length);
             }
+            byte[][] keys = ScriptCall.keysOf(requests);
+            byte[][] arguments = batch.size() == 1 ? batch.get(0).call.arguments() : ScriptCall.argumentsOf(requests);
             RedisScriptingAsyncCommands<byte[], byte[]> redis = commands.get();
             byte[][] callKeys = keys;
             byte[][] callArguments = arguments;

@@ -12,13 +12,13 @@ public final class ScriptReply {
 
     /** Where the first request's figures start in a reply: after the time. */
     public static final int FIRST = 1;
-    private static final int PER_CHARGE = 4;
+    private static final int PER_CHARGE = 3;
 
     private ScriptReply() {}
 
-    /** How many values of a reply one request of {@code charges} charges takes: its status and four per charge. */
+    /** How many values of a reply one request of {@code charges} charges takes: three per charge. */
     public static int size(int charges) {
-        return 1 + PER_CHARGE * charges;
+        return PER_CHARGE * charges;
     }
 
     /**
@@ -34,24 +34,23 @@ public final class ScriptReply {
                     + charges.size() + " charges from " + at + ": " + reply);
         }
         long nowMicros = number(reply, 0);
-        long status = number(reply, at);
-        if (status == -1) {
+        if (reply.get(at) instanceof Long status && status == -1) {
             Object why = reply.get(at + 1);
             throw new RequestFailed(why instanceof byte[] text ? new String(text, StandardCharsets.UTF_8)
                     : String.valueOf(why));
         }
-        boolean allAllow = status == 1;
         List<PolicyState> states = new ArrayList<>(charges.size());
         PolicyState refusedBy = null;
         long retryAfterSeconds = 1;
         for (int i = 0; i < charges.size(); i++) {
             Charge charge = charges.get(i);
-            int first = at + 1 + PER_CHARGE * i;
-            boolean allows = number(reply, first) == 1;
+            int first = at + PER_CHARGE * i;
+            long retryAfterMicros = number(reply, first + 2);
             PolicyState state = new PolicyState(charge.policy(), charge.key(), charge.policy().quota(),
-                    number(reply, first + 1), number(reply, first + 2), number(reply, first + 3), nowMicros, true);
+                    number(reply, first), number(reply, first + 1), retryAfterMicros, nowMicros, true);
             states.add(state);
-            if (!allows) {
+            // a charge allows if and only if it need not wait
+            if (retryAfterMicros != 0) {
                 if (refusedBy == null) {
                     refusedBy = state;
                 }
@@ -59,11 +58,8 @@ public final class ScriptReply {
                 retryAfterSeconds = Math.max(retryAfterSeconds, state.retryAfterSeconds());
             }
         }
-        if (!charged || allAllow) {
+        if (!charged || refusedBy == null) {
             return new Decision.Allowed(states);
-        }
-        if (refusedBy == null) {
-            throw new IllegalStateException("decide.lua refused without a refusing charge: " + reply);
         }
         return new Decision.Rejected(refusedBy, retryAfterSeconds, states);
     }

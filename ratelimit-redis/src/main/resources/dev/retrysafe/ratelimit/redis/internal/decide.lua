@@ -6,26 +6,33 @@
 -- so every value here stays an exact integer below 2^53.
 --
 -- One call decides one request or several (a batch of concurrent requests, decided one after the
--- other in the order given, each seeing the writes of those before it):
+-- other in the order given, each seeing the writes of those before it). The numbers of a policy
+-- come once per call, however many requests of the call it charges, and each request is one
+-- argument, so that a batch costs Redis little more than the keys and writes it must touch:
 --
 -- KEYS     the base keys of every charge, request after request; every key of one request
 --          shares one hash tag (one slot), so the window keys derived from a base key (base ..
 --          ':' .. window index) are in it too (a batch is only sent to a standalone Redis)
 -- ARGV[1]  now in microseconds since the epoch, or '' to use Redis's own clock (TIME)
 -- ARGV[2]  the least time in milliseconds a written key lives (0 for none)
--- then, for each request: '1' to charge or '0' to peek (evaluate and report, write nothing), the
---          number n of its charges, and for each charge: algorithm, window W, quota Q, burst B,
---          cost c
+-- ARGV[3]  the number m of kinds of charge, then for each kind: algorithm, window W, quota Q,
+--          burst B, cost c
+-- then one argument per request: the kinds of its charges (1 to m, one per key of the request,
+--          in order), joined by ','; with a leading '?' when the request only peeks (evaluate and
+--          report, write nothing). So "1" charges one key by kind 1, "?2,1" peeks at two keys.
 --
--- Returns {now, then for each request: 1 if every charge allows, 0 if not, then for each charge:
---          1 if it allows else 0, remaining, reset, retryAfter}. A request whose evaluation fails
---          (a key of another type under our prefix, an unknown algorithm) gets -1 and the error's
---          text in place of its first figure, zeros in the rest, and wrote nothing; the others
---          are decided as usual.
+-- Returns {now, then for each charge of each request: remaining, reset, retryAfter}. A charge
+-- allows if and only if its retryAfter is 0 (a refusal always waits some microseconds), and a
+-- request is allowed when all its charges allow; when all allow and it charges, remaining and
+-- reset are the figures after charging. A request whose evaluation fails (a key of another type
+-- under our prefix, an unknown algorithm, an argument it cannot read) gets -1 and the error's
+-- text in place of its first two figures, zeros in the rest, and wrote nothing; the others are
+-- decided as usual.
 
 -- Redis runs this whole body on every call (each local function is a new closure each time), so
--- it is written for that: a request with one charge (the common case) makes no table but its
--- reply, and no charge makes a table or a closure of its own. Numbers are passed to redis.call as
+-- it is written for that: the kinds' numbers are read once per call, a request with one charge
+-- (the common case) makes no table and reads no string but its one argument, and no charge makes
+-- a table or a closure of its own. Numbers are passed to redis.call as
 -- numbers: Redis writes an integral one with all its digits ("%.17g", or as an integer from 7.2),
 -- where Lua's tostring and '..' keep only 14 significant digits, too few for a timestamp in
 -- microseconds. That spares a string.format per write; window indexes, which become part of a
@@ -72,17 +79,29 @@ else
 end
 local min_ttl_ms = ARGV[2] ~= '0' and tonumber(ARGV[2])
 
--- Evaluates at now the charge whose base key is key and whose arguments start at ARGV[arg]. Returns whether its cost fits now and, if not, in how many
--- microseconds; remaining and reset as the state is; and when it fits, remaining and reset after
--- charging and the write that charges: key, value (a token bucket's level), lifetime in
--- microseconds, and for a token bucket the time of that level (else nil).
-local function evaluate(key, arg)
-  local algorithm = ARGV[arg]
-  local W, Q, B, c = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]),
-      tonumber(ARGV[arg + 3]), tonumber(ARGV[arg + 4])
+-- The kinds of charge, by index: algorithm, W, Q, B, c, and for GCRA the emission interval
+-- T = ceil(W / Q). A kind that cannot be read is left out (nil), and fails the requests that use it.
+local kinds = tonumber(ARGV[3]) or 0
+local algorithm_of, W_of, Q_of, B_of, c_of, T_of = {}, {}, {}, {}, {}, {}
+for i = 1, kinds do
+  local at = 4 + 5 * (i - 1)
+  local W, Q, B, c = tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
+  if W and Q and B and c and W >= 1 and Q >= 1 and B >= 1 and c >= 1 then
+    algorithm_of[i], W_of[i], Q_of[i], B_of[i], c_of[i] = ARGV[at], W, Q, B, c
+    T_of[i] = -floordiv(-W, Q)
+  end
+end
+local first_request = 4 + 5 * kinds
+
+-- Evaluates at now a charge of kind i on base key. Returns whether its cost fits now and, if not,
+-- in how many microseconds; remaining and reset as the state is; and when it fits, remaining and
+-- reset after charging and the write that charges: key, value (a token bucket's level), lifetime
+-- in microseconds, and for a token bucket the time of that level (else nil).
+local function evaluate(key, i)
+  local algorithm, W, Q, B, c = algorithm_of[i], W_of[i], Q_of[i], B_of[i], c_of[i]
 
   if algorithm == 'gcra' then
-    local T = -floordiv(-W, Q)
+    local T = T_of[i]
     local tat = tonumber(call('GET', key)) or 0
     local tat0 = tat > now and tat or now
     local limit = B * T
@@ -169,6 +188,8 @@ local function evaluate(key, arg)
     -- in the next window this window's count weighs as the previous one
     local e2 = W - floordiv((Q - c) * W, cur)
     return false, (W - e) + (e2 > 0 and e2 or 0), remaining, reset
+  elseif algorithm == nil then
+    error(redis.error_reply('no such kind of charge, or one with unreadable numbers: ' .. tostring(i)))
   end
   error(redis.error_reply('unknown rate-limit algorithm: ' .. tostring(algorithm)))
 end
@@ -193,63 +214,75 @@ end
 -- keys or policies), an error after it may have left part of its charges written.
 local writing
 
--- Decides one request: n charges whose base keys start at KEYS[k] and arguments at ARGV[a]. Puts
--- its status at reply[at] and each charge's four figures after it.
-local function decide(k, a, n, charging, reply, at)
+-- Decides a request of one charge, of kind i on KEYS[k], charging; puts its three figures at reply[at].
+local function decide_one(k, i, reply, at)
   writing = false
-  if n == 1 then
-    -- the common case, without any table but the reply
-    local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
-        evaluate(KEYS[k], a)
-    if not allow then
-      reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, 0, remaining, reset, retry_after
-    elseif charging then
-      writing = true
-      write(key, value, lifetime, last)
-      reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, 1, remaining_after, reset_after, 0
-    else
-      reply[at], reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, 1, remaining, reset, 0
-    end
-    return
+  local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
+      evaluate(KEYS[k], i)
+  if not allow then
+    reply[at], reply[at + 1], reply[at + 2] = remaining, reset, retry_after
+  else
+    writing = true
+    write(key, value, lifetime, last)
+    reply[at], reply[at + 1], reply[at + 2] = remaining_after, reset_after, 0
   end
-  -- every charge first, keeping the writes (four values each) and the figures after charging of
-  -- the allowing charges until it is known whether all of them allow
+end
+
+-- Decides a request whose kinds of charge are in the list spec (its argument without the peek
+-- mark), on the keys from KEYS[k], charging or not; puts each charge's three figures from
+-- reply[at]. Every charge is evaluated first, keeping the writes (four values each) and the
+-- figures after charging of the allowing charges until it is known whether all of them allow.
+local function decide(k, spec, charging, reply, at)
+  writing = false
   local after, writes = {}, {}
   local all_allow = true
-  for i = 0, n - 1 do
+  local p = at
+  for kind in string.gmatch(spec, '[^,]+') do
     local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
-        evaluate(KEYS[k + i], a + 5 * i)
-    local p = at + 1 + 4 * i
-    reply[p], reply[p + 1], reply[p + 2], reply[p + 3] = allow and 1 or 0, remaining, reset, retry_after
+        evaluate(KEYS[k], tonumber(kind))
+    reply[p], reply[p + 1], reply[p + 2] = remaining, reset, retry_after
     if allow then
-      after[p + 1], after[p + 2] = remaining_after, reset_after
+      after[p], after[p + 1] = remaining_after, reset_after
       local w = #writes
       writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = key, value, lifetime, last or false
     else
       all_allow = false
     end
+    k, p = k + 1, p + 3
   end
-  if not all_allow then
-    reply[at] = 0
-    return
-  end
-  reply[at] = 1
-  if charging then
+  if all_allow and charging then
     writing = true
     for w = 1, #writes, 4 do
       write(writes[w], writes[w + 1], writes[w + 2], writes[w + 3])
     end
-    for p = at + 1, at + 4 * n, 4 do
-      reply[p + 1], reply[p + 2] = after[p + 1], after[p + 2]
+    for q = at, p - 1, 3 do
+      reply[q], reply[q + 1] = after[q], after[q + 1]
     end
   end
 end
 
+-- The number of charges of a request's argument: one more than its commas.
+local function charges_of(spec)
+  local _, commas = string.gsub(spec, ',', ',')
+  return commas + 1
+end
+
 local reply = {now}
-local k, a, at, last_arg = 1, 3, 2, #ARGV
-while a <= last_arg do
-  local n = tonumber(ARGV[a + 1])
-  local ok, err = pcall(decide, k, a + 2, n, ARGV[a] == '1', reply, at)
+local k, at = 1, 2
+for a = first_request, #ARGV do
+  local spec = ARGV[a]
+  local one = tonumber(spec)
+  local n, ok, err = 1
+  if one then
+    ok, err = pcall(decide_one, k, one, reply, at)
+  else
+    local peek = string.sub(spec, 1, 1) == '?'
+    if peek then
+      spec = string.sub(spec, 2)
+    end
+    n = charges_of(spec)
+    ok, err = pcall(decide, k, spec, not peek, reply, at)
+  end
   if not ok then
     local text = type(err) == 'table' and tostring(err.err) or tostring(err)
     local code = text:match('^%-?(%u+) ')
@@ -265,10 +298,10 @@ while a <= last_arg do
     -- an error while reading, from this request's own keys or policies (a key of another type,
     -- a state it cannot read, an unknown algorithm): it alone fails, having written nothing
     reply[at], reply[at + 1] = -1, text
-    for p = at + 2, at + 4 * n do
+    for p = at + 2, at + 3 * n - 1 do
       reply[p] = 0
     end
   end
-  k, a, at = k + n, a + 2 + 5 * n, at + 1 + 4 * n
+  k, at = k + n, at + 3 * n
 end
 return reply

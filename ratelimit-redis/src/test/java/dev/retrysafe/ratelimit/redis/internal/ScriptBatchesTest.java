@@ -3,6 +3,7 @@ package dev.retrysafe.ratelimit.redis.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.ratelimit.Algorithm;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
@@ -95,7 +96,8 @@ class ScriptBatchesTest {
         Sent call = next();
         assertThat(call.command()).isEqualTo("evalsha");
         assertThat(call.keys()).containsExactly("key-a");
-        assertThat(call.arguments()).containsExactly("", "0", "1", "1", "gcra", "1000", "5", "5", "a");
+        // Redis's time, no least key lifetime, one kind of charge, then the request: one charge of kind 1
+        assertThat(call.arguments()).containsExactly("", "0", "1", "gcra", "1000", "5", "5", "1", "1");
 
         List<Object> reply = reply(7, 1);
         call.answer().complete(reply);
@@ -120,7 +122,7 @@ class ScriptBatchesTest {
         // two on their way: these wait
         Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
         Future<ScriptBatches.Answer> d = queue(decideTwoCharges("d"), 2);
-        Future<ScriptBatches.Answer> e = queue(decide("e"), 3);
+        Future<ScriptBatches.Answer> e = queue(callers.submit(() -> batches.run(call("e", 1, false), LONG)), 3);
         assertThat(sent).isEmpty();
 
         // the first answer sends what waited, as one call
@@ -128,17 +130,19 @@ class ScriptBatchesTest {
         assertThat(busy.a().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         Sent joint = next();
         assertThat(joint.keys()).containsExactly("key-c", "key-d", "key-d2", "key-e");
-        assertThat(joint.arguments()).containsExactly("", "0",
-                "1", "1", "gcra", "1000", "5", "5", "c",
-                "1", "2", "gcra", "1000", "5", "5", "d", "gcra", "1000", "5", "5", "d",
-                "1", "1", "gcra", "1000", "5", "5", "e");
+        // each kind once (d's second charge costs 2: a kind of its own), then one argument per
+        // request: c charges kind 1, d kinds 1 and 2, e peeks at kind 1
+        assertThat(joint.arguments()).containsExactly("", "0", "2",
+                "gcra", "1000", "5", "5", "1",
+                "gcra", "1000", "5", "5", "2",
+                "1", "1,2", "?1");
 
-        // each finds its own figures: c from 1, d (two charges) from 6, e from 15
+        // each finds its own figures: c from 1, d (two charges) from 4, e from 10
         List<Object> reply = reply(3, 1, 2, 1);
         joint.answer().complete(reply);
         assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 1));
-        assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 6));
-        assertThat(e.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 15));
+        assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 4));
+        assertThat(e.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 10));
         assertThat(busy.b().isDone()).isFalse();
         busy.second().answer().complete(reply(2, 1));
         assertThat(busy.b().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
@@ -268,32 +272,27 @@ class ScriptBatchesTest {
         return callers.submit(() -> batches.run(call(name, 2), LONG));
     }
 
-    /** A request of {@code charges} charges (keys key-NAME, key-NAME2, ...), its name as each charge's cost. */
+    /** A request charging {@code charges} charges: keys key-NAME, key-NAME2, ..., the i-th costing i. */
     private static ScriptCall call(String name, int charges) {
-        byte[][] keys = new byte[charges][];
-        byte[][] arguments = new byte[4 + 5 * charges][];
-        arguments[0] = bytes("");
-        arguments[1] = bytes("0");
-        arguments[2] = bytes("1");
-        arguments[3] = bytes(Integer.toString(charges));
-        for (int i = 0; i < charges; i++) {
-            keys[i] = bytes("key-" + name + (i == 0 ? "" : Integer.toString(i + 1)));
-            int at = 4 + 5 * i;
-            arguments[at] = bytes("gcra");
-            arguments[at + 1] = bytes("1000");
-            arguments[at + 2] = bytes("5");
-            arguments[at + 3] = bytes("5");
-            arguments[at + 4] = bytes(name);
-        }
-        return new ScriptCall(keys, arguments);
+        return call(name, charges, true);
     }
 
-    /** A reply: the time, then for each request of {@code charges} charges its status and figures (all {@code 1}). */
+    private static ScriptCall call(String name, int charges, boolean charge) {
+        byte[][] keys = new byte[charges][];
+        ScriptCall.Kind[] kinds = new ScriptCall.Kind[charges];
+        for (int i = 0; i < charges; i++) {
+            keys[i] = bytes("key-" + name + (i == 0 ? "" : Integer.toString(i + 1)));
+            kinds[i] = new ScriptCall.Kind(Algorithm.GCRA, 1000, 5, 5, i + 1);
+        }
+        return new ScriptCall(keys, kinds, charge, bytes(""), bytes("0"));
+    }
+
+    /** A reply: the time, then for each request of {@code charges} charges its figures (all {@code 1}). */
     private static List<Object> reply(long now, int... charges) {
         List<Object> reply = new ArrayList<>();
         reply.add(now);
         for (int n : charges) {
-            for (int i = 0; i < 1 + 4 * n; i++) {
+            for (int i = 0; i < ScriptReply.size(n); i++) {
                 reply.add(1L);
             }
         }

@@ -21,7 +21,7 @@ class ScriptReplyTest {
     @Test
     void aRequestsFiguresAreReadFromWhereTheyStart() {
         // time 7; a first request (allowed, 4 left), then ours (refused, 0 left, retry in 3 s)
-        List<Object> reply = List.of(7L, 1L, 1L, 4L, 2_000_000L, 0L, 0L, 0L, 0L, 9_000_000L, 3_000_000L);
+        List<Object> reply = List.of(7L, 4L, 2_000_000L, 0L, 0L, 9_000_000L, 3_000_000L);
 
         Decision first = ScriptReply.decision(List.of(charge), reply, ScriptReply.FIRST, true);
         Decision second = ScriptReply.decision(List.of(charge), reply, 1 + ScriptReply.size(1), true);
@@ -35,9 +35,26 @@ class ScriptReplyTest {
     }
 
     @Test
+    void aRequestIsRefusedByEveryChargeThatMustWaitAndNamesTheFirst() {
+        Policy other = Policy.builder("q").algorithm(Algorithm.FIXED_WINDOW).limit(1, Duration.ofMinutes(1)).build();
+        List<Charge> charges = List.of(charge, new Charge(other, "k", 1));
+        // the first allows (3 left), the second must wait 40 s
+        List<Object> refused = List.of(7L, 3L, 2_000_000L, 0L, 0L, 40_000_000L, 40_000_000L);
+        List<Object> allowed = List.of(7L, 3L, 2_000_000L, 0L, 0L, 40_000_000L, 0L);
+
+        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, true))
+                .isInstanceOfSatisfying(Decision.Rejected.class, r -> {
+                    assertThat(r.refusedBy().policy()).isEqualTo(other);
+                    assertThat(r.retryAfterSeconds()).isEqualTo(40);
+                });
+        // a peek is allowed whatever its charges say; a charge that need not wait allows
+        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, false)).isInstanceOf(Decision.Allowed.class);
+        assertThat(ScriptReply.decision(charges, allowed, ScriptReply.FIRST, true)).isInstanceOf(Decision.Allowed.class);
+    }
+
+    @Test
     void aRequestTheScriptCouldNotDecideFailsWithTheScriptsWords() {
-        List<Object> reply = List.of(7L, -1L, "WRONGTYPE Operation against a key".getBytes(StandardCharsets.UTF_8),
-                0L, 0L, 0L);
+        List<Object> reply = List.of(7L, -1L, "WRONGTYPE Operation against a key".getBytes(StandardCharsets.UTF_8), 0L);
         assertThatThrownBy(() -> ScriptReply.decision(List.of(charge), reply, ScriptReply.FIRST, true))
                 .isInstanceOf(ScriptReply.RequestFailed.class)
                 .hasMessage("WRONGTYPE Operation against a key");
@@ -45,7 +62,7 @@ class ScriptReplyTest {
 
     @Test
     void aReplyTooShortForTheRequestIsAnError() {
-        assertThatThrownBy(() -> ScriptReply.decision(List.of(charge), List.of(7L, 1L, 1L, 4L), ScriptReply.FIRST, true))
+        assertThatThrownBy(() -> ScriptReply.decision(List.of(charge), List.of(7L, 1L, 4L), ScriptReply.FIRST, true))
                 .isInstanceOf(IllegalStateException.class);
     }
 }
