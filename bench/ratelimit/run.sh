@@ -253,6 +253,18 @@ ceiling_row() { # id, concurrency, SHA, key pattern, then the script's arguments
 if part ceiling; then
   TRIVIAL_SHA=$(rcli script load "return 1")
   DECIDE_SHA=$(rcli -x script load < "$ROOT/ratelimit-redis/src/main/resources/dev/retrysafe/ratelimit/redis/internal/decide.lua")
+  # the arguments RedisRateLimitStore sends for Limits.policy() when a decision goes alone: Redis
+  # time, no minimum TTL, one kind of charge (gcra, window 100000 us, quota 1, burst 1e10, cost
+  # 1), then the request: charge one key of kind 1
+  DECIDE_ARGS=('' 0 1 gcra 100000 1 10000000000 1 1)
+  # the reference row must time decisions, not a script that fails on arguments it no longer reads
+  # (once it did: its arguments were left in an older format): one call, allowed, before any row
+  check=$(rcli evalsha "$DECIDE_SHA" 1 "${KEY_PREFIX}check" "${DECIDE_ARGS[@]}" | tr -d '\r' | tr '\n' ' ')
+  rcli del "${KEY_PREFIX}check" > /dev/null
+  if ! [[ $check =~ ^[0-9]+\ [0-9]+\ [0-9]+\ 0\ $ ]]; then
+    echo "bench: decide.lua did not decide the reference row's arguments (reply: $check)" >&2
+    exit 1
+  fi
 fi
 # Per caller count: the ceiling, the libraries, the reference decide.lua, and the ceiling again.
 # The ceiling of a caller count is the mean of the two: it drifts by up to a third between runs
@@ -282,11 +294,9 @@ for c in $REDIS_CALLERS; do
     turn=$((turn + 1))
   fi
   if part ceiling; then
-    # the key and arguments RedisRateLimitStore sends for Limits.policy() when a decision goes
-    # alone: Redis time, no minimum TTL, then the request: charge, one charge, gcra, window
-    # 100000 us, quota 1, burst 1e10, cost 1
+    # the key and arguments the store sends for Limits.policy() when a decision goes alone
     ceiling_row "ceiling-c$c-decide.lua" "$c" "$DECIDE_SHA" "${KEY_PREFIX}rs:{key___rand_int__}:bench:gcra:key___rand_int__" \
-      '' 0 1 1 gcra 100000 1 10000000000 1
+      "${DECIDE_ARGS[@]}"
     ceiling_row "ceiling-c$c-trivial-after" "$c" "$TRIVIAL_SHA" "${KEY_PREFIX}ceiling:{key___rand_int__}" 1
   fi
 done
