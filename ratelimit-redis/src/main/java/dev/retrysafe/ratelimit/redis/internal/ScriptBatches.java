@@ -166,7 +166,7 @@ public final class ScriptBatches {
                 at += ScriptReply.size(w.call.keys().length);
             }
             byte[][] keys = ScriptCall.keysOf(requests);
-            byte[][] arguments = batch.size() == 1 ? batch.get(0).call.arguments() : ScriptCall.argumentsOf(requests);
+            byte[][] arguments = ScriptCall.argumentsOf(requests);
             RedisScriptingAsyncCommands<byte[], byte[]> redis = commands.get();
             byte[][] callKeys = keys;
             byte[][] callArguments = arguments;

@@ -106,7 +106,7 @@ public final class ScriptCall {
     /** The arguments of a call of this request alone. */
     public byte[][] arguments() {
         if (arguments == null) {
-            arguments = argumentsOf(List.of(this));
+            arguments = build(List.of(this));
         }
         return arguments;
     }
@@ -134,6 +134,10 @@ public final class ScriptCall {
      * key lifetime) is the first request's, which must be every request's.
      */
     static byte[][] argumentsOf(List<ScriptCall> requests) {
+        return requests.size() == 1 ? requests.get(0).arguments() : build(requests);
+    }
+
+    private static byte[][] build(List<ScriptCall> requests) {
         List<Kind> distinct = new ArrayList<>(4);
         int[][] kindIndexes = new int[requests.size()][];
         for (int r = 0; r < requests.size(); r++) {
