@@ -166,20 +166,24 @@ class DecideScriptTest extends ScriptTestBase {
     void aRequestNamingAKindTheCallLacksFailsAloneAndTheOthersAreDecided() {
         String a = redis.prefix() + "{a}:one";
         String b = redis.prefix() + "{b}:one";
-        String[] keys = {a, b, b, a, a};
-        // kind 1 exists; the second request names kind 7, the third kinds 1 and "x"; the last is fine
+        String[] keys = {a, b, b, a, b, b, b, a};
+        // kind 1 exists; the second request names kind 7, the third kinds 1 and "x", the fourth
+        // has an empty piece (three charges, the second of no kind); the last is fine
         List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
                 "1000000000", "0", "1", "gcra", "60000000", "5", "5", "1",
-                "1", "7", "1,x", "1");
+                "1", "7", "1,x", "1,,1", "1");
 
-        assertThat(reply).hasSize(1 + 3 + 3 + 6 + 3);
+        assertThat(reply).hasSize(1 + 3 + 3 + 6 + 9 + 3);
         assertThat(reply.subList(1, 4)).containsExactly(4L, 12_000_000L, 0L);
         assertThat(reply.get(4)).isEqualTo(-1L);
         assertThat((String) reply.get(5)).contains("no such kind of charge");
         assertThat(reply.get(7)).isEqualTo(-1L);
         assertThat(reply.subList(9, 13)).containsOnly(0L);
-        // the third wrote nothing, though its first charge allowed: the last sees a's one charge
-        assertThat(reply.subList(13, 16)).containsExactly(3L, 24_000_000L, 0L);
+        assertThat(reply.get(13)).isEqualTo(-1L);
+        assertThat((String) reply.get(14)).contains("no such kind of charge");
+        assertThat(reply.subList(15, 22)).containsOnly(0L);
+        // the third and fourth wrote nothing, though charges of theirs allowed: the last sees a's one charge
+        assertThat(reply.subList(22, 25)).containsExactly(3L, 24_000_000L, 0L);
         assertThat(redis.keys()).containsExactly(a);
     }
 

@@ -237,7 +237,9 @@ local function decide(k, spec, charging, reply, at)
   local after, writes = {}, {}
   local all_allow = true
   local p = at
-  for kind in string.gmatch(spec, '[^,]+') do
+  -- every piece between commas, empty ones too, so that the charges evaluated are the ones
+  -- charges_of counts (an empty piece is no kind, and fails the request alone)
+  for kind in string.gmatch(spec .. ',', '([^,]*),') do
     local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
         evaluate(KEYS[k], tonumber(kind))
     reply[p], reply[p + 1], reply[p + 2] = remaining, reset, retry_after
