@@ -193,27 +193,30 @@ public final class ScriptBatches {
     }
 
     /**
-     * Hands each request of a call its answer (the first time only), gives the call's slot back,
-     * and sends what queued meanwhile; but not when answered at once on the thread still sending
-     * it, whose {@link #sendWhileRoom} loop goes on by itself (a Redis that fails every call at
-     * once must not make each call a level deeper on one stack).
+     * Gives the call's slot back and sends what queued meanwhile, then hands each request of the
+     * call its answer (the first time only). The next call goes first so that Redis has it while
+     * this call's callers are being woken, which on a loaded machine takes the answering thread
+     * a wake-up per request: woken first, they kept the next call waiting (docs/benchmarks.md,
+     * "2026-12-06"). Nothing is sent when answered at once on the thread still sending the call,
+     * whose {@link #sendWhileRoom} loop goes on by itself (a Redis that fails every call at once
+     * must not make each call a level deeper on one stack).
      */
     private void answer(Call call, @Nullable List<Object> reply, @Nullable Throwable failure) {
         if (!call.answered.compareAndSet(false, true)) {
             return;
         }
         try {
+            inFlight.decrementAndGet();
+            if (!(call.sending && Thread.currentThread() == call.sender)) {
+                sendWhileRoom();
+            }
+        } finally {
             for (Waiter w : call.requests) {
                 if (failure == null) {
                     w.complete(reply);
                 } else {
                     w.completeExceptionally(unwrap(failure));
                 }
-            }
-        } finally {
-            inFlight.decrementAndGet();
-            if (!(call.sending && Thread.currentThread() == call.sender)) {
-                sendWhileRoom();
             }
         }
     }

@@ -17,11 +17,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
@@ -58,6 +60,8 @@ class ScriptBatchesTest {
     private final LinkedBlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
     /** What the fake's next evalsha throws instead of answering, if anything. */
     private final AtomicReference<Throwable> throwNext = new AtomicReference<>();
+    /** Run by the fake before it takes a call, if set (once). */
+    private final AtomicReference<Runnable> beforeNextCall = new AtomicReference<>();
     /** What asking for the connection's commands throws, if anything. */
     private final AtomicReference<RuntimeException> noConnection = new AtomicReference<>();
     private final ExecutorService callers = Executors.newCachedThreadPool();
@@ -66,6 +70,10 @@ class ScriptBatchesTest {
     private final RedisScriptingAsyncCommands<byte[], byte[]> fake = (RedisScriptingAsyncCommands<byte[], byte[]>)
             Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RedisScriptingAsyncCommands.class},
                     (proxy, method, args) -> {
+                        Runnable before = beforeNextCall.getAndSet(null);
+                        if (before != null) {
+                            before.run();
+                        }
                         Throwable thrown = throwNext.getAndSet(null);
                         if (thrown != null) {
                             throw thrown;
@@ -112,8 +120,46 @@ class ScriptBatchesTest {
         assertThat(batches.idle()).isFalse();
         call.answer().complete(reply(1, 1));
         a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
-        // the slot is given back just after the answer is handed over
-        org.awaitility.Awaitility.await().atMost(DEADLINE).until(batches::idle);
+        // the slot is given back before the answer is handed over
+        assertThat(batches.idle()).isTrue();
+    }
+
+    @Test
+    void theNextCallGoesBeforeTheAnsweredRequestsAreHandedTheirAnswers() throws Exception {
+        CountDownLatch aReturned = new CountDownLatch(1);
+        Future<ScriptBatches.Answer> a = callers.submit(() -> {
+            try {
+                return batches.run(call("a", 1), LONG);
+            } finally {
+                aReturned.countDown();
+            }
+        });
+        Sent first = next();
+        Future<ScriptBatches.Answer> b = decide("b");
+        Sent second = next();
+        Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
+
+        // a's answer sends c's call; had a been handed its answer first, a would be back by now
+        // (the wait is only as long as an answer handed over first would take to be seen)
+        AtomicBoolean aBackBeforeTheNextCall = new AtomicBoolean(true);
+        beforeNextCall.set(() -> {
+            try {
+                aBackBeforeTheNextCall.set(aReturned.await(500, TimeUnit.MILLISECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        first.answer().complete(reply(1, 1));
+        Sent next = next();
+        assertThat(next.keys()).containsExactly("key-c");
+        assertThat(aBackBeforeTheNextCall).isFalse();
+        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+
+        second.answer().complete(reply(2, 1));
+        next.answer().complete(reply(3, 1));
+        assertThat(b.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(sent).isEmpty();
     }
 
     @Test
