@@ -17,12 +17,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -126,38 +127,22 @@ class ScriptBatchesTest {
 
     @Test
     void theNextCallGoesBeforeTheAnsweredRequestsAreHandedTheirAnswers() throws Exception {
-        CountDownLatch aReturned = new CountDownLatch(1);
-        Future<ScriptBatches.Answer> a = callers.submit(() -> {
-            try {
-                return batches.run(call("a", 1), LONG);
-            } finally {
-                aReturned.countDown();
-            }
-        });
-        Sent first = next();
-        Future<ScriptBatches.Answer> b = decide("b");
-        Sent second = next();
+        TwoOnTheirWay busy = twoOnTheirWay();
         Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
 
         // a's answer sends c's call; had a been handed its answer first, a would be back by now
         // (the wait is only as long as an answer handed over first would take to be seen)
         AtomicBoolean aBackBeforeTheNextCall = new AtomicBoolean(true);
-        beforeNextCall.set(() -> {
-            try {
-                aBackBeforeTheNextCall.set(aReturned.await(500, TimeUnit.MILLISECONDS));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        first.answer().complete(reply(1, 1));
+        beforeNextCall.set(() -> aBackBeforeTheNextCall.set(doneWithin(busy.a(), Duration.ofMillis(500))));
+        busy.first().answer().complete(reply(1, 1));
         Sent next = next();
         assertThat(next.keys()).containsExactly("key-c");
         assertThat(aBackBeforeTheNextCall).isFalse();
-        assertThat(a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(busy.a().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
 
-        second.answer().complete(reply(2, 1));
+        busy.second().answer().complete(reply(2, 1));
         next.answer().complete(reply(3, 1));
-        assertThat(b.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        assertThat(busy.b().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         assertThat(sent).isEmpty();
     }
@@ -349,6 +334,21 @@ class ScriptBatchesTest {
         Sent call = sent.poll(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         assertThat(call).as("a call within %s", DEADLINE).isNotNull();
         return call;
+    }
+
+    /** Whether {@code request} ends within {@code wait}. */
+    private static boolean doneWithin(Future<?> request, Duration wait) {
+        try {
+            request.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            return true;
+        }
     }
 
     private static void await(BooleanSupplier condition) {
