@@ -14,7 +14,10 @@
 #   redis     JMH (RedisBenchmark) at 1, 16 and 64 caller threads: RedisRateLimitStore.decide vs
 #             Bucket4j's Lettuce proxy manager (tryConsume(1)), one shared connection each; and, for
 #             reference, Lettuce alone running the ceiling's trivial script the way the store calls
-#             Redis (the floor of any store on Lettuce).
+#             Redis (the floor of any store on Lettuce). Then the same for Retrysafe, Bucket4j and
+#             the floor with the callers on virtual threads (JMH's -Djmh.executor=VIRTUAL: N virtual
+#             threads on as many carriers as processors), which is how the server calls the store
+#             (Jetty with virtual threads); rows redis-c<N>-<benchmark>-virtual.
 #   ceiling   redis-benchmark at the same concurrency running EVALSHA of a trivial script
 #             ("return 1", one key, one argument), measured before and after the redis rows of
 #             that concurrency: the ceiling is the mean of the two. And, for reference (not in
@@ -31,6 +34,7 @@
 # Environment (defaults in brackets):
 #   WARMUP_ITERATIONS [3] WARMUP_TIME [2] ITERATIONS [5] ITERATION_TIME [2] FORKS [1]  JMH settings (s)
 #   INMEMORY_THREADS ["1 2"]  INMEMORY_KEYS ["1 100000"]  REDIS_CALLERS ["1 16 64"]
+#   REDIS_VIRTUAL [1]     0: no rows with callers on virtual threads
 #   ORDER_TURN [random: 0, 1 or 2]  which order of the Redis library rows the first caller count
 #                         takes (each next caller count takes the next order); recorded in the summary
 #   MEMORY_KEYS [1000000]  MEMORY_KEYS_RESILIENCE4J [100000] (a RateLimiter per key is heavy)
@@ -81,6 +85,8 @@ ITERATIONS=${ITERATIONS:-5} ITERATION_TIME=${ITERATION_TIME:-2} FORKS=${FORKS:-1
 INMEMORY_THREADS=${INMEMORY_THREADS:-1 2} INMEMORY_KEYS=${INMEMORY_KEYS:-1 100000}
 REDIS_CALLERS=${REDIS_CALLERS:-1 16 64}
 ORDER_TURN=${ORDER_TURN:-$((RANDOM % 3))}
+REDIS_VIRTUAL=${REDIS_VIRTUAL:-1}
+[[ $REDIS_VIRTUAL =~ ^[01]$ ]] || die "REDIS_VIRTUAL must be 0 or 1: $REDIS_VIRTUAL"
 [[ $ORDER_TURN =~ ^[0-9]+$ ]] || die "ORDER_TURN must be a whole number: $ORDER_TURN"
 MEMORY_KEYS=${MEMORY_KEYS:-1000000} MEMORY_KEYS_RESILIENCE4J=${MEMORY_KEYS_RESILIENCE4J:-100000}
 REDIS_HOST=${REDIS_HOST:-127.0.0.1} REDIS_PORT=${REDIS_PORT:-6379}
@@ -276,6 +282,17 @@ fi
 # (retrysafeLettuce: the store with directConnection(false), every decision through Lettuce; reference)
 ORDERS=("retrysafe bucket4j lettuceFloor retrysafeLettuce" "lettuceFloor retrysafeLettuce retrysafe bucket4j"
         "bucket4j retrysafe retrysafeLettuce lettuceFloor")
+# The rows with callers on virtual threads come after those on platform threads, before the
+# ceiling is measured again, in an order of their own that turns the same way.
+VIRTUAL_ORDERS=("retrysafe bucket4j lettuceFloor" "lettuceFloor retrysafe bucket4j" "bucket4j lettuceFloor retrysafe")
+redis_row() { # id, benchmark, callers, then more JMH arguments
+  local id=$1 b=$2 c=$3; shift 3
+  commandstats > "$OUT/$id.stats-before"
+  run_row "$id" redis "$JAVA" -jar "$JAR" "RedisBenchmark.$b\$" -t "$c" \
+    -p redisUri="redis://$REDIS_HOST:$REDIS_PORT" -p keyPrefix="$KEY_PREFIX" \
+    "${JMH_COMMON[@]}" -rff "$OUT/$id.json" "$@"
+  commandstats > "$OUT/$id.stats-after"
+}
 turn=$ORDER_TURN
 for c in $REDIS_CALLERS; do
   if part ceiling; then
@@ -284,13 +301,14 @@ for c in $REDIS_CALLERS; do
   if part redis; then
     # shellcheck disable=SC2086 # the order is a list of words
     for b in ${ORDERS[$((turn % 3))]}; do
-      id="redis-c$c-$b"
-      commandstats > "$OUT/$id.stats-before"
-      run_row "$id" redis "$JAVA" -jar "$JAR" "RedisBenchmark.$b\$" -t "$c" \
-        -p redisUri="redis://$REDIS_HOST:$REDIS_PORT" -p keyPrefix="$KEY_PREFIX" \
-        "${JMH_COMMON[@]}" -rff "$OUT/$id.json"
-      commandstats > "$OUT/$id.stats-after"
+      redis_row "redis-c$c-$b" "$b" "$c"
     done
+    if [ "$REDIS_VIRTUAL" = 1 ]; then
+      # shellcheck disable=SC2086
+      for b in ${VIRTUAL_ORDERS[$((turn % 3))]}; do
+        redis_row "redis-c$c-$b-virtual" "$b" "$c" -jvmArgsAppend -Djmh.executor=VIRTUAL
+      done
+    fi
     turn=$((turn + 1))
   fi
   if part ceiling; then

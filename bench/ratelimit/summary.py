@@ -170,6 +170,19 @@ if callers:
         print("| %d | %s | %s | %s | %s | %s | %s | **%s** | **%s** | %s | %s | %s | %.1f%%%s |" % (
             c, ops(rs), ops(b4), ops(ce), ops(dl), ops(fl), ops(al), ratio(rs, b4), ratio(rs, ce), ratio(fl, ce),
             ratio(rs, fl), ratio(rs, al), worst, " NOISY" if noisy else ""))
+    if any(i.endswith("-virtual") for i in ids):
+        print("\nCallers on virtual threads (`-Djmh.executor=VIRTUAL`: JMH's callers are virtual threads, as the"
+              " server's request handlers are; same ceiling as above):\n")
+        print("| callers | Retrysafe ops/s | Bucket4j ops/s | (ref.) Lettuce floor ops/s | **vs Bucket4j** | **vs ceiling** | Retrysafe / Lettuce floor | Retrysafe virtual / platform | Bucket4j virtual / platform |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for c in callers:
+            rs, b4, fl = (jmh("redis-c%d-%s-virtual" % (c, b)) for b in ("retrysafe", "bucket4j", "lettuceFloor"))
+            if rs is None and b4 is None:
+                continue
+            ce = mean(bench_csv("ceiling-c%d-trivial" % c), bench_csv("ceiling-c%d-trivial-after" % c))
+            print("| %d | %s | %s | %s | **%s** | **%s** | %s | %s | %s |" % (
+                c, ops(rs), ops(b4), ops(fl), ratio(rs, b4), ratio(rs, ce), ratio(rs, fl),
+                ratio(rs, jmh("redis-c%d-retrysafe" % c)), ratio(b4, jmh("redis-c%d-bucket4j" % c))))
     drift = ["%d callers %s before, %s after" % (c, ops(bench_csv("ceiling-c%d-trivial" % c)),
                                                  ops(bench_csv("ceiling-c%d-trivial-after" % c))) for c in callers]
     print("\nThe ceiling, measured before and after the rows of each caller count: " + "; ".join(drift) + ".")

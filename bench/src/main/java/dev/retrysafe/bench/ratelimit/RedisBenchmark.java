@@ -41,7 +41,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code N} concurrent callers, each making blocking decisions one after the other over one
  * shared, multiplexed Lettuce connection per library (Retrysafe's store opens exactly one;
  * Bucket4j's proxy manager is given one). Every decision is allowed ({@link Limits}); the keys
- * are {@code keys} distinct ones walked by each thread from its own offset.
+ * are {@code keys} distinct ones walked by each thread from its own offset. With
+ * {@code -jvmArgsAppend -Djmh.executor=VIRTUAL} (JMH 1.37) the callers are virtual threads
+ * instead, as the server's request handlers are (Jetty with virtual threads): a caller blocked
+ * on Redis then yields its carrier instead of parking an OS thread ({@code bench/ratelimit/run.sh}
+ * measures both).
  *
  * <p>Retrysafe: {@code RedisRateLimitStore.decide(key, List.of(charge))}: one {@code EVALSHA}
  * of {@code decide.lua}, timed by Redis's clock. Bucket4j: {@code BucketProxy.tryConsume(1)}
