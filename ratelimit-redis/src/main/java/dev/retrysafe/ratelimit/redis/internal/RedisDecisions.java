@@ -174,7 +174,13 @@ public final class RedisDecisions implements AutoCloseable {
                 lane.close();
             }
         } finally {
-            connector.close();
+            try {
+                connector.close();
+            } finally {
+                if (batches != null) {
+                    batches.close();
+                }
+            }
         }
     }
 }

@@ -13,8 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -30,10 +28,15 @@ import org.jspecify.annotations.Nullable;
  * script decides the requests of a call one after the other, each seeing the writes of those before
  * it, exactly as if they had come one by one in that order, at one Redis time.
  *
+ * <p>A caller waits for its answer without a timeout of its own: one thread ({@link Deadlines})
+ * fails the requests whose time is up, which spares a caller on a virtual thread a timer task per
+ * decision.
+ *
  * <p>Only for a standalone Redis: a Cluster refuses a call whose keys are in several slots. Only
- * with Redis's clock: the call carries one time for all its requests. Threadsafe.
+ * with Redis's clock: the call carries one time for all its requests. Threadsafe; {@link #close}
+ * when done.
  */
-public final class ScriptBatches {
+public final class ScriptBatches implements AutoCloseable {
 
     /** Calls on their way at once: two, so that Redis runs one while the JVM reads the other. */
     static final int MAX_IN_FLIGHT = 2;
@@ -41,14 +44,30 @@ public final class ScriptBatches {
     static final int MAX_REQUESTS = 64;
 
     /** A request's call, waiting for its answer: where its figures start in the reply of the call it went in. */
-    private static final class Waiter extends CompletableFuture<List<Object>> {
+    private static final class Waiter extends CompletableFuture<List<Object>> implements Deadlines.Expiring {
         final ScriptCall call;
-        /** Set once, by whoever takes it first: the sender (it goes) or its caller giving up (it stays). */
+        /** Set once, by whoever takes it first: the sender (it goes) or its time running out (it stays). */
         final AtomicBoolean taken = new AtomicBoolean();
         volatile int at;
+        private final long deadline;
+        private final Duration timeout;
 
-        Waiter(ScriptCall call) {
+        Waiter(ScriptCall call, Duration timeout) {
             this.call = call;
+            this.timeout = timeout;
+            this.deadline = System.nanoTime() + timeout.toNanos();
+        }
+
+        @Override
+        public long deadline() {
+            return deadline;
+        }
+
+        /** Still queued: it never goes; already sent: its answer, whenever it comes, is nobody's. */
+        @Override
+        public void expire() {
+            taken.set(true);
+            completeExceptionally(new RedisCommandTimeoutException("no answer from Redis within " + timeout));
         }
     }
 
@@ -59,6 +78,7 @@ public final class ScriptBatches {
     private final Supplier<RedisScriptingAsyncCommands<byte[], byte[]>> commands;
     private final ConcurrentLinkedQueue<Waiter> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
 
     /**
      * Batches over {@code commands}, which gives the connection's commands (failing with a
@@ -75,23 +95,30 @@ public final class ScriptBatches {
      * {@link RedisException} of its call, or a {@link RedisCommandTimeoutException}.
      */
     public Answer run(ScriptCall call, Duration timeout) {
-        Waiter waiter = new Waiter(call);
+        Waiter waiter = new Waiter(call, timeout);
+        deadlines.track(waiter);
         queue.add(waiter);
         sendWhileRoom();
         try {
-            List<Object> reply = waiter.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            List<Object> reply = waiter.get(); // failed by the deadlines' thread when the time is up
             return new Answer(reply, waiter.at);
-        } catch (TimeoutException e) {
-            // still queued: it never goes; already sent: its answer, whenever it comes, is nobody's
-            waiter.taken.set(true);
-            throw new RedisCommandTimeoutException("no answer from Redis within " + timeout);
         } catch (ExecutionException e) {
             throw asRedisException(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             waiter.taken.set(true);
+            waiter.cancel(false); // done: nothing tracks it any longer
             throw new RedisCommandInterruptedException(e);
         }
+    }
+
+    /**
+     * Stops watching deadlines once the requests under way are answered or timed out (their
+     * callers still get one or the other); decisions after closing are undefined.
+     */
+    @Override
+    public void close() {
+        deadlines.close();
     }
 
     /**
@@ -105,6 +132,11 @@ public final class ScriptBatches {
     /** Requests waiting to go (for tests). */
     int queued() {
         return (int) queue.stream().filter(w -> !w.taken.get()).count();
+    }
+
+    /** Requests whose deadlines are still watched (for tests). */
+    int tracked() {
+        return deadlines.tracked();
     }
 
     /** Sends what is queued, a call at a time, while fewer than {@value #MAX_IN_FLIGHT} are on their way. */

@@ -27,7 +27,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -97,6 +96,7 @@ class ScriptBatchesTest {
     void stopCallers() throws InterruptedException {
         callers.shutdownNow();
         assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        batches.close();
     }
 
     @Test
@@ -227,6 +227,40 @@ class ScriptBatchesTest {
     }
 
     @Test
+    void aRequestSentButNotAnsweredFailsAtItsDeadlineAndNotBefore() throws Exception {
+        Duration timeout = Duration.ofMillis(200);
+        long start = System.nanoTime();
+        Future<ScriptBatches.Answer> a = callers.submit(() -> batches.run(call("a", 1), timeout));
+        Sent first = next(); // on its way; never answered
+
+        assertThatThrownBy(() -> a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                .hasCauseInstanceOf(RedisCommandTimeoutException.class)
+                .hasMessageContaining("within " + timeout);
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(timeout.toNanos());
+        assertThat(first.answer()).isNotDone();
+        // a late answer is nobody's, and breaks nothing
+        first.answer().complete(reply(1, 1));
+        await(() -> batches.tracked() == 0);
+    }
+
+    @Test
+    void anInterruptedCallerStopsWaitingAndItsRequestNeitherGoesNorIsWatched() throws Exception {
+        TwoOnTheirWay busy = twoOnTheirWay();
+        Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
+        c.cancel(true);
+        await(() -> batches.queued() == 0 && batches.tracked() == 2); // a and b, still on their way
+
+        busy.first().answer().complete(reply(1, 1));
+        Future<ScriptBatches.Answer> d = decide("d");
+        Sent next = next();
+        assertThat(next.keys()).containsExactly("key-d");
+        next.answer().complete(reply(1, 1));
+        busy.second().answer().complete(reply(1, 1));
+        assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
+        await(() -> batches.tracked() == 0);
+    }
+
+    @Test
     void callsThatFailAtOnceEvenWithAnErrorGiveTheirSlotsBack() throws Exception {
         // three calls whose sending throws (more than the two slots): each request fails as a
         // Redis failure, and none keeps a slot, or the fourth would wait for ever
@@ -352,11 +386,7 @@ class ScriptBatchesTest {
     }
 
     private static void await(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition within %s", DEADLINE).isNegative();
-            LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
-        }
+        Conditions.await(condition, DEADLINE);
     }
 
     private static List<String> text(byte[][] values) {
