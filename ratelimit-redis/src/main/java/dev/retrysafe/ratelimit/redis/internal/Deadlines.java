@@ -8,10 +8,11 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Ends what is not done by its deadline, so that the threads waiting for it can wait without a
  * timeout of their own. A virtual thread that waits with a timeout has a timer task scheduled and
- * cancelled around every wait (on JDK 21-25, ForkJoinPool's delay scheduler, whose thread is woken
- * to take the task and again to drop it), and at tens of thousands of decisions a second that cost
- * a fifth of the store's throughput with virtual-thread callers, the server's kind
- * (docs/benchmarks.md, "virtual threads"). One daemon thread here watches everything tracked
+ * cancelled around every wait (on JDK 25 a task of ForkJoinPool's delay scheduler, whose thread is
+ * woken to take it and again to drop it; on JDK 21 one of a shared scheduled executor), and at
+ * tens of thousands of decisions a second that cost about a quarter of the store's throughput at
+ * 16 virtual-thread callers, the server's kind (docs/benchmarks.md, "callers on virtual threads").
+ * One daemon thread here watches everything tracked
  * instead: it wakes at the earliest deadline, and while anything is outstanding at least every
  * {@link #PRUNE_EVERY}, to forget what is done; with nothing outstanding it sleeps until something
  * is tracked. A deadline is kept to within the thread's wake-up latency.
