@@ -86,6 +86,7 @@ public class RedisBenchmark {
     private BucketProxy[] buckets = new BucketProxy[0];
     private RedisRateLimitStore store = null;
     private RedisRateLimitStore storeLettuce = null;
+    private RedisRateLimitStore storeAlone = null;
     private RedisClient client = null;
     private StatefulRedisConnection<byte[], byte[]> bucket4jConnection = null;
     private RedisClient floorClient = null;
@@ -105,6 +106,12 @@ public class RedisBenchmark {
         storeLettuce = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
                 .commandTimeout(Duration.ofSeconds(5))
                 .directConnection(false)
+                .build();
+        // nor sharing calls: every decision a call of its own through Lettuce, as on a Redis Cluster
+        storeAlone = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
+                .commandTimeout(Duration.ofSeconds(5))
+                .directConnection(false)
+                .batching(false)
                 .build();
         List<List<Charge>> lists = new ArrayList<>(keys);
         for (int i = 0; i < keys; i++) {
@@ -155,6 +162,7 @@ public class RedisBenchmark {
     public void tearDown() {
         store.close();
         storeLettuce.close();
+        storeAlone.close();
         bucket4jConnection.close();
         floorConnection.close();
         floorClient.shutdown();
@@ -175,6 +183,17 @@ public class RedisBenchmark {
     public Decision retrysafeLettuce(KeyCursor cursor) {
         int i = cursor.next(keys);
         return storeLettuce.decide(keyNames[i], charges.get(i));
+    }
+
+    /**
+     * Reference: the store with {@code directConnection(false)} and {@code batching(false)}, every
+     * decision a call of its own through Lettuce, the way it decides on a Redis Cluster (not in
+     * {@code run.sh}'s rows).
+     */
+    @Benchmark
+    public Decision retrysafeAlone(KeyCursor cursor) {
+        int i = cursor.next(keys);
+        return storeAlone.decide(keyNames[i], charges.get(i));
     }
 
     @Benchmark
