@@ -1,6 +1,8 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
-import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -14,7 +16,10 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The decision script ({@code decide.lua}), run by its SHA-1 digest. The digest is computed here
@@ -51,21 +56,72 @@ public final class DecideScript {
 
     /**
      * Runs the script on {@code redis} with {@code call}'s keys and arguments, waiting at most
-     * {@code timeout} for each command, as Lettuce's synchronous API does: a command that times out
-     * is cancelled and fails with {@link io.lettuce.core.RedisCommandTimeoutException}, and any
-     * failure is thrown as the {@link io.lettuce.core.RedisException} it is.
+     * {@code timeout} for each command: a command not answered by then is failed by
+     * {@code deadlines} with a {@link RedisCommandTimeoutException} (its answer, if it comes, is
+     * dropped), so the caller waits without a timer of its own. Any failure is thrown as the
+     * {@link RedisException} it is.
      */
-    public static List<Object> run(RedisScriptingAsyncCommands<byte[], byte[]> redis, ScriptCall call,
-            Duration timeout) {
+    static List<Object> run(RedisScriptingAsyncCommands<byte[], byte[]> redis, ScriptCall call,
+            Duration timeout, Deadlines deadlines) {
         try {
-            return await(redis.evalsha(SHA1, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout);
+            return await(redis.evalsha(SHA1, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout, deadlines);
         } catch (RedisNoScriptException e) {
-            return await(redis.eval(SOURCE_BYTES, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout);
+            return await(redis.eval(SOURCE_BYTES, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout,
+                    deadlines);
         }
     }
 
-    private static <T> T await(RedisFuture<T> future, Duration timeout) {
-        return LettuceFutures.awaitOrCancel(future, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    /** A command on its way, failed as timed out at its deadline unless answered by then. */
+    private record Command(CompletableFuture<?> future, long deadline, Duration timeout) implements Deadlines.Expiring {
+        @Override
+        public boolean isDone() {
+            return future.isDone();
+        }
+
+        @Override
+        public void expire() {
+            future.completeExceptionally(timedOut(timeout));
+        }
+    }
+
+    private static <T> T await(RedisFuture<T> future, Duration timeout, Deadlines deadlines) {
+        // Lettuce's own command expiry fails a command the same way (completeExceptionally)
+        deadlines.track(new Command(future.toCompletableFuture(), System.nanoTime() + timeout.toNanos(), timeout));
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            throw asRedisException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            future.cancel(false); // done: nothing tracks it any longer
+            throw new RedisCommandInterruptedException(e);
+        }
+    }
+
+    /** The failure of a command or request not answered within {@code timeout}. */
+    static RedisCommandTimeoutException timedOut(Duration timeout) {
+        return new RedisCommandTimeoutException("no answer from Redis within " + timeout);
+    }
+
+    /** The failure itself, not the {@link CompletionException} that may wrap it. */
+    static @Nullable Throwable unwrap(@Nullable Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    /**
+     * What a failed command throws: a Redis failure as is, the store closed as is
+     * ({@link RedisConnector#commands()}'s {@link IllegalStateException}), anything else as a
+     * Redis failure.
+     */
+    static RuntimeException asRedisException(Throwable cause) {
+        Throwable failure = unwrap(cause);
+        if (failure instanceof RedisException redis) {
+            return redis;
+        }
+        if (failure instanceof IllegalStateException closed) {
+            return closed;
+        }
+        return new RedisException(failure);
     }
 
     private static String readSource() {

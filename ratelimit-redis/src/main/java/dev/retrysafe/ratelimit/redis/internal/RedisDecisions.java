@@ -47,6 +47,8 @@ public final class RedisDecisions implements AutoCloseable {
     private final @Nullable ScriptBatches batches;
     /** Where a decision goes first when it finds it free, or null (a Cluster, TLS, turned off). */
     private final @Nullable DirectLane lane;
+    /** Fails the calls through Lettuce that are not answered in time, so that no caller waits with a timer. */
+    private final Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
 
     /**
      * Decisions with {@code settings} over {@code connector} and, for decisions that find it free,
@@ -60,7 +62,7 @@ public final class RedisDecisions implements AutoCloseable {
         this.breakers = new Breakers(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
         this.minimumKeyTtl = ScriptCall.number(settings.minimumKeyTtl().toMillis());
         this.batches = settings.batching() && settings.timeSource() == null && !connector.cluster()
-                ? new ScriptBatches(connector::commands) : null;
+                ? new ScriptBatches(connector::commands, deadlines) : null;
     }
 
     /** Charges ({@code charge}) or peeks at {@code charges}; never throws for an unreachable Redis. */
@@ -88,7 +90,7 @@ public final class RedisDecisions implements AutoCloseable {
                 reply = answer.reply();
                 at = answer.at();
             } else {
-                reply = DecideScript.run(connector.commands(), call, connector.commandTimeout());
+                reply = DecideScript.run(connector.commands(), call, connector.commandTimeout(), deadlines);
             }
         } catch (RedisCommandExecutionException e) {
             if (meansUnavailable(e)) {
@@ -177,9 +179,8 @@ public final class RedisDecisions implements AutoCloseable {
             try {
                 connector.close();
             } finally {
-                if (batches != null) {
-                    batches.close();
-                }
+                // its thread ends once what is under way is answered or timed out
+                deadlines.close();
             }
         }
     }

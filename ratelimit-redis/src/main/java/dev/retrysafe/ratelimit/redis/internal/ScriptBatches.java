@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,10 +32,9 @@ import org.jspecify.annotations.Nullable;
  * decision.
  *
  * <p>Only for a standalone Redis: a Cluster refuses a call whose keys are in several slots. Only
- * with Redis's clock: the call carries one time for all its requests. Threadsafe; {@link #close}
- * when done.
+ * with Redis's clock: the call carries one time for all its requests. Threadsafe.
  */
-public final class ScriptBatches implements AutoCloseable {
+public final class ScriptBatches {
 
     /** Calls on their way at once: two, so that Redis runs one while the JVM reads the other. */
     static final int MAX_IN_FLIGHT = 2;
@@ -67,7 +65,7 @@ public final class ScriptBatches implements AutoCloseable {
         @Override
         public void expire() {
             taken.set(true);
-            completeExceptionally(new RedisCommandTimeoutException("no answer from Redis within " + timeout));
+            completeExceptionally(DecideScript.timedOut(timeout));
         }
     }
 
@@ -78,15 +76,17 @@ public final class ScriptBatches implements AutoCloseable {
     private final Supplier<RedisScriptingAsyncCommands<byte[], byte[]>> commands;
     private final ConcurrentLinkedQueue<Waiter> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
+    private final Deadlines deadlines;
 
     /**
      * Batches over {@code commands}, which gives the connection's commands (failing with a
      * {@link RedisException} when there is no connection); once connected it must not block, as
-     * the answer of one call, on Lettuce's event loop, sends the next.
+     * the answer of one call, on Lettuce's event loop, sends the next. {@code deadlines} fails the
+     * requests whose time is up; its owner closes it.
      */
-    public ScriptBatches(Supplier<RedisScriptingAsyncCommands<byte[], byte[]>> commands) {
+    ScriptBatches(Supplier<RedisScriptingAsyncCommands<byte[], byte[]>> commands, Deadlines deadlines) {
         this.commands = commands;
+        this.deadlines = deadlines;
     }
 
     /**
@@ -103,22 +103,13 @@ public final class ScriptBatches implements AutoCloseable {
             List<Object> reply = waiter.get(); // failed by the deadlines' thread when the time is up
             return new Answer(reply, waiter.at);
         } catch (ExecutionException e) {
-            throw asRedisException(e.getCause());
+            throw DecideScript.asRedisException(e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             waiter.taken.set(true);
             waiter.cancel(false); // done: nothing tracks it any longer
             throw new RedisCommandInterruptedException(e);
         }
-    }
-
-    /**
-     * Stops watching deadlines once the requests under way are answered or timed out (their
-     * callers still get one or the other); decisions after closing are undefined.
-     */
-    @Override
-    public void close() {
-        deadlines.close();
     }
 
     /**
@@ -205,7 +196,7 @@ public final class ScriptBatches implements AutoCloseable {
             redis.<List<Object>>evalsha(DecideScript.sha1(), ScriptOutputType.MULTI, callKeys, callArguments)
                     .whenComplete((reply, failure) -> {
                         try {
-                            if (unwrap(failure) instanceof RedisNoScriptException) {
+                            if (DecideScript.unwrap(failure) instanceof RedisNoScriptException) {
                                 // not in this server's cache (yet): the text, which leaves it there
                                 redis.<List<Object>>eval(DecideScript.sourceBytes(), ScriptOutputType.MULTI, callKeys,
                                                 callArguments)
@@ -247,25 +238,9 @@ public final class ScriptBatches implements AutoCloseable {
                 if (failure == null) {
                     w.complete(reply);
                 } else {
-                    w.completeExceptionally(unwrap(failure));
+                    w.completeExceptionally(DecideScript.unwrap(failure));
                 }
             }
         }
-    }
-
-    private static @Nullable Throwable unwrap(@Nullable Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    }
-
-    /** What a call of its own would have thrown: a Redis failure as is, the store closed as is, anything else as a Redis failure. */
-    private static RuntimeException asRedisException(Throwable cause) {
-        Throwable failure = unwrap(cause);
-        if (failure instanceof RedisException redis) {
-            return redis;
-        }
-        if (failure instanceof IllegalStateException closed) {
-            return closed; // the store is closed, as RedisConnector.commands() says
-        }
-        return new RedisException(failure);
     }
 }

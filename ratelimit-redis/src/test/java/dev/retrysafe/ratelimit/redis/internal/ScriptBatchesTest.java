@@ -4,24 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.retrysafe.ratelimit.Algorithm;
+import dev.retrysafe.ratelimit.redis.internal.FakeScripting.Sent;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,63 +35,25 @@ class ScriptBatchesTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Duration LONG = Duration.ofSeconds(30);
 
-    /** A call the fake connection received, and the answer the test gives it. */
-    record Sent(String command, List<String> keys, List<String> arguments, FakeFuture answer) {
-    }
-
-    /** A future Lettuce's API can hand out. */
-    static final class FakeFuture extends CompletableFuture<List<Object>> implements RedisFuture<List<Object>> {
-        @Override
-        public String getError() {
-            return null;
-        }
-
-        @Override
-        public boolean await(long timeout, TimeUnit unit) {
-            throw new UnsupportedOperationException();
-        }
-    }
-
-    private final LinkedBlockingQueue<Sent> sent = new LinkedBlockingQueue<>();
-    /** What the fake's next evalsha throws instead of answering, if anything. */
-    private final AtomicReference<Throwable> throwNext = new AtomicReference<>();
-    /** Run by the fake before it takes a call, if set (once). */
-    private final AtomicReference<Runnable> beforeNextCall = new AtomicReference<>();
     /** What asking for the connection's commands throws, if anything. */
     private final AtomicReference<RuntimeException> noConnection = new AtomicReference<>();
     private final ExecutorService callers = Executors.newCachedThreadPool();
+    private final FakeScripting fake = new FakeScripting();
 
-    @SuppressWarnings("unchecked")
-    private final RedisScriptingAsyncCommands<byte[], byte[]> fake = (RedisScriptingAsyncCommands<byte[], byte[]>)
-            Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RedisScriptingAsyncCommands.class},
-                    (proxy, method, args) -> {
-                        Runnable before = beforeNextCall.getAndSet(null);
-                        if (before != null) {
-                            before.run();
-                        }
-                        Throwable thrown = throwNext.getAndSet(null);
-                        if (thrown != null) {
-                            throw thrown;
-                        }
-                        // evalsha(String sha, type, byte[][] keys, byte[]... args); eval(byte[] script, ...)
-                        FakeFuture answer = new FakeFuture();
-                        sent.add(new Sent(method.getName(), text((byte[][]) args[2]), text((byte[][]) args[3]), answer));
-                        return answer;
-                    });
-
+    private final Deadlines deadlines = new Deadlines("script-batches-test");
     private final ScriptBatches batches = new ScriptBatches(() -> {
         RuntimeException failure = noConnection.get();
         if (failure != null) {
             throw failure;
         }
-        return fake;
-    });
+        return fake.commands();
+    }, deadlines);
 
     @AfterEach
     void stopCallers() throws InterruptedException {
         callers.shutdownNow();
         assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-        batches.close();
+        deadlines.close();
     }
 
     @Test
@@ -133,7 +90,7 @@ class ScriptBatchesTest {
         // a's answer sends c's call; had a been handed its answer first, a would be back by now
         // (the wait is only as long as an answer handed over first would take to be seen)
         AtomicBoolean aBackBeforeTheNextCall = new AtomicBoolean(true);
-        beforeNextCall.set(() -> aBackBeforeTheNextCall.set(doneWithin(busy.a(), Duration.ofMillis(500))));
+        fake.beforeNextCall.set(() -> aBackBeforeTheNextCall.set(doneWithin(busy.a(), Duration.ofMillis(500))));
         busy.first().answer().complete(reply(1, 1));
         Sent next = next();
         assertThat(next.keys()).containsExactly("key-c");
@@ -144,7 +101,7 @@ class ScriptBatchesTest {
         next.answer().complete(reply(3, 1));
         assertThat(busy.b().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
-        assertThat(sent).isEmpty();
+        assertThat(fake.anyReceived()).isFalse();
     }
 
     @Test
@@ -154,7 +111,7 @@ class ScriptBatchesTest {
         Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
         Future<ScriptBatches.Answer> d = queue(decideTwoCharges("d"), 2);
         Future<ScriptBatches.Answer> e = queue(callers.submit(() -> batches.run(call("e", 1, false), LONG)), 3);
-        assertThat(sent).isEmpty();
+        assertThat(fake.anyReceived()).isFalse();
 
         // the first answer sends what waited, as one call
         busy.first().answer().complete(reply(1, 1));
@@ -177,7 +134,7 @@ class ScriptBatchesTest {
         assertThat(busy.b().isDone()).isFalse();
         busy.second().answer().complete(reply(2, 1));
         assertThat(busy.b().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
-        assertThat(sent).isEmpty();
+        assertThat(fake.anyReceived()).isFalse();
     }
 
     @Test
@@ -265,7 +222,7 @@ class ScriptBatchesTest {
         // three calls whose sending throws (more than the two slots): each request fails as a
         // Redis failure, and none keeps a slot, or the fourth would wait for ever
         for (int i = 0; i < ScriptBatches.MAX_IN_FLIGHT + 1; i++) {
-            throwNext.set(new StackOverflowError("thrown by the fake connection"));
+            fake.throwNext.set(new StackOverflowError("thrown by the fake connection"));
             Future<ScriptBatches.Answer> failing = decide("f" + i);
             assertThatThrownBy(() -> failing.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
                     .hasCauseInstanceOf(RedisException.class)
@@ -365,9 +322,7 @@ class ScriptBatchesTest {
     }
 
     private Sent next() throws InterruptedException {
-        Sent call = sent.poll(DEADLINE.toSeconds(), TimeUnit.SECONDS);
-        assertThat(call).as("a call within %s", DEADLINE).isNotNull();
-        return call;
+        return fake.next(DEADLINE);
     }
 
     /** Whether {@code request} ends within {@code wait}. */
@@ -387,10 +342,6 @@ class ScriptBatchesTest {
 
     private static void await(BooleanSupplier condition) {
         Conditions.await(condition, DEADLINE);
-    }
-
-    private static List<String> text(byte[][] values) {
-        return Arrays.stream(values).map(v -> new String(v, StandardCharsets.UTF_8)).toList();
     }
 
     private static byte[] bytes(String text) {
