@@ -3,6 +3,7 @@ package dev.retrysafe.ratelimit.redis;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.redis.internal.Deadlines;
 import dev.retrysafe.ratelimit.redis.internal.DirectLane;
 import dev.retrysafe.ratelimit.redis.internal.MonotonicClock;
 import dev.retrysafe.ratelimit.redis.internal.RedisConnector;
@@ -312,24 +313,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
             StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, connectTimeout, failuresToOpen,
                     openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource,
                     batching);
+            // one thread per store ends what Redis does not answer in time, on every path
+            Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
             // the lane connects in the background while the connector waits for its own connection
             DirectLane lane = null;
-            if (directConnection && redisUri != null && client == null) { // redisUri: not a Cluster
-                lane = DirectLane.of(uri(redisUri, commandTimeout), connectTimeout, directConnectionSpin).orElse(null);
-            }
             RedisConnector<?> connector;
             try {
+                if (directConnection && redisUri != null && client == null) { // redisUri: not a Cluster
+                    lane = DirectLane.of(uri(redisUri, commandTimeout), connectTimeout, directConnectionSpin, deadlines)
+                            .orElse(null);
+                }
                 connector = connector(settings);
             } catch (RuntimeException e) {
                 if (lane != null) {
                     lane.close();
                 }
+                deadlines.close();
                 throw e;
             }
             if (lane != null) {
                 lane.awaitFirstAttempt();
             }
-            return new RedisRateLimitStore(new RedisDecisions(settings, connector, lane));
+            return new RedisRateLimitStore(new RedisDecisions(settings, connector, lane, deadlines));
         }
 
         private RedisConnector<?> connector(StoreSettings settings) {

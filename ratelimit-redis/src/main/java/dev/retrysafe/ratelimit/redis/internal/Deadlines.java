@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>After {@link #close} the thread goes on until everything already tracked is done or
  * expired, so no waiter is left without its deadline; then it ends. Threadsafe.
  */
-final class Deadlines implements AutoCloseable {
+public final class Deadlines implements AutoCloseable {
 
     /** Something a thread waits for, with a deadline. */
     interface Expiring {
@@ -51,7 +51,7 @@ final class Deadlines implements AutoCloseable {
     private final Thread thread;
 
     /** Starts the thread, a daemon named {@code name}. */
-    Deadlines(String name) {
+    public Deadlines(String name) {
         thread = Thread.ofPlatform().daemon().name(name).unstarted(this::run);
         thread.start();
     }

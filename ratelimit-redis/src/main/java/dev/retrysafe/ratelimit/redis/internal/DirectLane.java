@@ -72,6 +72,8 @@ public final class DirectLane implements AutoCloseable {
     private final long checkAfterNanos;
     /** How long a reply is polled for before a blocking read (see {@link SpinWait}). */
     private final Duration spinLimit;
+    /** Ends a blocking read at its command's deadline, so that the read needs no timer of its own. */
+    private final Deadlines deadlines;
     /** When the lane was made: the first connection's wait is counted from here. */
     private final long createdNanos = System.nanoTime();
     /** Guarded by {@link #lock}: when the connection was last used (or made). */
@@ -88,13 +90,14 @@ public final class DirectLane implements AutoCloseable {
     private final Condition attemptEnded = lock.newCondition();
 
     private DirectLane(String host, int port, Duration connectTimeout, List<byte[][]> handshake,
-            Duration checkAfter, Duration spinLimit) {
+            Duration checkAfter, Duration spinLimit, Deadlines deadlines) {
         this.host = host;
         this.port = port;
         this.connectTimeoutNanos = connectTimeout.toNanos();
         this.handshake = handshake;
         this.checkAfterNanos = checkAfter.toNanos();
         this.spinLimit = spinLimit;
+        this.deadlines = deadlines;
     }
 
     /**
@@ -102,17 +105,20 @@ public final class DirectLane implements AutoCloseable {
      * waits for it); empty when {@code uri} is
      * one that needs more than a plain socket (TLS, a Unix socket, Sentinel, credentials resolved
      * later). A reply is polled for at most {@code spinLimit} before a blocking read
-     * ({@link SpinWait}; zero: never).
+     * ({@link SpinWait}; zero: never), and {@code deadlines}, which its owner closes after the lane,
+     * ends a read whose reply is late.
      */
-    public static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration spinLimit) {
-        return of(uri, connectTimeout, DEFAULT_CHECK_AFTER, spinLimit);
+    public static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration spinLimit,
+            Deadlines deadlines) {
+        return of(uri, connectTimeout, DEFAULT_CHECK_AFTER, spinLimit, deadlines);
     }
 
     /**
-     * As {@link #of(RedisURI, Duration, Duration)}, checking a connection unused for
+     * As {@link #of(RedisURI, Duration, Duration, Deadlines)}, checking a connection unused for
      * {@code checkAfter} (tests: zero).
      */
-    static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration checkAfter, Duration spinLimit) {
+    static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration checkAfter, Duration spinLimit,
+            Deadlines deadlines) {
         if (uri.isSsl() || uri.getSocket() != null || !uri.getSentinels().isEmpty() || uri.getHost() == null
                 || uri.getPort() < 1 || uri.getPort() > 65535) {
             return Optional.empty();
@@ -136,7 +142,7 @@ public final class DirectLane implements AutoCloseable {
             handshake.add(new byte[][] {ascii("SELECT"), ascii(Integer.toString(uri.getDatabase()))});
         }
         DirectLane lane = new DirectLane(uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake),
-                checkAfter, spinLimit);
+                checkAfter, spinLimit, deadlines);
         lane.reconnect();
         return Optional.of(lane);
     }
@@ -323,7 +329,7 @@ public final class DirectLane implements AutoCloseable {
     private RespConnection open() throws IOException {
         long deadline = System.nanoTime() + connectTimeoutNanos;
         RespConnection made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake,
-                SpinWait.of(spinLimit));
+                SpinWait.of(spinLimit), deadlines);
         try {
             made.command(SET_NAME, deadline);
         } catch (RedisException e) {

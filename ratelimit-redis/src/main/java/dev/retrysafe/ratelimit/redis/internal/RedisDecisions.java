@@ -47,16 +47,19 @@ public final class RedisDecisions implements AutoCloseable {
     private final @Nullable ScriptBatches batches;
     /** Where a decision goes first when it finds it free, or null (a Cluster, TLS, turned off). */
     private final @Nullable DirectLane lane;
-    /** Fails the calls through Lettuce that are not answered in time, so that no caller waits with a timer. */
-    private final Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
+    /** Fails the calls that are not answered in time, so that no caller waits with a timer of its own. */
+    private final Deadlines deadlines;
 
     /**
      * Decisions with {@code settings} over {@code connector} and, for decisions that find it free,
-     * {@code lane}; this closes both.
+     * {@code lane}, with {@code deadlines} ending what is not answered in time (on the lane too);
+     * this closes all three.
      */
-    public RedisDecisions(StoreSettings settings, RedisConnector<?> connector, @Nullable DirectLane lane) {
+    public RedisDecisions(StoreSettings settings, RedisConnector<?> connector, @Nullable DirectLane lane,
+            Deadlines deadlines) {
         this.settings = settings;
         this.lane = lane;
+        this.deadlines = deadlines;
         this.layout = new KeyLayout(settings.keyPrefix());
         this.connector = connector;
         this.breakers = new Breakers(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());

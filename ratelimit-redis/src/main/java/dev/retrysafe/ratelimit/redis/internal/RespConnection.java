@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +23,11 @@ import org.jspecify.annotations.Nullable;
  * strings, arrays and errors. Replies come back as Lettuce's {@code ScriptOutputType.MULTI} gives
  * them ({@code Long}, {@code byte[]}, {@code List}, {@code null}), so that {@link ScriptReply}
  * reads both alike; an error reply is thrown as the exception Lettuce would throw for it.
+ *
+ * <p>A read that would block waits without a timeout of its own (on a virtual thread, a timed
+ * read schedules a timer task per read): the {@link Deadlines} thread closes the socket if the
+ * reply is not in by the command's deadline, and the read then fails with a
+ * {@link SocketTimeoutException} as a timed read would.
  *
  * <p>Any {@link IOException} (timeouts included) or protocol error leaves the connection in an
  * unknown state: its caller must {@link #close()} it. Not threadsafe.
@@ -38,6 +44,7 @@ final class RespConnection implements AutoCloseable {
     private final InputStream in;
     private final OutputStream out;
     private final SpinWait spin;
+    private final Deadlines deadlines;
     private byte[] output = new byte[1024];
     private int written;
     private final byte[] input = new byte[8192];
@@ -48,27 +55,29 @@ final class RespConnection implements AutoCloseable {
     /** The first error in the reply being read, thrown once all of it is read. */
     private @Nullable RedisCommandExecutionException error;
 
-    private RespConnection(Socket socket, SpinWait spin) throws IOException {
+    private RespConnection(Socket socket, SpinWait spin, Deadlines deadlines) throws IOException {
         this.socket = socket;
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
         this.spin = spin;
+        this.deadlines = deadlines;
     }
 
     /**
      * Connects to {@code address}, waiting at most {@code timeoutNanos} for the connection and the
      * commands of {@code handshake} (AUTH, SELECT, ...) together, which must all answer without an
-     * error. A reply is awaited by polling the socket as {@code spin} allows, then in a blocking read.
+     * error. A reply is awaited by polling the socket as {@code spin} allows, then in a blocking read
+     * whose deadline {@code deadlines} keeps.
      */
     static RespConnection open(InetSocketAddress address, long timeoutNanos, List<byte[][]> handshake,
-            SpinWait spin) throws IOException {
+            SpinWait spin, Deadlines deadlines) throws IOException {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             long deadline = System.nanoTime() + timeoutNanos;
             socket.connect(address, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutNanos / 1_000_000)));
-            RespConnection connection = new RespConnection(socket, spin);
+            RespConnection connection = new RespConnection(socket, spin, deadlines);
             for (byte[][] command : handshake) {
                 connection.command(command, deadline);
             }
@@ -296,20 +305,35 @@ final class RespConnection implements AutoCloseable {
     private void fill() throws IOException {
         long now = System.nanoTime();
         long pollUntil = spin.pollUntil(now, deadline);
+        boolean answered = false;
         if (pollUntil != now) {
-            boolean answered;
             while (!(answered = in.available() > 0) && (now = System.nanoTime()) - pollUntil < 0) {
                 Thread.onSpinWait();
             }
             spin.polled(answered, now);
         }
-        long remaining = deadline - now;
-        if (remaining <= 0) {
-            throw new SocketTimeoutException("no reply from Redis in time");
+        if (deadline - now <= 0) {
+            throw late();
         }
-        // at least a millisecond: 0 would mean "wait for ever"
-        socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, (remaining + 999_999) / 1_000_000)));
-        int n = in.read(input, 0, input.length);
+        int n;
+        if (answered) {
+            n = in.read(input, 0, input.length); // something is there: returns at once
+        } else {
+            BlockingRead read = new BlockingRead(deadline, socket);
+            deadlines.track(read);
+            try {
+                n = in.read(input, 0, input.length);
+            } catch (IOException e) {
+                if (!read.finish()) {
+                    throw late();
+                }
+                throw e;
+            }
+            if (!read.finish()) {
+                // the socket is being closed under it: what came is too late, and all there is
+                throw late();
+            }
+        }
         if (n < 0) {
             throw new EOFException("Redis closed the connection");
         }
@@ -317,12 +341,59 @@ final class RespConnection implements AutoCloseable {
         limit = n;
     }
 
-    @Override
-    public void close() {
+    /**
+     * A read that may block, ended at its deadline by closing the socket: whichever comes first,
+     * the read's end ({@link #finish}) or the deadline ({@link #expire}), decides.
+     */
+    private static final class BlockingRead extends AtomicInteger implements Deadlines.Expiring {
+        private static final int READING = 0;
+        private static final int READ = 1;
+        private static final int EXPIRED = 2;
+        private final long deadline;
+        private final Socket socket;
+
+        BlockingRead(long deadline, Socket socket) {
+            this.deadline = deadline;
+            this.socket = socket;
+        }
+
+        @Override
+        public long deadline() {
+            return deadline;
+        }
+
+        @Override
+        public boolean isDone() {
+            return get() != READING;
+        }
+
+        @Override
+        public void expire() {
+            if (compareAndSet(READING, EXPIRED)) {
+                closeQuietly(socket);
+            }
+        }
+
+        /** Whether the read ended before its deadline was enforced; if not, the socket is closed. */
+        boolean finish() {
+            return compareAndSet(READING, READ);
+        }
+    }
+
+    private static SocketTimeoutException late() {
+        return new SocketTimeoutException("no reply from Redis in time");
+    }
+
+    private static void closeQuietly(Socket socket) {
         try {
             socket.close();
         } catch (IOException e) {
             // closing anyway; nothing to do
         }
+    }
+
+    @Override
+    public void close() {
+        closeQuietly(socket);
     }
 }

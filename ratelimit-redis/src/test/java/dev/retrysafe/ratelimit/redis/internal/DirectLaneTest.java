@@ -33,6 +33,7 @@ class DirectLaneTest {
     private final Policy policy = Policy.builder("p").algorithm(Algorithm.GCRA).limit(3, Duration.ofHours(1)).build();
     private RedisServerProcess server;
     private DirectLane lane;
+    private final Deadlines deadlines = new Deadlines("direct-lane-test");
 
     @AfterEach
     void closeEverything() {
@@ -41,6 +42,7 @@ class DirectLaneTest {
                 lane.close();
             }
         } finally {
+            deadlines.close();
             if (server != null) {
                 server.close();
             }
@@ -50,7 +52,8 @@ class DirectLaneTest {
     @Test
     void aConnectionRedisClosedWhileUnusedIsFoundOutBeforeAScriptGoesOnIt() {
         server = RedisServerProcess.start();
-        lane = DirectLane.of(RedisURI.create(server.uri()), TIMEOUT, Duration.ZERO, SpinWait.DEFAULT_LIMIT).orElseThrow();
+        lane = DirectLane.of(RedisURI.create(server.uri()), TIMEOUT, Duration.ZERO, SpinWait.DEFAULT_LIMIT, deadlines)
+                .orElseThrow();
         lane.awaitFirstAttempt();
         assertThat(lane.tryRun(call(), TIMEOUT)).isNotNull();
 
@@ -85,7 +88,8 @@ class DirectLaneTest {
                     // the assertions below say what went wrong
                 }
             });
-            lane = DirectLane.of(RedisURI.create("redis://127.0.0.1:" + fake.getLocalPort()), TIMEOUT, Duration.ofHours(1), SpinWait.DEFAULT_LIMIT)
+            lane = DirectLane.of(RedisURI.create("redis://127.0.0.1:" + fake.getLocalPort()), TIMEOUT, Duration.ofHours(1),
+                    SpinWait.DEFAULT_LIMIT, deadlines)
                     .orElseThrow();
             lane.awaitFirstAttempt();
             assertThat(lane.connected()).isTrue();

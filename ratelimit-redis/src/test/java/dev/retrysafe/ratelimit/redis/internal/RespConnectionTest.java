@@ -2,6 +2,7 @@ package dev.retrysafe.ratelimit.redis.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -37,6 +38,8 @@ class RespConnectionTest {
     private RespConnection connection;
     /** Commands the fake received, as bytes, in order. */
     private final LinkedBlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
+    /** Ends the reads whose replies are late. */
+    final Deadlines deadlines = new Deadlines("resp-connection-test");
 
     /**
      * How replies are awaited: polled for first, as on a machine of two processors (also when the
@@ -52,7 +55,7 @@ class RespConnectionTest {
         Thread opener = Thread.ofVirtual().start(() -> {
             try {
                 connection = RespConnection.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                        server.getLocalPort()), SECOND, List.of(), spin());
+                        server.getLocalPort()), SECOND, List.of(), spin(), deadlines);
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
@@ -71,6 +74,7 @@ class RespConnectionTest {
         }
         accepted.close();
         server.close();
+        deadlines.close();
     }
 
     @Test
@@ -140,11 +144,26 @@ class RespConnectionTest {
     @Test
     void aReplyThatDoesNotComeEndsAtTheDeadline() {
         long started = System.nanoTime();
-        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("PING")},
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150)))
-                .isInstanceOf(SocketTimeoutException.class);
+        // the read itself waits untimed: the deadlines' thread ends it (bounded here, should it not)
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(() -> connection.command(
+                new byte[][] {ascii("PING")}, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150)))
+                .isInstanceOf(SocketTimeoutException.class));
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         assertThat(tookMillis).isBetween(140L, 3_000L);
+        Conditions.await(() -> deadlines.tracked() == 0, Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aReplyInTimeLeavesTheConnectionOpenPastItsDeadline() throws Exception {
+        long deadline = System.nanoTime() + SECOND;
+        answer("+PONG\r\n");
+        assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, deadline)).isEqualTo(ascii("PONG"));
+        // past the deadline of the read that was answered: its socket must not be closed for it
+        Conditions.await(() -> deadlines.tracked() == 0 && System.nanoTime() - deadline > 0, Duration.ofSeconds(5));
+
+        answer("+PONG\r\n");
+        assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, System.nanoTime() + SECOND))
+                .isEqualTo(ascii("PONG"));
     }
 
     @Test
@@ -178,7 +197,8 @@ class RespConnectionTest {
                 }
             });
             assertThatThrownBy(() -> RespConnection.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                    refusing.getLocalPort()), SECOND, List.<byte[][]>of(new byte[][] {ascii("AUTH"), ascii("x")}), spin()))
+                    refusing.getLocalPort()), SECOND, List.<byte[][]>of(new byte[][] {ascii("AUTH"), ascii("x")}), spin(),
+                    deadlines))
                     .isInstanceOf(RedisCommandExecutionException.class)
                     .hasMessageStartingWith("WRONGPASS");
             assertThat(fake.join(Duration.ofSeconds(5))).isTrue();
@@ -191,7 +211,7 @@ class RespConnectionTest {
         Thread opener = Thread.ofVirtual().start(() -> {
             try {
                 made[0] = RespConnection.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                        server.getLocalPort()), SECOND, List.of(), spin());
+                        server.getLocalPort()), SECOND, List.of(), spin(), deadlines);
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
