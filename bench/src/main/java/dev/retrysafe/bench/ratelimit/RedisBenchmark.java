@@ -9,7 +9,6 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -21,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -58,8 +58,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * built on reaches when Redis has nothing to do, the same call as the ceiling's
  * {@code redis-benchmark} rows ({@code EVALSHA} of {@code return 1} with one key and one argument)
  * made the way the store makes its calls (a byte-array connection of its own, on a client of its
- * own with the options the store gives its client, the asynchronous API awaited with
- * {@code LettuceFutures.awaitOrCancel}). A store on Lettuce cannot beat it, so it
+ * own with the options the store gives its client, the asynchronous API awaited without a
+ * timeout of its own, the client's command timeout bounding it; until 2026-12-06 with
+ * {@code LettuceFutures.awaitOrCancel}, a timed wait). A store on Lettuce cannot beat it, so it
  * tells how much of the gap to the ceiling is the client's own (its thread hand-offs) rather than
  * the store's.
  */
@@ -202,10 +203,9 @@ public class RedisBenchmark {
     }
 
     @Benchmark
-    public Long lettuceFloor(KeyCursor cursor) {
+    public Long lettuceFloor(KeyCursor cursor) throws InterruptedException, ExecutionException {
         byte[][] key = {floorKeys[cursor.next(keys)]};
-        return LettuceFutures.awaitOrCancel(
-                floorConnection.async().<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, key, FLOOR_ARGUMENT),
-                5, TimeUnit.SECONDS);
+        // untimed, as the store waits since 2026-12-06 (the client's command timeout still applies)
+        return floorConnection.async().<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, key, FLOOR_ARGUMENT).get();
     }
 }
