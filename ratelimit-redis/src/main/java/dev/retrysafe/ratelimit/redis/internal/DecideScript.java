@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -87,6 +88,15 @@ public final class DecideScript {
     private static <T> T await(RedisFuture<T> future, Duration timeout, Deadlines deadlines) {
         // Lettuce's own command expiry fails a command the same way (completeExceptionally)
         deadlines.track(new Command(future.toCompletableFuture(), System.nanoTime() + timeout.toNanos(), timeout));
+        return awaitUntimed(future);
+    }
+
+    /**
+     * Waits for {@code future} without a timeout (its deadline is kept by a {@link Deadlines}) and
+     * throws its failure as a command's ({@link #asRedisException}); an interrupted caller cancels
+     * it, which ends its tracking, and fails with {@link RedisCommandInterruptedException}.
+     */
+    static <T> T awaitUntimed(Future<T> future) {
         try {
             return future.get();
         } catch (ExecutionException e) {

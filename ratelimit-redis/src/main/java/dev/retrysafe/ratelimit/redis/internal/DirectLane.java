@@ -186,7 +186,7 @@ public final class DirectLane implements AutoCloseable {
                 return result;
             } catch (SocketTimeoutException e) {
                 drop(current);
-                throw new RedisCommandTimeoutException("no answer from Redis within " + timeout);
+                throw DecideScript.timedOut(timeout);
             } catch (IOException e) {
                 drop(current);
                 throw new RedisConnectionException("the direct connection to Redis failed: " + e.getMessage(), e);

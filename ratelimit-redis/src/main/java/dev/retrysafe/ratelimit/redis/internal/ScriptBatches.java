@@ -1,6 +1,5 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
-import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -11,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -61,6 +59,13 @@ public final class ScriptBatches {
             return deadline;
         }
 
+        /** Its caller gave up (interrupted): still queued, it never goes. */
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            taken.set(true);
+            return super.cancel(mayInterruptIfRunning);
+        }
+
         /** Still queued: it never goes; already sent: its answer, whenever it comes, is nobody's. */
         @Override
         public void expire() {
@@ -99,17 +104,9 @@ public final class ScriptBatches {
         deadlines.track(waiter);
         queue.add(waiter);
         sendWhileRoom();
-        try {
-            List<Object> reply = waiter.get(); // failed by the deadlines' thread when the time is up
-            return new Answer(reply, waiter.at);
-        } catch (ExecutionException e) {
-            throw DecideScript.asRedisException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            waiter.taken.set(true);
-            waiter.cancel(false); // done: nothing tracks it any longer
-            throw new RedisCommandInterruptedException(e);
-        }
+        // failed by the deadlines' thread when the time is up
+        List<Object> reply = DecideScript.awaitUntimed(waiter);
+        return new Answer(reply, waiter.at);
     }
 
     /**
