@@ -136,10 +136,17 @@ public final class RateLimitFilter implements Filter {
             return this;
         }
 
-        /** The most extra time added at random to a refusal's {@code Retry-After} (default 0). */
+        /**
+         * The most extra time added at random to a refusal's {@code Retry-After} (default 0), in
+         * whole seconds, as {@code Retry-After} counts them.
+         */
         public Builder retryAfterJitter(Duration jitter) {
             if (jitter.isNegative()) {
                 throw new IllegalArgumentException("retryAfterJitter must not be negative: " + jitter);
+            }
+            if (jitter.toNanosPart() != 0) {
+                throw new IllegalArgumentException("retryAfterJitter must be whole seconds (Retry-After counts seconds): "
+                        + jitter);
             }
             this.retryAfterJitter = jitter;
             return this;

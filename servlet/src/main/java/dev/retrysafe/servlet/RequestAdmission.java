@@ -7,11 +7,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A decision, put on the request by an earlier filter, that the {@link IdempotencyFilter} takes
- * only once it knows the request will run: after it has claimed the key, or when it lets the
- * request pass without one. Replays, {@code 409}s and {@code 422}s never reach it. This is how
- * {@link RateLimitFilter} charges no budget for answers that do no work, and how a {@code 429}
- * is never stored as the key's answer: a refused request releases its claim. Implementations
- * are used by one request, on its thread.
+ * only once it knows the request will run (after it has claimed the key, or when it lets the
+ * request pass without one) or that the client erred (no key, a malformed one, a body too large,
+ * a key reused with another request: {@code 400}, {@code 413}, {@code 422}). Replays and
+ * {@code 409}s never reach it. This is how {@link RateLimitFilter} charges no budget for the
+ * answers a correct client's retry gets, while a loop of client errors is limited like any
+ * other, and how a {@code 429} is never stored as the key's answer: a refused request releases
+ * its claim. Implementations are used by one request, on its thread.
  */
 public interface RequestAdmission {
 
@@ -27,9 +29,9 @@ public interface RequestAdmission {
     boolean admit(HttpServletRequest request, HttpServletResponse response) throws IOException;
 
     /**
-     * Called instead of {@link #admit} when the request will not run (a replay, a {@code 409}, a
-     * {@code 422}, a refused key or body), just before its answer is written: the place to add
-     * headers every answer carries. Nothing is spent.
+     * Called instead of {@link #admit} when the request will not run and the client did nothing
+     * wrong (a replay, a {@code 409}, the idempotency store unavailable), just before its answer
+     * is written: the place to add headers every answer carries. Nothing is spent.
      */
     default void waive(HttpServletRequest request, HttpServletResponse response) {
     }

@@ -2,7 +2,9 @@ package dev.retrysafe.servlet;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.idempotency.IdempotencyKey;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
@@ -24,7 +26,9 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -49,6 +53,10 @@ class RateLimitFilterTest {
     private final FakeClock clock = new FakeClock();
     private TestServer server;
     private HttpClient http;
+    /** Counted down when a request with {@code X-Test-Behaviour: block} is inside the handler. */
+    private CountDownLatch entered = new CountDownLatch(1);
+    /** Lets such a request finish. */
+    private CountDownLatch proceed = new CountDownLatch(1);
 
     @BeforeAll
     void createSchema() throws Exception {
@@ -69,15 +77,23 @@ class RateLimitFilterTest {
 
     @AfterEach
     void stopServer() {
+        proceed.countDown(); // never leave a request blocked behind a failed assertion
         if (server != null) {
             server.close();
         }
     }
 
     private void start(RateLimitStore store, Policy policy) throws Exception {
+        start(store, policy, Duration.ZERO);
+    }
+
+    private void start(RateLimitStore store, Policy policy, Duration retryAfterJitter) throws Exception {
+        entered = new CountDownLatch(1);
+        proceed = new CountDownLatch(1);
         RateLimitFilter rateLimit = RateLimitFilter.builder()
                 .store(store)
                 .policy(policy)
+                .retryAfterJitter(retryAfterJitter)
                 .facts(RateLimitFilterTest::facts)
                 .exempt(request -> request.getRequestURI().equals("/v1/budgets"))
                 .deferToIdempotencyFilter(true)
@@ -89,7 +105,7 @@ class RateLimitFilterTest {
                 .scope(request -> request.getHeader("X-Account"))
                 .route("POST", "/v1/payments", true)
                 .build();
-        server = new TestServer(new PaymentsServlet(new CountDownLatch(1), new CountDownLatch(0)), rateLimit, idempotency);
+        server = new TestServer(new PaymentsServlet(entered, proceed), rateLimit, idempotency);
     }
 
     private static @Nullable RequestFacts facts(jakarta.servlet.http.HttpServletRequest request) {
@@ -102,6 +118,10 @@ class RateLimitFilterTest {
     }
 
     private HttpResponse<String> post(String path, String account, @Nullable String key, String body) throws Exception {
+        return http.send(request(path, account, key, body).build(), HttpResponse.BodyHandlers.ofString(UTF_8));
+    }
+
+    private HttpRequest.Builder request(String path, String account, @Nullable String key, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(server.uri(path))
                 .header("X-Account", account)
                 .header("Content-Type", "application/json")
@@ -109,7 +129,7 @@ class RateLimitFilterTest {
         if (key != null) {
             request.header("Idempotency-Key", key);
         }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString(UTF_8));
+        return request;
     }
 
     private static long remaining(HttpResponse<?> response) {
@@ -142,8 +162,33 @@ class RateLimitFilterTest {
         assertThat(remaining(post("/v1/other", "bob", null))).as("bob has his own budget").isEqualTo(2);
     }
 
+    /**
+     * With jitter, a refusal's Retry-After is its wait (4 s: 3 per 10 s, one unit every 3.33 s,
+     * rounded up) plus up to the jitter, drawn per refusal; the problem body says the same figure.
+     * Forty refusals all drawing one value would happen once in 6^39 runs.
+     */
     @Test
-    void replaysAndInFlightAnswersSpendNothingButShowTheBudget() throws Exception {
+    void jitterSpreadsRefusalsRetryAfterOverTheWaitPlusUpToTheJitter() throws Exception {
+        start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S, Duration.ofSeconds(5));
+        for (int i = 0; i < 3; i++) {
+            assertThat(post("/v1/other", "hana", null).statusCode()).isEqualTo(200);
+        }
+        java.util.Set<Long> seen = new java.util.TreeSet<>();
+        for (int i = 0; i < 40; i++) {
+            HttpResponse<String> refused = post("/v1/other", "hana", null);
+            assertThat(refused.statusCode()).isEqualTo(429);
+            long retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
+            assertThat(retryAfter).isBetween(4L, 9L);
+            assertThat(refused.body()).contains("\"retry_after\":" + retryAfter);
+            seen.add(retryAfter);
+        }
+        assertThat(seen).as("Retry-After values drawn").hasSizeGreaterThan(1);
+        assertThatThrownBy(() -> RateLimitFilter.builder().retryAfterJitter(Duration.ofMillis(1500)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole seconds");
+    }
+
+    @Test
+    void replaysSpendNothingButShowTheBudget() throws Exception {
         start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S);
 
         HttpResponse<String> first = post("/v1/payments", "carol", "k-1");
@@ -155,13 +200,56 @@ class RateLimitFilterTest {
             assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
             assertThat(remaining(replay)).as("replay %d spends nothing", i).isEqualTo(2);
         }
-        HttpResponse<String> reused = post("/v1/payments", "carol", "k-1", "{\"amount\":1}");
-        assertThat(reused.statusCode()).isEqualTo(422);
-        assertThat(remaining(reused)).as("a reused key runs nothing and spends nothing").isEqualTo(2);
-        HttpResponse<String> missingKey = post("/v1/payments", "carol", null);
-        assertThat(missingKey.statusCode()).isEqualTo(400);
-        assertThat(remaining(missingKey)).as("a request without a key is an ordinary request: it spends").isEqualTo(1);
-        assertThat(remaining(post("/v1/payments", "carol", "k-2"))).isZero();
+        assertThat(remaining(post("/v1/payments", "carol", "k-2"))).isEqualTo(1);
+    }
+
+    /**
+     * What a client gets wrong is charged, keyed or not, so that a runaway loop of mistakes is
+     * limited like any other: a key reused with another body (422), a malformed key (400), a body
+     * too large (413), no key (400). Once the budget is gone the loop gets 429s.
+     */
+    @Test
+    void clientErrorsSpendLikeAnyRequestUntilRefused() throws Exception {
+        Policy five = Policy.builder("account").scope(Scope.account()).limit(5, Duration.ofSeconds(10)).build();
+        start(InMemoryRateLimitStore.builder().clock(clock).build(), five);
+        assertThat(post("/v1/payments", "ivan", "k-1").statusCode()).isEqualTo(201);
+
+        HttpResponse<String> reused = post("/v1/payments", "ivan", "k-1", "{\"amount\":1}");
+        HttpResponse<String> malformed = post("/v1/payments", "ivan", "k".repeat(IdempotencyKey.MAX_LENGTH + 1));
+        HttpResponse<String> tooLarge = post("/v1/payments", "ivan", "k-big", "x".repeat(2 * 1024 * 1024));
+        HttpResponse<String> missing = post("/v1/payments", "ivan", null);
+
+        assertThat(List.of(reused, malformed, tooLarge, missing)).extracting(HttpResponse::statusCode)
+                .containsExactly(422, 400, 413, 400);
+        assertThat(List.of(reused, malformed, tooLarge, missing)).extracting(RateLimitFilterTest::remaining)
+                .as("each mistake spends a unit").containsExactly(3L, 2L, 1L, 0L);
+        HttpResponse<String> loop = post("/v1/payments", "ivan", "k-1", "{\"amount\":1}");
+        assertThat(loop.statusCode()).as("the loop is limited").isEqualTo(429);
+        assertThat(loop.body()).contains("\"policy\":\"account\"");
+        assertThat(count("SELECT COUNT(*) FROM payments WHERE account = 'ivan'")).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestWhoseKeyIsStillRunningAnswers409AndSpendsNothing() throws Exception {
+        start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S);
+        CompletableFuture<HttpResponse<String>> first = http.sendAsync(
+                request("/v1/payments", "gina", "k-held", PAYMENT).header("X-Test-Behaviour", "block").build(),
+                HttpResponse.BodyHandlers.ofString(UTF_8));
+        assertThat(entered.await(10, TimeUnit.SECONDS)).as("the first request is in its handler").isTrue();
+
+        // three of them: had each spent a unit, the third would be refused (429) instead
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> concurrent = post("/v1/payments", "gina", "k-held");
+            assertThat(concurrent.statusCode()).as("retry %d while the first runs", i).isEqualTo(409);
+            assertThat(concurrent.body()).contains("idempotency-key-in-use");
+            assertThat(remaining(concurrent)).as("a 409 spends nothing (retry %d)", i).isEqualTo(2);
+        }
+        proceed.countDown();
+        HttpResponse<String> done = first.get(10, TimeUnit.SECONDS);
+
+        assertThat(done.statusCode()).isEqualTo(201);
+        assertThat(remaining(done)).isEqualTo(2);
+        assertThat(remaining(post("/v1/other", "gina", null))).as("only the first request was charged").isEqualTo(1);
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.retrysafe.server.ratelimits.RateLimitHeadersCheck.Budget;
 import dev.retrysafe.testkit.FakeClock;
 import dev.retrysafe.testkit.RedisClusterProcess;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -89,6 +90,36 @@ class RateLimitsApiTest {
 
             clock.advance(Duration.ofSeconds(2));
             assertThat(alice.get("/v1/payments").status()).as("after Retry-After").isEqualTo(200);
+        }
+    }
+
+    /**
+     * Every kind of error answer a client can provoke carries its budget, parsed like any other
+     * answer's, and each one spends a unit: the headers are written before the server routes,
+     * validates or reads the body, so no error path can drop them.
+     */
+    @Test
+    void errorAnswersCarryTheBudgetToo() {
+        Policy perKey = Policy.builder("key").scope(Scope.apiKey()).limit(10, Duration.ofSeconds(10)).build();
+        try (TestServer server = server(perKey).configure(c -> c.withMaxBodyBytes(1024)).start()) {
+            Api api = Api.of(server);
+            byte[] tooLarge = ("{\"description\": \"" + "x".repeat(2048) + "\"}").getBytes(StandardCharsets.UTF_8);
+            Map<Integer, Api.Answer> answers = new java.util.LinkedHashMap<>();
+            answers.put(404, api.get("/v1/payments/pay_nobodys"));
+            answers.put(405, api.send("DELETE", "/v1/payments", null, new byte[0]));
+            answers.put(415, api.send("POST", "/v1/payments", "text/plain", "{}".getBytes(StandardCharsets.UTF_8)));
+            answers.put(413, api.send("POST", "/v1/payments", "application/json", tooLarge));
+            answers.put(400, api.send("POST", "/v1/payments", "application/json", "{\"amount\":".getBytes(StandardCharsets.UTF_8)));
+
+            long remaining = 9;
+            for (Map.Entry<Integer, Api.Answer> e : answers.entrySet()) {
+                Api.Answer answer = e.getValue();
+                assertThat(answer.status()).as(answer.raw().body()).isEqualTo(e.getKey());
+                assertThat(answer.contentType()).startsWith("application/problem+json");
+                Budget budget = RateLimitHeadersCheck.only(answer, clock.instant());
+                assertThat(budget.policy()).isEqualTo("key");
+                assertThat(budget.remaining()).as("after the %d", e.getKey()).isEqualTo(remaining--);
+            }
         }
     }
 

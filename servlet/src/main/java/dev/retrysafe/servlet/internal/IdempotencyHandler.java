@@ -56,7 +56,7 @@ public final class IdempotencyHandler {
         List<String> keyHeaders = headerValues(request, IdempotencyFilter.KEY_HEADER);
         if (keyHeaders.isEmpty()) {
             if (route.keyRequired()) {
-                refuse(request, response, problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
+                refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
                         request.getMethod() + " " + route.template() + " requires an Idempotency-Key header"));
             } else {
                 passOn(request, response, chain);
@@ -67,19 +67,19 @@ public final class IdempotencyHandler {
                 ? new KeyParse.Invalid("send exactly one Idempotency-Key header, not " + keyHeaders.size())
                 : IdempotencyKey.parse(keyHeaders.get(0));
         if (parsed instanceof KeyParse.Invalid invalid) {
-            refuse(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()));
+            refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()));
             return;
         }
         IdempotencyKey key = ((KeyParse.Valid) parsed).key();
         String scopedRoute = request.getMethod() + " " + route.template();
         if (scopedRoute.length() > Scope.MAX_ROUTE_LENGTH) {
-            refuse(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
+            refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
                     + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
         byte[] body = BoundedBody.ofRequest(request, settings.maxBodyBytes());
         if (body == null) {
-            refuse(request, response, problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
+            refuseCharging(request, response, problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
                     + " bytes"));
             return;
         }
@@ -128,8 +128,12 @@ public final class IdempotencyHandler {
             case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
             case ClaimOutcome.InFlight inFlight -> problem(ProblemType.IDEMPOTENCY_KEY_IN_USE,
                     "a request with this Idempotency-Key is still being processed; retry later");
-            case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
-                    "this Idempotency-Key was already used with a different request to " + scope.route());
+            case ClaimOutcome.Mismatch mismatch -> {
+                // a client's mistake, not a retry: charged, so that a loop of them is limited too
+                refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
+                        "this Idempotency-Key was already used with a different request to " + scope.route()));
+                yield null;
+            }
             case ClaimOutcome.Acquired acquired -> admitted(request, response, acquired.claim(), connection)
                     ? new Operation(settings, acquired.claim(), key, connection)
                             .run(request, new CachedBodyRequest(request, body), response, chain)
@@ -204,11 +208,28 @@ public final class IdempotencyHandler {
         }
     }
 
-    /** Answers a request that will not run; an admission waiting on it spends nothing. */
+    /**
+     * Answers a request that will not run for a reason not the client's (the store is down):
+     * an admission waiting on it is waived, so it spends nothing.
+     */
     private static void refuse(HttpServletRequest request, HttpServletResponse response, Answer answer)
             throws IOException {
         RequestAdmission.waiveIfWaiting(request, response);
         answer.writeTo(response);
+    }
+
+    /**
+     * Answers a client's error (no key, a malformed key, a body too large, a key reused with
+     * another request) after deciding the admission waiting on it, as for a request that runs:
+     * such an answer is charged, so that a runaway loop of them is limited like any other. Only
+     * a replay and a {@code 409} are free, being what a correct client's retry gets. When the
+     * admission refuses (a {@code 429}), its refusal is the answer.
+     */
+    private static void refuseCharging(HttpServletRequest request, HttpServletResponse response, Answer answer)
+            throws IOException {
+        if (RequestAdmission.decide(request, response)) {
+            answer.writeTo(response);
+        }
     }
 
     private Answer.Problem problem(ProblemType type, String detail) {
