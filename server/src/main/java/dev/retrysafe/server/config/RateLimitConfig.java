@@ -62,6 +62,10 @@ public record RateLimitConfig(
         }
         ConfigException.check(!retryAfterJitter.isNegative() && retryAfterJitter.compareTo(Duration.ofMinutes(1)) <= 0,
                 "rate_limits.retry_after_jitter", "must be between 0s and 1m, was " + Durations.format(retryAfterJitter));
+        // Retry-After counts whole seconds: 1500ms would silently act as 1s, 500ms as no jitter
+        ConfigException.check(retryAfterJitter.toMillisPart() == 0 && retryAfterJitter.toNanosPart() == 0,
+                "rate_limits.retry_after_jitter", "must be whole seconds (Retry-After counts seconds), was "
+                        + Durations.format(retryAfterJitter));
         ConfigException.check(redisTimeout.compareTo(Duration.ofMillis(1)) >= 0
                         && redisTimeout.compareTo(Duration.ofSeconds(10)) <= 0,
                 "rate_limits.redis_timeout", "must be between 1ms and 10s, was " + Durations.format(redisTimeout));

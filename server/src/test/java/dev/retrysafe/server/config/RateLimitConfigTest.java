@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -161,5 +162,17 @@ class RateLimitConfigTest {
                 rate_limits:
                   redis_key_prefix: "a{b}"
                 """)).isInstanceOf(ConfigException.class).hasMessageContaining("rate_limits.redis_key_prefix");
+    }
+
+    @Test
+    void jitterIsWholeSeconds() throws IOException {
+        // Retry-After counts seconds: 1500ms would act as 1s and 500ms as none, silently
+        for (String jitter : List.of("500ms", "1500ms")) {
+            assertThatThrownBy(() -> load("rate_limits:\n  retry_after_jitter: " + jitter + "\n"))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("rate_limits.retry_after_jitter").hasMessageContaining("whole seconds");
+        }
+        assertThat(load("rate_limits:\n  retry_after_jitter: 2000ms\n").rateLimits().retryAfterJitter())
+                .isEqualTo(Duration.ofSeconds(2));
     }
 }
