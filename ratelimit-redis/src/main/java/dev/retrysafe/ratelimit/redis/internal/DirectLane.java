@@ -24,13 +24,14 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A second, plain connection to a standalone Redis on which a decision goes when it finds the
- * connection free: the caller writes its script call and reads the reply on its own thread, where
- * a call through Lettuce hands the command to Lettuce's event loop and waits to be woken with the
- * answer. Two thread hand-offs fewer per decision, which is most of a lone decision's time on a
+ * A second, plain connection to a standalone Redis on which a decision alone in its store goes
+ * when it finds the connection free: the caller writes its script call and reads the reply on its
+ * own thread, where a call through Lettuce hands the command to Lettuce's event loop and waits to
+ * be woken with the answer. Two thread hand-offs fewer per decision, which is most of a lone decision's time on a
  * machine where waking a thread costs tens of microseconds (docs/benchmarks.md, "Rate limits").
- * A decision that finds the lane taken goes through Lettuce as before (alone or in a shared call,
- * {@link ScriptBatches}), so under load the lane is one more way to Redis, never a queue.
+ * A decision that finds the lane taken, or other decisions under way, goes through Lettuce (alone
+ * or in a shared call, {@link ScriptBatches}), so the lane is never a queue, and under load
+ * decisions share calls instead of one going alone and polling a core away from the others.
  *
  * <p>Failures are the store's usual ones: an I/O error or a reply not in within the command timeout
  * fails the decision as a Lettuce call would ({@link RedisConnectionException},

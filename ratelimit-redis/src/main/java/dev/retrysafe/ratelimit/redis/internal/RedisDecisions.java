@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,10 +46,16 @@ public final class RedisDecisions implements AutoCloseable {
     private final byte[] minimumKeyTtl;
     /** Where decisions go together, or null where each goes alone (a Cluster, a time source, turned off). */
     private final @Nullable ScriptBatches batches;
-    /** Where a decision goes first when it finds it free, or null (a Cluster, TLS, turned off). */
+    /** Where a decision alone in the store goes first when it finds it free, or null (a Cluster, TLS, turned off). */
     private final @Nullable DirectLane lane;
     /** Fails the calls that are not answered in time, so that no caller waits with a timer of its own. */
     private final Deadlines deadlines;
+    /**
+     * Decisions under way in this store, from the start of {@link #decide} to its answer: the
+     * lane is for a decision alone. Under concurrency a decision costs less in a shared call, and
+     * a lane decision polling for its reply would take a core the others need.
+     */
+    private final AtomicInteger underWay = new AtomicInteger();
 
     /**
      * Decisions with {@code settings} over {@code connector} and, for decisions that find it free,
@@ -74,6 +81,15 @@ public final class RedisDecisions implements AutoCloseable {
             return new Decision.Allowed(List.of());
         }
         requireOnePerPolicy(charges);
+        underWay.incrementAndGet();
+        try {
+            return decideCounted(partition, charges, charge);
+        } finally {
+            underWay.decrementAndGet();
+        }
+    }
+
+    private Decision decideCounted(String partition, List<Charge> charges, boolean charge) {
         ScriptCall call = ScriptCall.of(layout, partition, charges, charge, explicitNow(), minimumKeyTtl);
         // every key of a call is in one slot, so its first key names the node
         CircuitBreaker breaker = breakers.forNode(connector.nodeFor(call.keys()[0]));
@@ -83,8 +99,9 @@ public final class RedisDecisions implements AutoCloseable {
         List<Object> reply;
         int at = ScriptReply.FIRST;
         try {
-            // the lane when no shared call is under way: under load a decision costs less in one
-            List<Object> direct = lane != null && (batches == null || batches.idle())
+            // the lane for a decision alone (no other under way, no shared call on its way): under
+            // load a decision costs less in a shared call
+            List<Object> direct = lane != null && underWay.get() == 1 && (batches == null || batches.idle())
                     ? lane.tryRun(call, connector.commandTimeout()) : null;
             if (direct != null) {
                 reply = direct;
