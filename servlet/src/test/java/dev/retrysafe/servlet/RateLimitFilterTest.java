@@ -66,18 +66,19 @@ class RateLimitFilterTest {
             s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
                     + " idem_key VARCHAR(255), body TEXT)");
         }
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     @AfterAll
     void dropDatabase() throws Exception {
-        http.close();
         database.close();
     }
 
     @AfterEach
     void stopServer() {
         proceed.countDown(); // never leave a request blocked behind a failed assertion
+        if (http != null) {
+            http.close();
+        }
         if (server != null) {
             server.close();
         }
@@ -90,6 +91,9 @@ class RateLimitFilterTest {
     private void start(RateLimitStore store, Policy policy, Duration retryAfterJitter) throws Exception {
         entered = new CountDownLatch(1);
         proceed = new CountDownLatch(1);
+        // a client per server: a connection kept alive to the previous test's server, closed now,
+        // would be reused if the new server got the same port, and fail with "received no bytes"
+        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
         RateLimitFilter rateLimit = RateLimitFilter.builder()
                 .store(store)
                 .policy(policy)
@@ -185,6 +189,63 @@ class RateLimitFilterTest {
         assertThat(seen).as("Retry-After values drawn").hasSizeGreaterThan(1);
         assertThatThrownBy(() -> RateLimitFilter.builder().retryAfterJitter(Duration.ofMillis(1500)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole seconds");
+    }
+
+    /**
+     * A refused request's body is read and dropped, so its connection carries the next request
+     * (two refusals answered on one socket); a body beyond what is worth reading closes the
+     * connection, and the refusal says so. Before, the body was left unread and the server
+     * closed the connection after the refusal without saying so: a client's next request on it
+     * got no answer.
+     */
+    @Test
+    void aRefusalKeepsItsConnectionUsableOrSaysItCloses() throws Exception {
+        start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S);
+        for (int i = 0; i < 3; i++) {
+            assertThat(post("/v1/other", "jude", null).statusCode()).isEqualTo(200);
+        }
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.uri("/").getPort())) {
+            socket.setSoTimeout(10_000);
+            var in = new java.io.BufferedInputStream(socket.getInputStream());
+            for (int i = 0; i < 2; i++) {
+                socket.getOutputStream().write(rawPost(PAYMENT.getBytes(UTF_8).length).getBytes(UTF_8));
+                socket.getOutputStream().write(PAYMENT.getBytes(UTF_8));
+                String head = readHead(in);
+                assertThat(head).as("refusal %d on one connection", i).startsWith("HTTP/1.1 429");
+                assertThat(head.toLowerCase(java.util.Locale.ROOT)).doesNotContain("connection: close");
+                in.readNBytes(contentLength(head));
+            }
+        }
+        int big = 2 * (int) dev.retrysafe.servlet.internal.RateLimitHandler.DRAIN_LIMIT;
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.uri("/").getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(rawPost(big).getBytes(UTF_8)); // the body never comes
+            String head = readHead(new java.io.BufferedInputStream(socket.getInputStream()));
+            assertThat(head).startsWith("HTTP/1.1 429");
+            assertThat(head.toLowerCase(java.util.Locale.ROOT)).contains("connection: close");
+        }
+    }
+
+    private String rawPost(long contentLength) {
+        return "POST /v1/other HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Account: jude\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n";
+    }
+
+    private static String readHead(java.io.InputStream in) throws java.io.IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new java.io.EOFException("connection closed after: " + head);
+            }
+            head.append((char) b);
+        }
+        return head.toString();
+    }
+
+    private static int contentLength(String head) {
+        return head.lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:"))
+                .map(l -> Integer.parseInt(l.substring(l.indexOf(':') + 1).trim())).findFirst().orElseThrow();
     }
 
     @Test

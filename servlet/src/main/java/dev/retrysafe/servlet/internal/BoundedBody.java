@@ -58,13 +58,20 @@ final class BoundedBody {
      * and closes the connection while the client is still sending makes the client's TCP stack
      * see a reset, which can destroy the refusal before the client reads it; draining a bounded
      * amount first lets an ordinary oversized request get its 413.
+     *
+     * @return whether {@code in} ended within the limit (nothing of it is left unread)
      */
-    static void discard(InputStream in, long limit) throws IOException {
+    static boolean discard(InputStream in, long limit) throws IOException {
         byte[] chunk = new byte[CHUNK];
         long left = limit;
         int n;
-        while (left > 0 && (n = in.read(chunk, 0, (int) Math.min(CHUNK, left))) > 0) {
+        while (left > 0) {
+            n = in.read(chunk, 0, (int) Math.min(CHUNK, left));
+            if (n < 0) {
+                return true;
+            }
             left -= n;
         }
+        return in.read() < 0;
     }
 }

@@ -26,6 +26,9 @@ import java.util.Map;
  */
 public final class RateLimitHandler {
 
+    /** The most of a refused request's body read and dropped to keep its connection usable. */
+    public static final long DRAIN_LIMIT = 64 * 1024;
+
     private final RateLimitSettings settings;
     private final RateLimitHeaders headers;
 
@@ -59,13 +62,14 @@ public final class RateLimitHandler {
             chain.doFilter(request, response);
             return;
         }
-        if (admit(settings.store().decide(partition, charges), response)) {
+        if (admit(settings.store().decide(partition, charges), request, response)) {
             chain.doFilter(request, response);
         }
     }
 
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
-    private boolean admit(Decision decision, HttpServletResponse response) throws IOException {
+    private boolean admit(Decision decision, HttpServletRequest request, HttpServletResponse response)
+            throws IOException {
         long wait = writeHeaders(response, decision);
         return switch (decision) {
             case Decision.Allowed allowed -> true;
@@ -74,13 +78,13 @@ public final class RateLimitHandler {
                 Map<String, Object> members = new LinkedHashMap<>();
                 members.put("policy", policy.name());
                 members.put("retry_after", wait);
-                refuse(response, ProblemType.RATE_LIMITED, "Rate-limit policy '" + policy.name() + "' allows "
+                refuse(request, response, ProblemType.RATE_LIMITED, "Rate-limit policy '" + policy.name() + "' allows "
                         + rejected.refusedBy().limit() + " per " + window(policy)
                         + "; retry in " + wait + " s.", members);
                 yield false;
             }
             case Decision.Unavailable unavailable -> {
-                refuse(response, ProblemType.RATE_LIMIT_UNAVAILABLE, "Rate limits cannot be checked right now and"
+                refuse(request, response, ProblemType.RATE_LIMIT_UNAVAILABLE, "Rate limits cannot be checked right now and"
                         + " policy '" + unavailable.failedClosed().name() + "' refuses unchecked requests; retry in "
                         + wait + " s.", Map.of("retry_after", wait));
                 yield false;
@@ -88,8 +92,19 @@ public final class RateLimitHandler {
         };
     }
 
-    private void refuse(HttpServletResponse response, ProblemType type, String detail, Map<String, Object> members)
-            throws IOException {
+    /**
+     * Writes a refusal. The request's body, which nobody will read, is read and dropped first (up
+     * to {@value #DRAIN_LIMIT} bytes), so that the connection can carry the client's next request;
+     * a longer body closes the connection, said in the answer ({@code Connection: close}). Left
+     * unread, the server closed the connection after answering without saying so, and a client
+     * that sent its retry on it got no answer at all.
+     */
+    private void refuse(HttpServletRequest request, HttpServletResponse response, ProblemType type, String detail,
+            Map<String, Object> members) throws IOException {
+        long declared = request.getContentLengthLong();
+        if (declared > DRAIN_LIMIT || (declared != 0 && !BoundedBody.discard(request.getInputStream(), DRAIN_LIMIT))) {
+            response.setHeader("Connection", "close");
+        }
         byte[] body = ProblemJson.render(type, settings.problemTypeBase(), detail, members);
         response.setStatus(type.status());
         response.setContentType(ProblemJson.MEDIA_TYPE);
@@ -133,7 +148,7 @@ public final class RateLimitHandler {
 
         @Override
         public boolean admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
-            return RateLimitHandler.this.admit(settings.store().decide(partition, charges), response);
+            return RateLimitHandler.this.admit(settings.store().decide(partition, charges), request, response);
         }
 
         @Override
