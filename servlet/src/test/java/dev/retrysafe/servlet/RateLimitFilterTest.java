@@ -15,9 +15,14 @@ import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.ratelimit.Scope;
 import dev.retrysafe.ratelimit.FailMode;
+import dev.retrysafe.servlet.internal.RateLimitHandler;
 import dev.retrysafe.testkit.FakeClock;
+import dev.retrysafe.testkit.RawHttp;
 import dev.retrysafe.testkit.StructuredFields;
 import dev.retrysafe.testkit.ThrowawayDatabase;
+import java.io.BufferedInputStream;
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -26,6 +31,8 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -66,19 +73,18 @@ class RateLimitFilterTest {
             s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
                     + " idem_key VARCHAR(255), body TEXT)");
         }
+        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     @AfterAll
     void dropDatabase() throws Exception {
+        http.close();
         database.close();
     }
 
     @AfterEach
     void stopServer() {
         proceed.countDown(); // never leave a request blocked behind a failed assertion
-        if (http != null) {
-            http.close();
-        }
         if (server != null) {
             server.close();
         }
@@ -91,9 +97,6 @@ class RateLimitFilterTest {
     private void start(RateLimitStore store, Policy policy, Duration retryAfterJitter) throws Exception {
         entered = new CountDownLatch(1);
         proceed = new CountDownLatch(1);
-        // a client per server: a connection kept alive to the previous test's server, closed now,
-        // would be reused if the new server got the same port, and fail with "received no bytes"
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
         RateLimitFilter rateLimit = RateLimitFilter.builder()
                 .store(store)
                 .policy(policy)
@@ -177,7 +180,7 @@ class RateLimitFilterTest {
         for (int i = 0; i < 3; i++) {
             assertThat(post("/v1/other", "hana", null).statusCode()).isEqualTo(200);
         }
-        java.util.Set<Long> seen = new java.util.TreeSet<>();
+        Set<Long> seen = new TreeSet<>();
         for (int i = 0; i < 40; i++) {
             HttpResponse<String> refused = post("/v1/other", "hana", null);
             assertThat(refused.statusCode()).isEqualTo(429);
@@ -204,48 +207,30 @@ class RateLimitFilterTest {
         for (int i = 0; i < 3; i++) {
             assertThat(post("/v1/other", "jude", null).statusCode()).isEqualTo(200);
         }
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.uri("/").getPort())) {
+        try (Socket socket = new Socket("127.0.0.1", server.uri("/").getPort())) {
             socket.setSoTimeout(10_000);
-            var in = new java.io.BufferedInputStream(socket.getInputStream());
+            InputStream in = new BufferedInputStream(socket.getInputStream());
             for (int i = 0; i < 2; i++) {
                 socket.getOutputStream().write(rawPost(PAYMENT.getBytes(UTF_8).length).getBytes(UTF_8));
                 socket.getOutputStream().write(PAYMENT.getBytes(UTF_8));
-                String head = readHead(in);
-                assertThat(head).as("refusal %d on one connection", i).startsWith("HTTP/1.1 429");
-                assertThat(head.toLowerCase(java.util.Locale.ROOT)).doesNotContain("connection: close");
-                in.readNBytes(contentLength(head));
+                RawHttp.Answer refused = RawHttp.read(in, false);
+                assertThat(refused.status()).as("refusal %d on one connection", i).isEqualTo(429);
+                assertThat(refused.header("Connection")).isNull();
             }
         }
-        int big = 2 * (int) dev.retrysafe.servlet.internal.RateLimitHandler.DRAIN_LIMIT;
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.uri("/").getPort())) {
+        int big = 2 * (int) RateLimitHandler.DRAIN_LIMIT;
+        try (Socket socket = new Socket("127.0.0.1", server.uri("/").getPort())) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(rawPost(big).getBytes(UTF_8)); // the body never comes
-            String head = readHead(new java.io.BufferedInputStream(socket.getInputStream()));
-            assertThat(head).startsWith("HTTP/1.1 429");
-            assertThat(head.toLowerCase(java.util.Locale.ROOT)).contains("connection: close");
+            RawHttp.Answer refused = RawHttp.read(socket.getInputStream(), false);
+            assertThat(refused.status()).isEqualTo(429);
+            assertThat(refused.header("Connection")).isEqualTo("close");
         }
     }
 
-    private String rawPost(long contentLength) {
+    private static String rawPost(long contentLength) {
         return "POST /v1/other HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Account: jude\r\n"
                 + "Content-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n";
-    }
-
-    private static String readHead(java.io.InputStream in) throws java.io.IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new java.io.EOFException("connection closed after: " + head);
-            }
-            head.append((char) b);
-        }
-        return head.toString();
-    }
-
-    private static int contentLength(String head) {
-        return head.lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:"))
-                .map(l -> Integer.parseInt(l.substring(l.indexOf(':') + 1).trim())).findFirst().orElseThrow();
     }
 
     @Test

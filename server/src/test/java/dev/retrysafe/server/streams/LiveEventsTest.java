@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.retrysafe.server.Api;
-import dev.retrysafe.server.RawHttp;
 import dev.retrysafe.server.StreamClient;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.config.StreamsConfig;
+import dev.retrysafe.testkit.RawHttp;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

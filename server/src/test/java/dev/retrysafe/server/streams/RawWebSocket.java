@@ -1,6 +1,6 @@
 package dev.retrysafe.server.streams;
 
-import dev.retrysafe.server.RawHttp;
+import dev.retrysafe.testkit.RawHttp;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

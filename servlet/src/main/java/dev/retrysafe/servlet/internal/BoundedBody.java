@@ -1,6 +1,7 @@
 package dev.retrysafe.servlet.internal;
 
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,6 +32,18 @@ final class BoundedBody {
             discard(request.getInputStream(), drainLimit);
         }
         return body;
+    }
+
+    /**
+     * Reads and drops what is left of {@code request}'s body, up to {@code limit} bytes, so that
+     * its connection can carry the client's next request once {@code response} is sent; a longer
+     * body closes the connection, which {@code response} then says ({@code Connection: close}).
+     */
+    static void release(HttpServletRequest request, HttpServletResponse response, long limit) throws IOException {
+        long declared = request.getContentLengthLong();
+        if (declared > limit || (declared != 0 && !discard(request.getInputStream(), limit))) {
+            response.setHeader("Connection", "close");
+        }
     }
 
     /**

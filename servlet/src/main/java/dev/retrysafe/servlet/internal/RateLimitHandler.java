@@ -101,10 +101,7 @@ public final class RateLimitHandler {
      */
     private void refuse(HttpServletRequest request, HttpServletResponse response, ProblemType type, String detail,
             Map<String, Object> members) throws IOException {
-        long declared = request.getContentLengthLong();
-        if (declared > DRAIN_LIMIT || (declared != 0 && !BoundedBody.discard(request.getInputStream(), DRAIN_LIMIT))) {
-            response.setHeader("Connection", "close");
-        }
+        BoundedBody.release(request, response, DRAIN_LIMIT);
         byte[] body = ProblemJson.render(type, settings.problemTypeBase(), detail, members);
         response.setStatus(type.status());
         response.setContentType(ProblemJson.MEDIA_TYPE);

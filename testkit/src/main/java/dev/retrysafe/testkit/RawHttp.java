@@ -1,4 +1,4 @@
-package dev.retrysafe.server;
+package dev.retrysafe.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * not send: a WebSocket upgrade whose answer is read as HTTP, or a broken handshake. It reads the
  * answer's head and, when the head gives a {@code Content-Length} (and the answer is no
  * {@code 1xx}), that many bytes of body, then closes the connection (a {@code 101}'s too: its
- * WebSocket is never used). Threadsafe (no state).
+ * WebSocket is never used); {@link #read} reads answers from a connection a test keeps.
+ * Threadsafe (no state).
  */
 public final class RawHttp {
 
@@ -88,30 +89,38 @@ public final class RawHttp {
             socket.setSoTimeout((int) timeout.toMillis());
             socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            InputStream in = socket.getInputStream();
-            String head = readHead(in);
-            Map<String, String> headers = new LinkedHashMap<>();
-            String[] lines = head.split("\r\n");
-            for (int i = 1; i < lines.length; i++) {
-                int colon = lines[i].indexOf(':');
-                if (colon > 0) {
-                    headers.putIfAbsent(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
-                            lines[i].substring(colon + 1).strip());
-                }
-            }
-            int status = Integer.parseInt(lines[0].split(" ", 3)[1]);
-            String length = headers.get("content-length");
-            byte[] body;
-            if (head(request)) {
-                // its answer gives the length of the body it leaves out: whatever comes before the close is extra
-                body = in.readAllBytes();
-            } else {
-                body = status < 200 || length == null ? new byte[0] : in.readNBytes(Integer.parseInt(length));
-            }
-            return new Answer(status, headers, head, new String(body, StandardCharsets.UTF_8));
+            return read(socket.getInputStream(), head(request));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Reads one answer from {@code in}: its head and, when the head gives a {@code Content-Length}
+     * (and the answer is no {@code 1xx}), that many bytes of body, leaving {@code in} at the next
+     * answer; the answer to a {@code HEAD} ({@code toHead}) takes whatever comes until the close.
+     */
+    public static Answer read(InputStream in, boolean toHead) throws IOException {
+        String head = readHead(in);
+        Map<String, String> headers = new LinkedHashMap<>();
+        String[] lines = head.split("\r\n");
+        for (int i = 1; i < lines.length; i++) {
+            int colon = lines[i].indexOf(':');
+            if (colon > 0) {
+                headers.putIfAbsent(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
+                        lines[i].substring(colon + 1).strip());
+            }
+        }
+        int status = Integer.parseInt(lines[0].split(" ", 3)[1]);
+        String length = headers.get("content-length");
+        byte[] body;
+        if (toHead) {
+            // its answer gives the length of the body it leaves out: whatever comes before the close is extra
+            body = in.readAllBytes();
+        } else {
+            body = status < 200 || length == null ? new byte[0] : in.readNBytes(Integer.parseInt(length));
+        }
+        return new Answer(status, headers, head, new String(body, StandardCharsets.UTF_8));
     }
 
     private static boolean head(String request) {
