@@ -10,6 +10,7 @@ import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.ProblemErrorHandler;
 import dev.retrysafe.server.http.ProblemPages;
 import dev.retrysafe.server.http.Probes;
+import dev.retrysafe.server.http.RequestLimits;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
@@ -43,10 +44,15 @@ import org.jspecify.annotations.Nullable;
  *   <li>Jetty (virtual threads; graceful stop);</li>
  *   <li>{@link ClientAddressFilter}: behind trusted proxies, the client's address from {@code X-Forwarded-For};</li>
  *   <li>{@link AuthFilter}: API key to account (only under {@code /v1/});</li>
+ *   <li>{@link RequestLimits#inFlight()}: {@code 429} when the API key or the address already
+ *       has as many requests in flight as it may (nothing spent);</li>
  *   <li>the rate-limit filter (when enabled): headers on every answer, {@code 429} over a limit;
- *       keyed requests are decided later, by the idempotency filter, once they will run;</li>
+ *       a keyed request is charged here too, and refunded by the idempotency filter when it
+ *       turns out to be a replay or a {@code 409};</li>
  *   <li>{@link AuthFilter#requireAccount()}: {@code 401} for a request the first step could
  *       not authenticate (after the rate limit, so that guessing keys is limited by address);</li>
+ *   <li>{@link RequestLimits#bodies()}: the body read into memory within its size, deadline and
+ *       rate, and the memory bound of all bodies ({@code 413}, {@code 408}, {@code 503});</li>
  *   <li>{@link DispatcherWakeUp}: after a successful POST has committed, the webhook dispatcher
  *       and the job workers are told to claim at once;</li>
  *   <li>the idempotency filter, scoped by that account (when enabled);</li>
@@ -68,8 +74,8 @@ final class HttpApp {
                     MetricsRoute metrics, DocsRoutes docs, Servlet stream) {
     }
 
-    static Javalin create(ServerConfig config, AuthFilter auth, @Nullable Filter rateLimit, @Nullable Filter idempotency,
-                          Handlers h) {
+    static Javalin create(ServerConfig config, AuthFilter auth, RequestLimits limits, @Nullable Filter rateLimit,
+                          @Nullable Filter idempotency, Handlers h) {
         ErrorMapping errors = new ErrorMapping(config.maxBodyBytes());
         return Javalin.create(c -> {
             c.startup.showJavalinBanner = false;
@@ -87,14 +93,18 @@ final class HttpApp {
             });
             c.jetty.modifyServletContextHandler(context -> {
                 context.setErrorHandler(new ProblemErrorHandler());
-                // the order of cross-cutting concerns: client address, authentication, rate limit, then idempotency
+                // the order of cross-cutting concerns: client address, authentication, requests in
+                // flight, rate limit, body, then idempotency: a request is counted and charged
+                // before its body can cost memory or a thread's time
                 addFilter(context, new ClientAddressFilter(TrustedProxies.of(config.rateLimits().trustedProxies())));
                 addFilter(context, auth);
+                addFilter(context, limits.inFlight());
                 if (rateLimit != null) {
                     addFilter(context, rateLimit);
                 }
                 // the stream's upgrade may come without a header: its first message then carries the key
                 addFilter(context, AuthFilter.requireAccount(LiveEvents.PATH));
+                addFilter(context, limits.bodies());
                 // outside the idempotency filter, so it runs after the request's transaction committed
                 addFilter(context, h.wakeUp());
                 if (idempotency != null) {

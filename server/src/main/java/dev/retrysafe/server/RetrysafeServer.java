@@ -15,6 +15,7 @@ import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.IdempotentRoutes;
 import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.Probes;
+import dev.retrysafe.server.http.RequestLimits;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.Payments;
@@ -160,6 +161,7 @@ public final class RetrysafeServer implements AutoCloseable {
             Webhooks webhooks = Webhooks.start(config, ds, clock, resources, live);
             Reports reports = Reports.start(config, ds, ids, clock, resources, live, reportPacing);
             EventRoutes events = new EventRoutes(transactions);
+            RequestLimits limits = new RequestLimits(config.limits());
             HttpApp.Handlers handlers = new HttpApp.Handlers(
                     new Probes(db, config.redis()),
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
@@ -171,11 +173,11 @@ public final class RetrysafeServer implements AutoCloseable {
                     new DispatcherWakeUp(DispatcherWakeUp.targets(
                             webhooks.dispatcher()::wakeUp, reports.jobs()::wakeUp, live::eventsCommitted)),
                     new MetricsRoute(List.of(new DeliveryMetricsRoute(webhooks.dispatcher()),
-                            new JobMetricsText(reports.jobs()), live.metricsText())),
+                            new JobMetricsText(reports.jobs()), live.metricsText(), limits)),
                     new DocsRoutes(OpenApiDocument.load()),
                     live.servlet());
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
-            Javalin app = HttpApp.create(config, auth, rateLimit, idempotency, handlers);
+            Javalin app = HttpApp.create(config, auth, limits, rateLimit, idempotency, handlers);
             app.start();
             LOG.info("Retrysafe listening on port {} with {} database {}", app.port(),
                     config.database().embedded() ? "embedded" : "external", config.database().describe(config.dataDir()));

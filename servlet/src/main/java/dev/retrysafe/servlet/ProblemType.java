@@ -19,6 +19,26 @@ public enum ProblemType {
     IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused", false),
     /** The body is larger than the filter accepts. */
     REQUEST_TOO_LARGE("request-too-large", 413, "Request body too large", false),
+    /**
+     * The body did not arrive within the deadline or fell under the minimum rate; nothing was
+     * done, and the connection is closed.
+     */
+    BODY_TIMEOUT("request-body-timeout", 408, "Request body too slow", true),
+    /**
+     * The body could not be read: its framing is broken (a malformed chunk) or the connection
+     * ended before it was complete; nothing was done, and the connection is closed.
+     */
+    BODY_UNREADABLE("request-body-unreadable", 400, "Request body unreadable", false),
+    /**
+     * The server holds as many request bodies in memory as it allows; nothing was done; retry
+     * after {@code Retry-After}.
+     */
+    SERVER_BUSY("server-busy", 503, "Server busy", true),
+    /**
+     * The API key or client address already has as many requests in flight as it may; nothing
+     * was done or spent; retry after {@code Retry-After}, or send fewer requests at once.
+     */
+    TOO_MANY_IN_FLIGHT("too-many-in-flight", 429, "Too many requests in flight", true),
     /** A rate-limit policy refused the request; nothing was spent; retry after {@code Retry-After}. */
     RATE_LIMITED("rate-limited", 429, "Too many requests", true),
     /** The rate-limit counters cannot be reached and a fail-closed policy applies. */

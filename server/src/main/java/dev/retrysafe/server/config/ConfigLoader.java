@@ -100,7 +100,10 @@ public final class ConfigLoader {
                 webhooks(s),
                 jobs(s),
                 streams(s),
-                s.integer("limits.max_body_bytes"),
+                new LimitsConfig(s.integer("limits.max_body_bytes"), s.duration("limits.body_timeout"),
+                        s.integer("limits.min_body_rate"), s.duration("limits.min_body_rate_grace"),
+                        s.longInteger("limits.max_buffered_body_bytes"), s.integer("limits.max_in_flight_per_key"),
+                        s.integer("limits.max_in_flight_per_address")),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
     }
@@ -292,13 +295,22 @@ public final class ConfigLoader {
         }
 
         int integer(String setting) {
+            long value = longInteger(setting);
+            if (value != (int) value) {
+                throw new ConfigException(setting, setting + " must be a whole number from " + Integer.MIN_VALUE + " to "
+                        + Integer.MAX_VALUE + ", was " + value);
+            }
+            return (int) value;
+        }
+
+        long longInteger(String setting) {
             JsonNode n = node(setting);
-            if (n.isIntegralNumber() && n.canConvertToInt()) {
-                return n.intValue();
+            if (n.isIntegralNumber() && n.canConvertToLong()) {
+                return n.longValue();
             }
             if (n.isTextual()) {
                 try {
-                    return Integer.parseInt(n.asText().trim());
+                    return Long.parseLong(n.asText().trim());
                 } catch (NumberFormatException e) {
                     // reported below
                 }

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * @param webhooks webhook delivery
  * @param jobs asynchronous jobs (reports)
  * @param streams the live event stream
- * @param maxBodyBytes largest request body, 1 byte..64 MiB
+ * @param limits what one request may cost before the application sees it (body size and pace, requests in flight)
  * @param shutdownTimeout how long in-flight requests may finish after SIGTERM, 0..10m
  * @param bootstrapApiKeys keys that must exist at start, one account each
  */
@@ -37,7 +37,7 @@ public record ServerConfig(
         WebhooksConfig webhooks,
         JobsConfig jobs,
         StreamsConfig streams,
-        int maxBodyBytes,
+        LimitsConfig limits,
         Duration shutdownTimeout,
         List<String> bootstrapApiKeys) {
 
@@ -48,8 +48,6 @@ public record ServerConfig(
     public ServerConfig {
         ConfigException.check(!host.isBlank(), "host", "must not be empty");
         ConfigException.check(port >= 0 && port <= 65535, "port", "must be between 0 and 65535, was " + port);
-        ConfigException.check(maxBodyBytes >= 1 && maxBodyBytes <= 64 * 1024 * 1024,
-                "limits.max_body_bytes", "must be between 1 and 67108864, was " + maxBodyBytes);
         ConfigException.check(!shutdownTimeout.isNegative() && shutdownTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
                 "shutdown.timeout", "must be between 0s and 10m, was " + Durations.format(shutdownTimeout));
         bootstrapApiKeys = List.copyOf(bootstrapApiKeys);
@@ -68,85 +66,95 @@ public record ServerConfig(
 
     /** A copy listening on another address. */
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(newHost, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy on another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, newPort, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another data folder. */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(host, port, newDataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, newDataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(DatabaseConfig newDatabase) {
-        return new ServerConfig(host, port, dataDir, newDatabase, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, newDatabase, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another Redis. */
     public ServerConfig withRedis(RedisConfig newRedis) {
-        return new ServerConfig(host, port, dataDir, database, newRedis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, newRedis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another bank. */
     public ServerConfig withBank(BankConfig newBank) {
-        return new ServerConfig(host, port, dataDir, database, redis, newBank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, newBank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other idempotency settings. */
     public ServerConfig withIdempotency(IdempotencyConfig newIdempotency) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, newIdempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, newIdempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other rate limits. */
     public ServerConfig withRateLimits(RateLimitConfig newRateLimits) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, newRateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, newRateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other webhook settings. */
     public ServerConfig withWebhooks(WebhooksConfig newWebhooks) {
         return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, newWebhooks, jobs, streams,
-                maxBodyBytes, shutdownTimeout, bootstrapApiKeys);
+                limits, shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other job settings. */
     public ServerConfig withJobs(JobsConfig newJobs) {
         return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, newJobs, streams,
-                maxBodyBytes, shutdownTimeout, bootstrapApiKeys);
+                limits, shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other live stream settings. */
     public ServerConfig withStreams(StreamsConfig newStreams) {
         return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs,
-                newStreams, maxBodyBytes, shutdownTimeout, bootstrapApiKeys);
+                newStreams, limits, shutdownTimeout, bootstrapApiKeys);
     }
 
     /** A copy with another body limit. */
     public ServerConfig withMaxBodyBytes(int newMaxBodyBytes) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, newMaxBodyBytes,
+        return withLimits(limits.withMaxBodyBytes(newMaxBodyBytes));
+    }
+
+    /** A copy with other request limits. */
+    public ServerConfig withLimits(LimitsConfig newLimits) {
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, newLimits,
                 shutdownTimeout, bootstrapApiKeys);
+    }
+
+    /** The largest request body ({@code limits.max_body_bytes}). */
+    public int maxBodyBytes() {
+        return limits.maxBodyBytes();
     }
 
     /** A copy with another shutdown timeout. */
     public ServerConfig withShutdownTimeout(Duration newTimeout) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 newTimeout, bootstrapApiKeys);
     }
 
     /** A copy with other bootstrap keys. */
     public ServerConfig withBootstrapApiKeys(List<String> keys) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, maxBodyBytes,
+        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
                 shutdownTimeout, keys);
     }
 }

@@ -20,7 +20,31 @@ public enum ProblemType {
             "Send your API key as <code>Authorization: Bearer &lt;key&gt;</code>. The key was missing or is unknown."),
     /** Body larger than the limit. */
     REQUEST_TOO_LARGE(dev.retrysafe.servlet.ProblemType.REQUEST_TOO_LARGE,
-            "The request body is larger than the server accepts (1 MiB by default). Send a smaller body."),
+            "The request body is larger than the server accepts (1 MiB by default). Send a smaller body. A "
+                    + "declared <code>Content-Length</code> over the limit is refused at once, before any of the body "
+                    + "is read, and the connection is closed."),
+    /** The body came too slowly. */
+    BODY_TIMEOUT(dev.retrysafe.servlet.ProblemType.BODY_TIMEOUT,
+            "The request body did not arrive within <code>limits.body_timeout</code> (30 s by default) of the "
+                    + "headers, or, after the first <code>limits.min_body_rate_grace</code> (5 s), at less than "
+                    + "<code>limits.min_body_rate</code> (1 KiB/s) on average. Nothing was done and the connection is "
+                    + "closed; send the request again, with its whole body at once."),
+    /** The body could not be read to its end. */
+    BODY_UNREADABLE(dev.retrysafe.servlet.ProblemType.BODY_UNREADABLE,
+            "The request body could not be read to its end: the connection ended before it was complete, or its "
+                    + "chunked framing is broken. Nothing was done; fix the client."),
+    /** Memory for request bodies is spoken for. */
+    SERVER_BUSY(dev.retrysafe.servlet.ProblemType.SERVER_BUSY,
+            "The server holds as many request bodies in memory as it allows "
+                    + "(<code>limits.max_buffered_body_bytes</code>). Nothing was done; retry after "
+                    + "<code>Retry-After</code>."),
+    /** Too many requests of one key or address at once. */
+    TOO_MANY_IN_FLIGHT(dev.retrysafe.servlet.ProblemType.TOO_MANY_IN_FLIGHT,
+            "This API key (or this client address) already has as many requests in flight as it may "
+                    + "(<code>limits.max_in_flight_per_key</code>, 64, and <code>limits.max_in_flight_per_address</code>, "
+                    + "256, per server instance); the problem's <code>limit</code> names which. Nothing was done and "
+                    + "no rate-limit budget was spent. Send fewer requests at once, or retry after "
+                    + "<code>Retry-After</code>."),
     /** Jetty could not read the request as HTTP. */
     BAD_REQUEST("bad-request", 400, "Bad request",
             "The request could not be read as HTTP (a malformed request line, header or encoding). "

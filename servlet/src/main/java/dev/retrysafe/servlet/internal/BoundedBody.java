@@ -27,7 +27,7 @@ final class BoundedBody {
             discard(request.getInputStream(), drainLimit); // refused before buffering a byte
             return null;
         }
-        byte[] body = read(request.getInputStream(), max, declared);
+        byte[] body = read(request.getInputStream(), max);
         if (body == null) {
             discard(request.getInputStream(), drainLimit);
         }
@@ -48,13 +48,11 @@ final class BoundedBody {
 
     /**
      * The whole of {@code in}, or {@code null} as soon as it proves longer than {@code max}
-     * bytes (the rest is left unread).
-     *
-     * @param expectedLength the declared Content-Length, or -1; only sizes the first buffer
+     * bytes (the rest is left unread). The buffer grows with the bytes that arrive, never from a
+     * declared length: a client that declares a megabyte and sends nothing costs nothing.
      */
-    static byte @Nullable [] read(InputStream in, int max, long expectedLength) throws IOException {
-        int initial = (int) Math.min(max, expectedLength >= 0 ? expectedLength : CHUNK);
-        ByteArrayOutputStream body = new ByteArrayOutputStream(Math.max(initial, 32));
+    static byte @Nullable [] read(InputStream in, int max) throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream(BodyReader.INITIAL_BUFFER);
         byte[] chunk = new byte[CHUNK];
         int n;
         while ((n = in.read(chunk, 0, (int) Math.min(CHUNK, (long) max + 1 - body.size()))) > 0) {

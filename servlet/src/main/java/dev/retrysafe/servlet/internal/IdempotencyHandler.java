@@ -12,6 +12,7 @@ import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RequestAdmission;
+import dev.retrysafe.servlet.RequestBodyFilter;
 import dev.retrysafe.servlet.RequestTransaction;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.RequestDispatcher;
@@ -77,7 +78,8 @@ public final class IdempotencyHandler {
                     + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
-        byte[] body = BoundedBody.ofRequest(request, settings.maxBodyBytes());
+        byte[] body = request.getAttribute(RequestBodyFilter.BODY_ATTRIBUTE) instanceof byte[] read
+                && read.length <= settings.maxBodyBytes() ? read : BoundedBody.ofRequest(request, settings.maxBodyBytes());
         if (body == null) {
             refuseCharging(request, response, problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
                     + " bytes"));

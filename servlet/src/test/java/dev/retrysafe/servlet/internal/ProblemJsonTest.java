@@ -43,7 +43,8 @@ class ProblemJsonTest {
     void everyProblemTypeHasAUniqueSlugAndAnErrorStatus() {
         assertThat(Arrays.stream(ProblemType.values()).map(ProblemType::slug)).doesNotHaveDuplicates()
                 .containsExactlyInAnyOrder("idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-in-use",
-                        "idempotency-key-reused", "request-too-large", "rate-limited", "rate-limit-unavailable", "webhook-rejected",
+                        "idempotency-key-reused", "request-too-large", "request-body-timeout", "request-body-unreadable",
+                        "server-busy", "too-many-in-flight", "rate-limited", "rate-limit-unavailable", "webhook-rejected",
                         "service-unavailable", "internal-error");
         assertThat(ProblemType.values()).allSatisfy(type -> assertThat(type.status()).isBetween(400, 599));
     }
