@@ -172,8 +172,9 @@ abstract class WebhookEndpointsApiContract {
         assertThat(createReplay.body()).isEqualTo(((ObjectNode) created.body().deepCopy()).put("secret", current));
         assertThat(rotateReplay.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(rotateReplay.body()).isEqualTo(rotated.body());
-        assertThat(storedAnswers()).as("stored answers").isNotEmpty()
-                .noneMatch(stored -> stored.contains(original) || stored.contains(current) || stored.contains("whsec_"));
+        assertThat(storedAnswers()).as("stored answers, of this test and every other of the class").isNotEmpty()
+                .noneMatch(stored -> stored.contains(original) || stored.contains(current))
+                .noneMatch(stored -> stored.contains("whsec_"));
 
         // when: the endpoint is deleted, a replay hands out no secret at all
         assertThat(delete(api, "/v1/webhook_endpoints/" + id).status()).isEqualTo(200);
