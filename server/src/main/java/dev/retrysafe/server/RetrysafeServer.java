@@ -1,5 +1,6 @@
 package dev.retrysafe.server;
 
+import dev.retrysafe.delivery.WebhookEndpoints;
 import dev.retrysafe.idempotency.ClaimMode;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
 import dev.retrysafe.server.accounts.AccountStore;
@@ -29,6 +30,7 @@ import dev.retrysafe.server.reports.Reports;
 import dev.retrysafe.server.streams.LiveEvents;
 import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
+import dev.retrysafe.server.webhooks.EndpointSecretReplays;
 import dev.retrysafe.server.webhooks.Webhooks;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.RateLimitFilter;
@@ -137,7 +139,9 @@ public final class RetrysafeServer implements AutoCloseable {
                         .claims(claims)
                         .build();
                 LOG.info("idempotency claims: {}", claims);
-                idempotency = IdempotentRoutes.configure(IdempotencyFilter.builder())
+                // endpoint secrets are never stored with an answer: a replay reads the current one
+                idempotency = EndpointSecretReplays.configure(IdempotentRoutes.configure(IdempotencyFilter.builder()),
+                                WebhookEndpoints.builder(ds).clock(clock).build())
                         .dataSource(ds)
                         .store(store)
                         .clock(clock)

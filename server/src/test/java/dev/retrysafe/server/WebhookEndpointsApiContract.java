@@ -3,6 +3,7 @@ package dev.retrysafe.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +70,20 @@ abstract class WebhookEndpointsApiContract {
         return client.send("DELETE", path, null, new byte[0]);
     }
 
+    /** Every response body in the idempotency table, read with JDBC as UTF-8 text. */
+    private List<String> storedAnswers() throws java.sql.SQLException {
+        List<String> bodies = new ArrayList<>();
+        try (var c = java.sql.DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()),
+                server.config().database().user(), server.config().database().password());
+             var s = c.createStatement();
+             var rs = s.executeQuery("SELECT response_body FROM idempotency_keys WHERE response_body IS NOT NULL")) {
+            while (rs.next()) {
+                bodies.add(new String(rs.getBytes(1), StandardCharsets.UTF_8));
+            }
+        }
+        return bodies;
+    }
+
     @Test
     void createAnswersTheEndpointWithItsSecretAndLocation() {
         Api.Answer a = api.post("/v1/webhook_endpoints", "{\"url\": \"" + PUBLIC_URL + "\","
@@ -126,6 +141,49 @@ abstract class WebhookEndpointsApiContract {
         assertThat(again.body().get("secret")).isEqualTo(first.body().get("secret"));
         assertThat(api.get("/v1/webhook_endpoints/" + id + "/secret").body().get("secret"))
                 .isEqualTo(first.body().get("secret"));
+    }
+
+    /** Issue 31: a replay handed out the original secret, after rotation and deletion too; the table held it. */
+    @Test
+    void aReplayedCreateOrRotationCarriesTheCurrentSecretAndTheStoredAnswerNone() throws Exception {
+        // given: an endpoint created under a key, then its secret rotated under another key
+        String body = "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"payment.succeeded\"]}";
+        String createKey = java.util.UUID.randomUUID().toString();
+        String rotateKey = java.util.UUID.randomUUID().toString();
+        Api.Answer created = api.post("/v1/webhook_endpoints", body, createKey);
+        assertThat(created.status()).as(created.raw().body()).isEqualTo(201);
+        String id = created.body().get("id").asText();
+        String rotatePath = "/v1/webhook_endpoints/" + id + "/rotate_secret";
+        Api.Answer rotated = api.post(rotatePath, "", rotateKey);
+        assertThat(rotated.status()).as(rotated.raw().body()).isEqualTo(200);
+        String original = created.body().get("secret").asText();
+        String current = rotated.body().get("secret").asText();
+        assertThat(current).startsWith("whsec_").isNotEqualTo(original);
+
+        // when: both are retried within the rotation's grace period (the original still signs)
+        Api.Answer createReplay = api.post("/v1/webhook_endpoints", body, createKey);
+        Api.Answer rotateReplay = api.post(rotatePath, "", rotateKey);
+
+        // then: each replays its first answer with the secret that signs now in place of the one it had
+        assertThat(createReplay.status()).isEqualTo(201);
+        assertThat(createReplay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(createReplay.header("Location")).isEqualTo("/v1/webhook_endpoints/" + id);
+        assertThat(createReplay.raw().body()).doesNotContain(original);
+        assertThat(createReplay.body()).isEqualTo(((ObjectNode) created.body().deepCopy()).put("secret", current));
+        assertThat(rotateReplay.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(rotateReplay.body()).isEqualTo(rotated.body());
+        assertThat(storedAnswers()).as("stored answers, of this test and every other of the class").isNotEmpty()
+                .noneMatch(stored -> stored.contains(original) || stored.contains(current))
+                .noneMatch(stored -> stored.contains("whsec_"));
+
+        // when: the endpoint is deleted, a replay hands out no secret at all
+        assertThat(delete(api, "/v1/webhook_endpoints/" + id).status()).isEqualTo(200);
+        Api.Answer afterDelete = api.post("/v1/webhook_endpoints", body, createKey);
+        assertThat(afterDelete.status()).isEqualTo(201);
+        assertThat(afterDelete.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(afterDelete.body().get("id").asText()).isEqualTo(id);
+        assertThat(afterDelete.body().get("secret").isNull()).as(afterDelete.raw().body()).isTrue();
+        assertThat(api.post(rotatePath, "", rotateKey).body().get("secret").isNull()).isTrue();
     }
 
     @Test

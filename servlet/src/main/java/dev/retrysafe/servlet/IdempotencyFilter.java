@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -34,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  * ({@link RequestTransaction}) and runs the chain with the response fully buffered. An answer
  * below 500 is stored in that transaction, which then commits, and only then is it sent. A 5xx
  * answer or an exception rolls everything back and releases the key, so a retry runs again.
+ *
+ * <p>What is stored is the status, the body and the {@linkplain Builder#storedHeaders stored
+ * headers}, kept for the store's retention. An answer that carries a secret should not be kept
+ * as it is: a {@link StoredAnswerTransform} set for its route ({@link Builder#storedAnswerTransform})
+ * changes it before it is stored and again when it is replayed.
  *
  * <p>The key's scope is (account, method and route template, key); for a POST that matches no
  * configured route the template is the request path. The fingerprint covers the method, the
@@ -92,6 +98,7 @@ public final class IdempotencyFilter implements Filter {
         private int maxBodyBytes = 1024 * 1024;
         private String problemTypeBase = "/problems/";
         private final Set<String> storedHeaders = new LinkedHashSet<>(FilterSettings.DEFAULT_STORED_HEADERS);
+        private final List<FilterSettings.TransformedRoute> transforms = new ArrayList<>();
 
         private Builder() {
         }
@@ -181,6 +188,26 @@ public final class IdempotencyFilter implements Filter {
         }
 
         /**
+         * Passes the answers of one route through {@code transform} on their way into the store
+         * and back out on a replay, e.g. to keep a secret out of the stored answer and replay the
+         * current one ({@link StoredAnswerTransform}). The route is matched on the request's
+         * method and path like {@link #route}, whether or not it is also added there; the first
+         * route added that matches applies.
+         *
+         * @throws IllegalArgumentException if the method or template is malformed (as for
+         *     {@link #route}) or the route already has a transform
+         */
+        public Builder storedAnswerTransform(String method, String template, StoredAnswerTransform transform) {
+            RouteTemplate route = RouteTemplate.of(method.toUpperCase(Locale.ROOT), template, false);
+            if (transforms.stream().anyMatch(existing -> existing.route().equals(route))) {
+                throw new IllegalArgumentException("stored answer transform already set: " + route.method() + " "
+                        + template);
+            }
+            transforms.add(new FilterSettings.TransformedRoute(route, Objects.requireNonNull(transform, "transform")));
+            return this;
+        }
+
+        /**
          * The filter.
          *
          * @throws IllegalStateException if the data source, store or scope was not set
@@ -196,7 +223,7 @@ public final class IdempotencyFilter implements Filter {
                         + (scope == null ? " scope" : ""));
             }
             return new FilterSettings(dataSource, store, clock, scope, routes, honourEveryPost, lease,
-                    maxBodyBytes, problemTypeBase, storedHeaders);
+                    maxBodyBytes, problemTypeBase, storedHeaders, transforms);
         }
     }
 }

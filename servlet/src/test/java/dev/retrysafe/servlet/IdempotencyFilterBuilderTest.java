@@ -3,6 +3,8 @@ package dev.retrysafe.servlet;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import dev.retrysafe.idempotency.StoredResponse;
+import jakarta.servlet.http.HttpServletRequest;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +32,27 @@ class IdempotencyFilterBuilderTest {
 
         assertThatIllegalArgumentException().isThrownBy(() -> builder.route("post", "/v1/payments", false))
                 .withMessage("route already added: POST /v1/payments");
+    }
+
+    @Test
+    void rejectsASecondTransformForOneRoute() {
+        StoredAnswerTransform same = new StoredAnswerTransform() {
+            @Override
+            public StoredResponse toStored(HttpServletRequest request, StoredResponse answer) {
+                return answer;
+            }
+
+            @Override
+            public StoredResponse toReplay(HttpServletRequest request, StoredResponse stored) {
+                return stored;
+            }
+        };
+        IdempotencyFilter.Builder builder = IdempotencyFilter.builder().storedAnswerTransform("POST", "/v1/keys", same);
+
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.storedAnswerTransform("post", "/v1/keys", same))
+                .withMessage("stored answer transform already set: POST /v1/keys");
+        assertThatIllegalArgumentException().isThrownBy(() -> builder.storedAnswerTransform("POST", "keys", same))
+                .withMessageContaining("template").withMessageContaining("keys");
     }
 
     @Test

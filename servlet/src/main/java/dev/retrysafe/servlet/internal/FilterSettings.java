@@ -1,6 +1,7 @@
 package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
+import dev.retrysafe.servlet.StoredAnswerTransform;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
  * the data source, store and scope function are).
  *
  * @param storedHeaders lowercase names of the response headers stored with an answer
+ * @param transforms the routes whose stored answers pass through a transform, first match wins
  */
 public record FilterSettings(
         DataSource dataSource,
@@ -28,7 +30,8 @@ public record FilterSettings(
         Duration lease,
         int maxBodyBytes,
         String problemTypeBase,
-        Set<String> storedHeaders) {
+        Set<String> storedHeaders,
+        List<TransformedRoute> transforms) {
 
     /** The headers stored unless configured otherwise. */
     public static final List<String> DEFAULT_STORED_HEADERS = List.of("Content-Type", "Location");
@@ -39,9 +42,24 @@ public record FilterSettings(
         checkMaxBodyBytes(maxBodyBytes);
         checkProblemTypeBase(problemTypeBase);
         routes = List.copyOf(routes);
+        transforms = List.copyOf(transforms);
         storedHeaders = storedHeaders.stream()
                 .map(name -> checkHeaderName(name).toLowerCase(Locale.ROOT))
                 .collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** A route whose stored answers pass through {@code transform}. */
+    public record TransformedRoute(RouteTemplate route, StoredAnswerTransform transform) {
+    }
+
+    /** The transform of the first route that {@code method} {@code path} matches, or {@code null}. */
+    public @Nullable StoredAnswerTransform transformFor(String method, String path) {
+        for (TransformedRoute transformed : transforms) {
+            if (transformed.route().matches(method, path)) {
+                return transformed.transform();
+            }
+        }
+        return null;
     }
 
     /** Rejects a lease that is not positive. */

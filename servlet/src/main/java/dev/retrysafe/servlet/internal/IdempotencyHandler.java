@@ -8,6 +8,7 @@ import dev.retrysafe.idempotency.IdempotencyKey;
 import dev.retrysafe.idempotency.IdempotencyStoreException;
 import dev.retrysafe.idempotency.KeyParse;
 import dev.retrysafe.idempotency.Scope;
+import dev.retrysafe.idempotency.StoredResponse;
 import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
@@ -104,6 +105,9 @@ public final class IdempotencyHandler {
         } finally {
             close(connection);
         }
+        if (answer instanceof Answer.Replayed replayed) {
+            answer = replay(request, replayed.stored()); // now that ours is closed: a transform may take a connection
+        }
         if (answer != null) {
             RequestAdmission.waiveIfWaiting(request, response); // no-op once admitted
             answer.writeTo(response);
@@ -141,6 +145,17 @@ public final class IdempotencyHandler {
                             .run(request, new CachedBodyRequest(request, body), response, chain)
                     : null;
         };
+    }
+
+    /** A stored answer, through its route's transform; a transform that throws answers 500 (503). */
+    private Answer replay(HttpServletRequest request, StoredResponse stored) {
+        try {
+            return new Answer.Replayed(StoredAnswers.forReplay(settings, request, stored));
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "the stored answer transform failed on a replay of " + request.getMethod() + " "
+                    + pathOf(request), e);
+            return problem(failureType(e), "the stored answer could not be replayed; retry later");
+        }
     }
 
     private Answer.Problem unavailable(Throwable cause) {
@@ -329,10 +344,16 @@ public final class IdempotencyHandler {
                 abandon();
                 return answer;
             }
+            StoredResponse stored;
+            try {
+                stored = StoredAnswers.forStore(settings, original, answer);
+            } catch (RuntimeException e) {
+                abandon();
+                return failed("the stored answer transform failed", e);
+            }
             try {
                 // the answer and the effects commit together (one round trip where the store can)
-                settings.store().completeAndCommit(connection, claim,
-                        StoredAnswers.of(answer, settings.storedHeaders()), settings.clock().instant());
+                settings.store().completeAndCommit(connection, claim, stored, settings.clock().instant());
             } catch (ClaimLostException e) {
                 abandon();
                 LOG.log(Level.WARNING, "lease ran out and another request took over; rolled back", e);
