@@ -180,7 +180,7 @@ public final class RetrysafeServer implements AutoCloseable {
                             new JobMetricsText(reports.jobs()), live.metricsText(), limits)),
                     new DocsRoutes(OpenApiDocument.load()),
                     live.servlet());
-            RateLimitFilter rateLimit = RateLimiting.filter(config, clock, idempotency != null, resources);
+            RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources);
             Javalin app = HttpApp.create(config, auth, limits, rateLimit, idempotency, handlers);
             app.start();
             LOG.info("Retrysafe listening on port {} with {} database {}", app.port(),

@@ -36,10 +36,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Requests matching {@code exempt} spend nothing: their headers show the current budgets and
  * the decision is left on the request under {@link #DECISION_ATTRIBUTE} (for an endpoint that
- * reports budgets). With {@code deferToIdempotencyFilter(true)}, a request carrying an
- * {@code Idempotency-Key} is decided by the {@link IdempotencyFilter} that must come after this
- * filter, only once it will run (see {@link RequestAdmission}): a replay or a {@code 409}
- * spends nothing, and a {@code 429} is never stored as the key's answer.
+ * reports budgets). Every other request is charged as it arrives, before its body is read, and
+ * the charge is left on the request as a {@link RequestCharge}: the {@link IdempotencyFilter}
+ * gives it back for a replay or a {@code 409}, so that a correct client's retry spends nothing,
+ * while a request that withholds its body has already paid for the time it holds.
  *
  * <pre>{@code
  * RateLimitFilter filter = RateLimitFilter.builder()
@@ -78,7 +78,6 @@ public final class RateLimitFilter implements Filter {
         private Plans plans = Plans.builder().plan("any", 1).defaultPlan("any").build();
         private @Nullable Function<HttpServletRequest, @Nullable RequestFacts> facts;
         private Predicate<HttpServletRequest> exempt = request -> false;
-        private boolean deferToIdempotencyFilter;
         private Duration retryAfterJitter = Duration.ZERO;
         private String problemTypeBase = "/problems/";
 
@@ -127,16 +126,6 @@ public final class RateLimitFilter implements Filter {
         }
 
         /**
-         * Leaves requests that carry an {@code Idempotency-Key} to the {@link IdempotencyFilter}
-         * placed after this filter, which charges them only when they run (default false). Turn
-         * it on only with that filter in place: without it, keyed requests go uncounted.
-         */
-        public Builder deferToIdempotencyFilter(boolean defer) {
-            this.deferToIdempotencyFilter = defer;
-            return this;
-        }
-
-        /**
          * The most extra time added at random to a refusal's {@code Retry-After} (default 0), in
          * whole seconds, as {@code Retry-After} counts them.
          */
@@ -169,7 +158,7 @@ public final class RateLimitFilter implements Filter {
                         + (store == null ? " store" : "") + (facts == null ? " facts" : ""));
             }
             return new RateLimitFilter(new RateLimitSettings(store, policies, plans, facts, exempt,
-                    deferToIdempotencyFilter, retryAfterJitter, problemTypeBase));
+                    retryAfterJitter, problemTypeBase));
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.retrysafe.servlet;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.retrysafe.idempotency.IdempotencyKey;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
@@ -22,6 +23,7 @@ import dev.retrysafe.testkit.StructuredFields;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -103,7 +105,6 @@ class RateLimitFilterTest {
                 .retryAfterJitter(retryAfterJitter)
                 .facts(RateLimitFilterTest::facts)
                 .exempt(request -> request.getRequestURI().equals("/v1/budgets"))
-                .deferToIdempotencyFilter(true)
                 .build();
         IdempotencyFilter idempotency = IdempotencyFilter.builder()
                 .dataSource(database.dataSource())
@@ -140,8 +141,12 @@ class RateLimitFilterTest {
     }
 
     private static long remaining(HttpResponse<?> response) {
-        List<StructuredFields.Member> items = StructuredFields.parseList(
-                response.headers().firstValue("RateLimit").orElseThrow(() -> new AssertionError("no RateLimit header")));
+        return remaining(response.headers().firstValue("RateLimit").orElseThrow(() -> new AssertionError("no RateLimit header")));
+    }
+
+    private static long remaining(@Nullable String rateLimitHeader) {
+        assertThat(rateLimitHeader).as("RateLimit header").isNotNull();
+        List<StructuredFields.Member> items = StructuredFields.parseList(rateLimitHeader);
         assertThat(items).hasSize(1);
         StructuredFields.Item item = (StructuredFields.Item) items.get(0);
         assertThat(item.value()).isEqualTo("account");
@@ -275,6 +280,35 @@ class RateLimitFilterTest {
         assertThat(count("SELECT COUNT(*) FROM payments WHERE account = 'ivan'")).isEqualTo(1);
     }
 
+    /**
+     * A keyed request is charged as it arrives, before its body: a client that opens requests and
+     * withholds their bodies has spent its budget on them while they wait, instead of holding
+     * them open for free until the idempotency filter could read the body and claim the key.
+     */
+    @Test
+    void aKeyedRequestIsChargedBeforeItsBodyArrives() throws Exception {
+        start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S);
+        byte[] body = PAYMENT.getBytes(UTF_8);
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Account: hugo\r\nIdempotency-Key: k-slow\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(UTF_8));
+            out.write(body, 0, 5);
+            out.flush();
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                    assertThat(remaining(post("/v1/budgets", "hugo", null))).as("spent while its body waits").isEqualTo(2));
+
+            out.write(body, 5, body.length - 5);
+            out.flush();
+            RawHttp.Answer answer = RawHttp.read(socket.getInputStream(), false);
+
+            assertThat(answer.status()).isEqualTo(201);
+            assertThat(remaining(answer.header("RateLimit"))).isEqualTo(2);
+        }
+        assertThat(remaining(post("/v1/budgets", "hugo", null))).as("charged once").isEqualTo(2);
+    }
+
     @Test
     void aRequestWhoseKeyIsStillRunningAnswers409AndSpendsNothing() throws Exception {
         start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S);
@@ -344,6 +378,11 @@ class RateLimitFilterTest {
 
             @Override
             public Decision peek(String partition, List<Charge> charges) {
+                return decide(partition, charges);
+            }
+
+            @Override
+            public Decision refund(String partition, List<Charge> charges) {
                 return decide(partition, charges);
             }
 

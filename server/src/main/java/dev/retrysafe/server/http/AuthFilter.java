@@ -3,7 +3,6 @@ package dev.retrysafe.server.http;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.accounts.ApiKeys;
-import dev.retrysafe.servlet.RequestAdmission;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -98,12 +97,7 @@ public final class AuthFilter implements Filter {
             HttpServletRequest request = (HttpServletRequest) req;
             boolean keyInBand = inBand.contains(request.getRequestURI()) && request.getHeader("Authorization") == null;
             if (failure != null && RequestAccount.of(req) == null && !keyInBand) {
-                // a request with an Idempotency-Key left its rate limit to the idempotency filter,
-                // which it never reaches: decide it here, or guessing keys with a key header would
-                // be unlimited and its 401 would lack the rate-limit headers
-                if (RequestAdmission.decide(request, (HttpServletResponse) res)) {
-                    unauthorized(request, (HttpServletResponse) res, failure.toString());
-                }
+                unauthorized(request, (HttpServletResponse) res, failure.toString());
                 return;
             }
             chain.doFilter(req, res);

@@ -24,12 +24,10 @@ public final class RateLimiting {
 
     /**
      * The filter as configured, or {@code null} when rate limits are off. Its store is added to
-     * {@code resources} (closed with the server).
-     *
-     * @param idempotency whether an idempotency filter follows, to which keyed requests are left
+     * {@code resources} (closed with the server). Every request is charged as it arrives; the
+     * idempotency filter refunds replays and {@code 409}s.
      */
-    public static @Nullable RateLimitFilter filter(ServerConfig config, Clock clock, boolean idempotency,
-                                                   List<AutoCloseable> resources) {
+    public static @Nullable RateLimitFilter filter(ServerConfig config, Clock clock, List<AutoCloseable> resources) {
         RateLimitConfig limits = config.rateLimits();
         if (!limits.enabled()) {
             LOG.warn("rate_limits.enabled is false: no request is limited");
@@ -42,7 +40,6 @@ public final class RateLimiting {
                 .policies(limits.policies())
                 .facts(CallerFacts::of)
                 .exempt(CallerFacts::isBudgetReport)
-                .deferToIdempotencyFilter(idempotency)
                 .retryAfterJitter(limits.retryAfterJitter())
                 .problemTypeBase("/problems/")
                 .plans(plans(limits));

@@ -12,7 +12,7 @@ import dev.retrysafe.idempotency.StoredResponse;
 import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
-import dev.retrysafe.servlet.RequestAdmission;
+import dev.retrysafe.servlet.RequestCharge;
 import dev.retrysafe.servlet.RequestBodyFilter;
 import dev.retrysafe.servlet.RequestTransaction;
 import jakarta.servlet.FilterChain;
@@ -27,7 +27,6 @@ import java.sql.SQLException;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
-import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,16 +51,16 @@ public final class IdempotencyHandler {
         RouteMatch route = match(request.getMethod(), path);
         String account = route == null ? null : settings.scope().apply(request);
         if (route == null || account == null) {
-            passOn(request, response, chain);
+            chain.doFilter(request, response);
             return;
         }
         List<String> keyHeaders = headerValues(request, IdempotencyFilter.KEY_HEADER);
         if (keyHeaders.isEmpty()) {
             if (route.keyRequired()) {
-                refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
-                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header"));
+                problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
+                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header").writeTo(response);
             } else {
-                passOn(request, response, chain);
+                chain.doFilter(request, response);
             }
             return;
         }
@@ -69,21 +68,21 @@ public final class IdempotencyHandler {
                 ? new KeyParse.Invalid("send exactly one Idempotency-Key header, not " + keyHeaders.size())
                 : IdempotencyKey.parse(keyHeaders.get(0));
         if (parsed instanceof KeyParse.Invalid invalid) {
-            refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()));
+            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()).writeTo(response);
             return;
         }
         IdempotencyKey key = ((KeyParse.Valid) parsed).key();
         String scopedRoute = request.getMethod() + " " + route.template();
         if (scopedRoute.length() > Scope.MAX_ROUTE_LENGTH) {
-            refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
-                    + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
+            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
+                    + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)").writeTo(response);
             return;
         }
         byte[] body = request.getAttribute(RequestBodyFilter.BODY_ATTRIBUTE) instanceof byte[] read
                 && read.length <= settings.maxBodyBytes() ? read : BoundedBody.ofRequest(request, settings.maxBodyBytes());
         if (body == null) {
-            refuseCharging(request, response, problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
-                    + " bytes"));
+            problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
+                    + " bytes").writeTo(response);
             return;
         }
         Scope scope = new Scope(account, scopedRoute, key);
@@ -96,10 +95,11 @@ public final class IdempotencyHandler {
             connection = settings.dataSource().getConnection();
         } catch (SQLException e) {
             LOG.log(Level.ERROR, "cannot open a connection for " + scopedRoute, e);
-            refuse(request, response, unavailable(e));
+            RequestCharge.refund(request, response); // not the client's doing: free
+            unavailable(e).writeTo(response);
             return;
         }
-        @Nullable Answer answer;
+        Answer answer;
         try {
             answer = claimAndRun(request, response, chain, connection, scope, fingerprint, key, body);
         } finally {
@@ -108,14 +108,15 @@ public final class IdempotencyHandler {
         if (answer instanceof Answer.Replayed replayed) {
             answer = replay(request, replayed.stored()); // now that ours is closed: a transform may take a connection
         }
-        if (answer != null) {
-            RequestAdmission.waiveIfWaiting(request, response); // no-op once admitted
-            answer.writeTo(response);
-        }
+        answer.writeTo(response);
     }
 
-    /** Claims in {@code connection}'s transaction, then runs or answers; null if already answered. */
-    private @Nullable Answer claimAndRun(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+    /**
+     * Claims in {@code connection}'s transaction, then runs or answers. What a correct client's
+     * retry gets (a replay, a {@code 409}) and what the store's failure causes are refunded: the
+     * request was charged when it arrived.
+     */
+    private Answer claimAndRun(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
             Connection connection, Scope scope, Fingerprint fingerprint, IdempotencyKey key, byte[] body)
             throws IOException {
         ClaimOutcome outcome;
@@ -125,25 +126,24 @@ public final class IdempotencyHandler {
         } catch (IdempotencyStoreException | SQLException e) {
             LOG.log(Level.ERROR, "idempotency claim failed for " + scope.route(), e);
             rollback(connection);
+            RequestCharge.refund(request, response);
             return unavailable(e);
         }
         if (!(outcome instanceof ClaimOutcome.Acquired)) {
             rollback(connection); // ends what the claim read (and a lock it may have taken)
         }
+        if (outcome instanceof ClaimOutcome.Replay || outcome instanceof ClaimOutcome.InFlight) {
+            RequestCharge.refund(request, response);
+        }
         return switch (outcome) {
             case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
             case ClaimOutcome.InFlight inFlight -> problem(ProblemType.IDEMPOTENCY_KEY_IN_USE,
                     "a request with this Idempotency-Key is still being processed; retry later");
-            case ClaimOutcome.Mismatch mismatch -> {
-                // a client's mistake, not a retry: charged, so that a loop of them is limited too
-                refuseCharging(request, response, problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
-                        "this Idempotency-Key was already used with a different request to " + scope.route()));
-                yield null;
-            }
-            case ClaimOutcome.Acquired acquired -> admitted(request, response, acquired.claim(), connection)
-                    ? new Operation(settings, acquired.claim(), key, connection)
-                            .run(request, new CachedBodyRequest(request, body), response, chain)
-                    : null;
+            // a client's mistake, not a retry: it stays charged, so that a loop of them is limited too
+            case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
+                    "this Idempotency-Key was already used with a different request to " + scope.route());
+            case ClaimOutcome.Acquired acquired -> new Operation(settings, acquired.claim(), key, connection)
+                    .run(request, new CachedBodyRequest(request, body), response, chain);
         };
     }
 
@@ -167,42 +167,6 @@ public final class IdempotencyHandler {
         return DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE : ProblemType.INTERNAL_ERROR;
     }
 
-    /** A request the filter does not handle runs if an earlier filter's admission lets it. */
-    private static void passOn(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
-        if (RequestAdmission.decide(request, response)) {
-            chain.doFilter(request, response);
-        }
-    }
-
-    /**
-     * Asks the admission (a rate limit) only now that the request will run, so replays and
-     * 409s spend nothing; a refusal releases the key, so its answer (a 429) is never stored.
-     */
-    private boolean admitted(HttpServletRequest request, HttpServletResponse response, Claim claim,
-            Connection connection) throws IOException {
-        // buffered: a refusal must reach the client only after the key is released, or a quick
-        // retry could find it still claimed
-        BufferedResponse decision = new BufferedResponse(response);
-        boolean admitted;
-        try {
-            admitted = RequestAdmission.decide(request, decision);
-        } catch (IOException | RuntimeException e) {
-            abandon(settings, claim, connection);
-            throw e;
-        }
-        if (admitted) {
-            for (Map.Entry<String, String> header : decision.headerPairs()) {
-                response.addHeader(header.getKey(), header.getValue());
-            }
-        } else {
-            abandon(settings, claim, connection);
-            new Answer.Buffered(decision.getStatus(), decision.headerPairs(), decision.cookies(), decision.bodyBytes())
-                    .writeTo(response);
-        }
-        return admitted;
-    }
-
     /** Ends an acquired claim without effects: rolls its transaction back, then lets the key go. */
     private static void abandon(FilterSettings settings, Claim claim, Connection connection) {
         rollback(connection);
@@ -222,30 +186,6 @@ public final class IdempotencyHandler {
             connection.close();
         } catch (SQLException e) {
             LOG.log(Level.WARNING, "closing the request's connection failed", e);
-        }
-    }
-
-    /**
-     * Answers a request that will not run for a reason not the client's (the store is down):
-     * an admission waiting on it is waived, so it spends nothing.
-     */
-    private static void refuse(HttpServletRequest request, HttpServletResponse response, Answer answer)
-            throws IOException {
-        RequestAdmission.waiveIfWaiting(request, response);
-        answer.writeTo(response);
-    }
-
-    /**
-     * Answers a client's error (no key, a malformed key, a body too large, a key reused with
-     * another request) after deciding the admission waiting on it, as for a request that runs:
-     * such an answer is charged, so that a runaway loop of them is limited like any other. Only
-     * a replay and a {@code 409} are free, being what a correct client's retry gets. When the
-     * admission refuses (a {@code 429}), its refusal is the answer.
-     */
-    private static void refuseCharging(HttpServletRequest request, HttpServletResponse response, Answer answer)
-            throws IOException {
-        if (RequestAdmission.decide(request, response)) {
-            answer.writeTo(response);
         }
     }
 

@@ -6,10 +6,9 @@ import dev.retrysafe.ratelimit.HeaderField;
 import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RequestFacts;
-import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
-import dev.retrysafe.servlet.RequestAdmission;
+import dev.retrysafe.servlet.RequestCharge;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -57,12 +56,10 @@ public final class RateLimitHandler {
             chain.doFilter(request, response);
             return;
         }
-        if (settings.deferToIdempotencyFilter() && request.getHeader(IdempotencyFilter.KEY_HEADER) != null) {
-            request.setAttribute(RequestAdmission.ATTRIBUTE, new Deferred(partition, charges));
-            chain.doFilter(request, response);
-            return;
-        }
+        // every request is charged as it arrives, before its body can cost anything; a later
+        // filter gives the charge back when the request turns out to be free (a replay, a 409)
         if (admit(settings.store().decide(partition, charges), request, response)) {
+            request.setAttribute(RequestCharge.ATTRIBUTE, new Charged(partition, charges));
             chain.doFilter(request, response);
         }
     }
@@ -133,24 +130,19 @@ public final class RateLimitHandler {
         return w.toMillis() % 1000 == 0 ? w.toSeconds() + " s" : w.toMillis() + " ms";
     }
 
-    /** The decision of a keyed request, taken by the idempotency filter once it knows the request runs. */
-    private final class Deferred implements RequestAdmission {
+    /** What an admitted request spent, refundable. */
+    private final class Charged implements RequestCharge {
         private final String partition;
         private final List<Charge> charges;
 
-        Deferred(String partition, List<Charge> charges) {
+        Charged(String partition, List<Charge> charges) {
             this.partition = partition;
             this.charges = charges;
         }
 
         @Override
-        public boolean admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
-            return RateLimitHandler.this.admit(settings.store().decide(partition, charges), request, response);
-        }
-
-        @Override
-        public void waive(HttpServletRequest request, HttpServletResponse response) {
-            writeHeaders(response, settings.store().peek(partition, charges));
+        public void refund(HttpServletResponse response) {
+            writeHeaders(response, settings.store().refund(partition, charges));
         }
     }
 }

@@ -22,7 +22,6 @@ public record RateLimitSettings(
         Plans plans,
         Function<HttpServletRequest, @Nullable RequestFacts> facts,
         Predicate<HttpServletRequest> exempt,
-        boolean deferToIdempotencyFilter,
         Duration retryAfterJitter,
         String problemTypeBase) {
 
