@@ -40,7 +40,9 @@ public enum ProblemType {
             "The request's headers are larger than the server reads (8 KiB in all). Send fewer or shorter headers."),
     /** Body is not JSON. */
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON",
-            "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys)."),
+            "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys). "
+                    + "UTF-8 only: a UTF-16 or UTF-32 body is refused (the <code>detail</code> says what was found "
+                    + "where); a UTF-8 byte order mark is ignored."),
     /** Wrong content type. */
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type",
             "Request bodies must be sent with <code>Content-Type: application/json</code>."),
