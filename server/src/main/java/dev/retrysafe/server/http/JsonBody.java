@@ -11,7 +11,8 @@ import java.util.Locale;
 
 /**
  * Reads a request body that must be one JSON object: checks the content type (415), the size
- * (413, also for bodies without a {@code Content-Length}) and the syntax (400), in that order.
+ * (413, also for bodies without a {@code Content-Length}), the encoding (UTF-8 only, 400) and the
+ * syntax (400), in that order.
  */
 public final class JsonBody {
 
@@ -49,9 +50,14 @@ public final class JsonBody {
                 return new Rejected(tooLarge(maxBytes));
             }
         }
+        StrictUtf8.Decoded decoded = StrictUtf8.decode(bytes);
+        if (decoded instanceof StrictUtf8.NotUtf8 notUtf8) {
+            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body must be UTF-8: " + notUtf8.reason() + "."));
+        }
         JsonNode node;
         try {
-            node = Json.MAPPER.readTree(bytes);
+            // characters, not bytes: from bytes Jackson would detect UTF-16 and UTF-32 and accept them
+            node = Json.MAPPER.readTree(((StrictUtf8.Text) decoded).text());
         } catch (JsonProcessingException e) {
             // limits (number length, nesting depth) are reported without a location
             JsonLocation at = e.getLocation();

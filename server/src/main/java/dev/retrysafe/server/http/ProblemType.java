@@ -49,6 +49,12 @@ public enum ProblemType {
     BAD_REQUEST("bad-request", 400, "Bad request",
             "The request could not be read as HTTP (a malformed request line, header or encoding). "
                     + "Retrying the same bytes fails the same way: fix the client."),
+    /** The request line names no HTTP version the server speaks. */
+    HTTP_VERSION_NOT_SUPPORTED("http-version-not-supported", 505, "HTTP version not supported",
+            "The request line names a version of HTTP this server does not speak (<code>HTTP/1.7</code>, "
+                    + "<code>HTTP/2.7</code>, <code>HTTP/3.0</code> over a plain connection) or none at all (an HTTP/0.9 "
+                    + "request line such as <code>GET /</code>). The server speaks HTTP/1.1 and HTTP/1.0. Nothing "
+                    + "reached the API, and retrying the same bytes fails the same way: fix the client."),
     /** The request target is too long. */
     URI_TOO_LONG("uri-too-long", 414, "URI too long",
             "The request target is longer than the server reads (8 KiB with the headers). Ids and "
@@ -58,7 +64,9 @@ public enum ProblemType {
             "The request's headers are larger than the server reads (8 KiB in all). Send fewer or shorter headers."),
     /** Body is not JSON. */
     MALFORMED_JSON("malformed-json", 400, "Malformed JSON",
-            "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys)."),
+            "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys). "
+                    + "UTF-8 only: a UTF-16 or UTF-32 body is refused (the <code>detail</code> says what was found "
+                    + "where); a UTF-8 byte order mark is ignored."),
     /** Wrong content type. */
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type",
             "Request bodies must be sent with <code>Content-Type: application/json</code>."),
