@@ -93,6 +93,42 @@ for i = 1, kinds do
 end
 local first_request = 4 + 5 * kinds
 
+-- The key of window k of base key.
+local function window_key(key, k)
+  return key .. ':' .. string.format('%.0f', k)
+end
+
+-- A token bucket's level refilled to now (at most full, capacity = B*W), the time of its level,
+-- and whether it is stored at all (a bucket that is not is full, as of now).
+local function bucket(key, capacity, Q)
+  local stored = call('HMGET', key, 'level', 'last')
+  if not (stored[1] and stored[2]) then
+    return capacity, now, false
+  end
+  local level, last = tonumber(stored[1]), tonumber(stored[2])
+  local elapsed = now - last
+  if elapsed < 0 then
+    elapsed = 0
+  end
+  local fill = -floordiv(-capacity, Q)
+  if elapsed > fill then
+    elapsed = fill
+  end
+  local level0 = level + elapsed * Q
+  if level0 > capacity then
+    level0 = capacity
+  end
+  return level0, last, true
+end
+
+-- Fails the request of a charge of kind i whose algorithm is not known (nil: no such kind).
+local function unknown_kind(i, algorithm)
+  if algorithm == nil then
+    error(redis.error_reply('no such kind of charge, or one with unreadable numbers: ' .. tostring(i)))
+  end
+  error(redis.error_reply('unknown rate-limit algorithm: ' .. tostring(algorithm)))
+end
+
 -- Evaluates at now a charge of kind i on base key. Returns whether its cost fits now and, if not,
 -- in how many microseconds; remaining and reset as the state is; and when it fits, remaining and
 -- reset after charging and the write that charges: key, value (a token bucket's level), lifetime
@@ -117,23 +153,7 @@ local function evaluate(key, i)
 
   elseif algorithm == 'token_bucket' then
     local capacity = B * W
-    local level, last = capacity, now
-    local stored = call('HMGET', key, 'level', 'last')
-    if stored[1] and stored[2] then
-      level, last = tonumber(stored[1]), tonumber(stored[2])
-    end
-    local elapsed = now - last
-    if elapsed < 0 then
-      elapsed = 0
-    end
-    local fill = -floordiv(-capacity, Q)
-    if elapsed > fill then
-      elapsed = fill
-    end
-    local level0 = level + elapsed * Q
-    if level0 > capacity then
-      level0 = capacity
-    end
+    local level0, last = bucket(key, capacity, Q)
     local cost = c * W
     local remaining, reset = clamp(floordiv(level0, W), Q), -floordiv(level0 - capacity, Q)
     if c > B then
@@ -149,11 +169,11 @@ local function evaluate(key, i)
 
   elseif algorithm == 'fixed_window' then
     local k = floordiv(now, W)
-    local window_key = key .. ':' .. string.format('%.0f', k)
-    local count = tonumber(call('GET', window_key)) or 0
+    local count_key = window_key(key, k)
+    local count = tonumber(call('GET', count_key)) or 0
     local reset = (k + 1) * W - now
     if c <= Q and count + c <= Q then
-      return true, 0, clamp(Q - count, Q), reset, clamp(Q - (count + c), Q), reset, window_key, count + c, reset
+      return true, 0, clamp(Q - count, Q), reset, clamp(Q - (count + c), Q), reset, count_key, count + c, reset
     end
     -- a cost above the quota never fits; any other fits in the next window
     return false, (c > Q) and W or reset, clamp(Q - count, Q), reset
@@ -161,9 +181,9 @@ local function evaluate(key, i)
   elseif algorithm == 'sliding_window' then
     local k = floordiv(now, W)
     local e = now - k * W
-    local window_key = key .. ':' .. string.format('%.0f', k)
-    local cur = tonumber(call('GET', window_key)) or 0
-    local prev = tonumber(call('GET', key .. ':' .. string.format('%.0f', k - 1))) or 0
+    local cur_key = window_key(key, k)
+    local cur = tonumber(call('GET', cur_key)) or 0
+    local prev = tonumber(call('GET', window_key(key, k - 1))) or 0
     local weighted_prev = prev * (W - e)
     -- what the previous window leaves of the quota, and when a state with cur = 0 is unused
     local room = floordiv(Q * W - weighted_prev, W)
@@ -175,7 +195,7 @@ local function evaluate(key, i)
       -- the count matters for this window and, as the previous one, for the next
       local lifetime = (k + 2) * W - now
       return true, 0, remaining, reset, clamp(room - (cur + c), Q), cur + c > 0 and lifetime or reset_empty,
-          window_key, cur + c, lifetime
+          cur_key, cur + c, lifetime
     end
     local excess = weighted_prev + (cur + c) * W - Q * W
     local wait = prev > 0 and -floordiv(-excess, prev)
@@ -188,10 +208,8 @@ local function evaluate(key, i)
     -- in the next window this window's count weighs as the previous one
     local e2 = W - floordiv((Q - c) * W, cur)
     return false, (W - e) + (e2 > 0 and e2 or 0), remaining, reset
-  elseif algorithm == nil then
-    error(redis.error_reply('no such kind of charge, or one with unreadable numbers: ' .. tostring(i)))
   end
-  error(redis.error_reply('unknown rate-limit algorithm: ' .. tostring(algorithm)))
+  unknown_kind(i, algorithm)
 end
 
 -- Keys expire when their state would read as absent again, so Redis's memory stays bounded by
