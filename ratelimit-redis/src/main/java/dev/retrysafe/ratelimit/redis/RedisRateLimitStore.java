@@ -8,6 +8,7 @@ import dev.retrysafe.ratelimit.redis.internal.DirectLane;
 import dev.retrysafe.ratelimit.redis.internal.MonotonicClock;
 import dev.retrysafe.ratelimit.redis.internal.RedisConnector;
 import dev.retrysafe.ratelimit.redis.internal.RedisDecisions;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import dev.retrysafe.ratelimit.redis.internal.SpinWait;
 import dev.retrysafe.ratelimit.redis.internal.StoreSettings;
 import io.lettuce.core.ClientOptions;
@@ -63,12 +64,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     @Override
     public Decision decide(String partition, List<Charge> charges) {
-        return decisions.decide(partition, List.copyOf(charges), true);
+        return decisions.decide(partition, List.copyOf(charges), Mode.CHARGE);
     }
 
     @Override
     public Decision peek(String partition, List<Charge> charges) {
-        return decisions.decide(partition, List.copyOf(charges), false);
+        return decisions.decide(partition, List.copyOf(charges), Mode.PEEK);
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.redis.internal.FakeScripting.Sent;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
@@ -110,7 +111,7 @@ class ScriptBatchesTest {
         // two on their way: these wait
         Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
         Future<ScriptBatches.Answer> d = queue(decideTwoCharges("d"), 2);
-        Future<ScriptBatches.Answer> e = queue(callers.submit(() -> batches.run(call("e", 1, false), LONG)), 3);
+        Future<ScriptBatches.Answer> e = queue(callers.submit(() -> batches.run(call("e", 1, Mode.PEEK), LONG)), 3);
         assertThat(fake.anyReceived()).isFalse();
 
         // the first answer sends what waited, as one call
@@ -296,17 +297,17 @@ class ScriptBatchesTest {
 
     /** A request charging {@code charges} charges: keys key-NAME, key-NAME2, ..., the i-th costing i. */
     private static ScriptCall call(String name, int charges) {
-        return call(name, charges, true);
+        return call(name, charges, Mode.CHARGE);
     }
 
-    private static ScriptCall call(String name, int charges, boolean charge) {
+    private static ScriptCall call(String name, int charges, Mode mode) {
         byte[][] keys = new byte[charges][];
         ScriptCall.Kind[] kinds = new ScriptCall.Kind[charges];
         for (int i = 0; i < charges; i++) {
             keys[i] = bytes("key-" + name + (i == 0 ? "" : Integer.toString(i + 1)));
             kinds[i] = new ScriptCall.Kind(Algorithm.GCRA, 1000, 5, 5, i + 1);
         }
-        return new ScriptCall(keys, kinds, charge, bytes(""), bytes("0"));
+        return new ScriptCall(keys, kinds, mode, bytes(""), bytes("0"));
     }
 
     /** A reply: the time, then for each request of {@code charges} charges its figures (all {@code 1}). */
