@@ -348,6 +348,11 @@ class RateLimitFilterTest {
             }
 
             @Override
+            public Decision refund(String partition, List<Charge> charges) {
+                return decide(partition, charges);
+            }
+
+            @Override
             public void close() {
             }
         };

@@ -73,6 +73,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
     }
 
     /**
+     * One script call, like a decision, that gives every charge back as far as its state holds it
+     * and deletes a key whose state reads as absent again; while Redis cannot be reached, nothing
+     * is given back and the fail modes answer, as for {@link #peek}.
+     */
+    @Override
+    public Decision refund(String partition, List<Charge> charges) {
+        return decisions.decide(partition, List.copyOf(charges), Mode.REFUND);
+    }
+
+    /**
      * Whether a circuit breaker is keeping calls away from Redis right now (from one master or
      * more, on a Cluster), for health checks and metrics.
      */

@@ -76,7 +76,7 @@ public final class RedisDecisions implements AutoCloseable {
     }
 
     /**
-     * Charges or peeks at {@code charges}, as {@code mode} says; never throws for an
+     * Charges, peeks at or refunds {@code charges}, as {@code mode} says; never throws for an
      * unreachable Redis. Every mode goes the same way: the breaker, the lane or a shared call, the
      * fail modes.
      */

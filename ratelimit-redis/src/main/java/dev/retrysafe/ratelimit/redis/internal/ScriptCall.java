@@ -43,7 +43,9 @@ public final class ScriptCall {
         /** Charge every charge if all of them fit (no mark). */
         CHARGE(""),
         /** Evaluate and report, write nothing ({@code ?}). */
-        PEEK("?");
+        PEEK("?"),
+        /** Give every charge back, then report as a peek ({@code !}). */
+        REFUND("!");
 
         private final String mark;
 
@@ -182,7 +184,7 @@ public final class ScriptCall {
         return arguments;
     }
 
-    /** A request's argument: its kinds joined by ',', after its mode's mark ('?' a peek). */
+    /** A request's argument: its kinds joined by ',', after its mode's mark ('?' a peek, '!' a refund). */
     private static byte[] requestArgument(Mode mode, int[] kindIndexes) {
         if (mode == Mode.CHARGE && kindIndexes.length == 1 && kindIndexes[0] < SINGLE.length) {
             return SINGLE[kindIndexes[0]];

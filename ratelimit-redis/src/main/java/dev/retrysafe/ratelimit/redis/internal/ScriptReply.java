@@ -25,8 +25,8 @@ public final class ScriptReply {
      * The decision for {@code charges} from the script's {@code reply}, whose figures for this
      * request start at {@code at} ({@link #FIRST} for a call of one request).
      *
-     * @param mode    what the script was asked to do: only a charge can be refused (a peek is
-     *                always allowed)
+     * @param mode    what the script was asked to do: only a charge can be refused (a peek and a
+     *                refund are always allowed)
      * @throws RequestFailed when the script could not decide this request (its keys or policies)
      */
     public static Decision decision(List<Charge> charges, List<Object> reply, int at, ScriptCall.Mode mode) {

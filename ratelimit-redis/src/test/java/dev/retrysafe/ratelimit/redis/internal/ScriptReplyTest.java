@@ -2,6 +2,7 @@ package dev.retrysafe.ratelimit.redis.internal;
 
 import static dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode.CHARGE;
 import static dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode.PEEK;
+import static dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode.REFUND;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -49,8 +50,10 @@ class ScriptReplyTest {
                     assertThat(r.refusedBy().policy()).isEqualTo(other);
                     assertThat(r.retryAfterSeconds()).isEqualTo(40);
                 });
-        // a peek is allowed whatever its charges say; a charge that need not wait allows
+        // a peek and a refund are allowed whatever their charges say; a charge that need not wait allows
         assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, PEEK)).isInstanceOf(Decision.Allowed.class);
+        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, REFUND))
+                .isInstanceOf(Decision.Allowed.class);
         assertThat(ScriptReply.decision(charges, allowed, ScriptReply.FIRST, CHARGE)).isInstanceOf(Decision.Allowed.class);
     }
 
