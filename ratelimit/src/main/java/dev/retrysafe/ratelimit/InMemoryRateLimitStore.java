@@ -16,8 +16,8 @@ import java.util.Objects;
  * for token bucket and fixed window, 57 for sliding window (at most 32, 48 and 64), plus the key
  * string itself. A key whose state equals an absent key's (GCRA: its theoretical arrival time has
  * passed; a full bucket; windows without counts) is dropped without loss, in place, when its
- * stripe of the table is full and would otherwise grow; tables never shrink below their
- * high-water mark, which {@code maxKeys} bounds.
+ * stripe of the table is full and would otherwise grow, or at once when a {@link #refund} brings
+ * it back there; tables never shrink below their high-water mark, which {@code maxKeys} bounds.
  *
  * <p>At most {@code maxKeys} keys are tracked. When a new key does not fit and no idle key can
  * be dropped (at most one full sweep per second), the new key is treated like an unreachable
@@ -57,6 +57,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     public Decision peek(String partition, List<Charge> charges) {
         Objects.requireNonNull(partition, "partition");
         return engine.peek(charges);
+    }
+
+    /** Ignores {@code partition}: a counter is identified by its policy and key alone. */
+    @Override
+    public Decision refund(String partition, List<Charge> charges) {
+        Objects.requireNonNull(partition, "partition");
+        return engine.refund(charges);
     }
 
     /**

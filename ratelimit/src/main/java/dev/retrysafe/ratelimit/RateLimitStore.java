@@ -32,6 +32,24 @@ public interface RateLimitStore extends AutoCloseable {
      */
     Decision peek(String partition, List<Charge> charges);
 
+    /**
+     * Gives back charges that {@link #decide} spent, for an allowed request that then turned out
+     * to cost nothing (an idempotent replay, a {@code 409} for a key in use): every charge's state
+     * moves back by its cost, as far as the state still holds it and never past a full budget (an
+     * absent key's), atomically like {@code decide}. A key that is absent stays absent; time that
+     * has already given the units back is not given again. The arithmetic is in
+     * {@code docs/rate-limits.md} ("Refunds"); the sliding window's is exact only within the
+     * window of the charge.
+     *
+     * @param partition the request's partition, as given to {@link #decide}
+     * @param charges   the charges to give back, as given to {@code decide}; may be empty
+     * @return the states after refunding, as {@link #peek} then reports them
+     *         ({@link Decision.Allowed}, or {@link Decision.Unavailable} when the store is
+     *         unreachable and a fail-closed policy applies, in which case nothing was given back);
+     *         never throws for an unreachable store
+     */
+    Decision refund(String partition, List<Charge> charges);
+
     /** Releases connections and background threads; decisions after closing are undefined. */
     @Override
     void close();

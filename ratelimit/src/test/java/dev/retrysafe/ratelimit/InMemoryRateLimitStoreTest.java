@@ -23,6 +23,11 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
         return InMemoryRateLimitStore.builder().clock(clock).build();
     }
 
+    @Override
+    protected long keysStored() {
+        return inMemory().trackedKeys();
+    }
+
     private InMemoryRateLimitStore inMemory() {
         return (InMemoryRateLimitStore) store;
     }

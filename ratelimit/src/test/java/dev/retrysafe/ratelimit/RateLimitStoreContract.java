@@ -8,11 +8,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -48,6 +50,9 @@ public abstract class RateLimitStoreContract {
 
     /** An empty store reading its time from {@code clock}. */
     protected abstract RateLimitStore newStore(FakeClock clock);
+
+    /** How many keys (counters) {@link #store} holds now, over every policy. */
+    protected abstract long keysStored();
 
     @BeforeEach
     void openStore() {
@@ -229,6 +234,161 @@ public abstract class RateLimitStoreContract {
         assertThat(count(one, "a", 2) + count(one, "b", 2) + count(two, "a", 2)).isEqualTo(3);
     }
 
+    // --- refunds ------------------------------------------------------------------------------
+
+    /**
+     * Charging n and refunding k leaves what charging n - k leaves: 4 units charged at t = 4 s and
+     * 3 of them given back a second later, against a key charged 1 unit at t = 4 s.
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aRefundGivesBackWhatItsChargeTook(Algorithm algorithm) {
+        Policy policy = policy("p", algorithm, 5, Duration.ofSeconds(10));
+        clock.set(START.plusSeconds(4));
+        assertThat(count(policy, "refunded", 4)).isEqualTo(4);
+        assertThat(count(policy, "reference", 1)).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(1));
+
+        PolicyState refunded = refund(policy, "refunded", 3);
+
+        assertThat(refunded.remaining()).isEqualTo(4);
+        assertSameFigures(refunded, peek(policy, "reference", 3));
+        assertThat(count(policy, "refunded", 6)).isEqualTo(count(policy, "reference", 6)).isEqualTo(4);
+    }
+
+    @Test
+    void aRefundOfSeveralChargesGivesEachOfThemBackInOneStep() {
+        Policy wide = policy("wide", Algorithm.GCRA, 5, Duration.ofSeconds(10));
+        Policy narrow = policy("narrow", Algorithm.FIXED_WINDOW, 2, Duration.ofSeconds(10));
+        List<Charge> both = List.of(new Charge(wide, "k", 1), new Charge(narrow, "k", 1));
+        store.decide(PARTITION, both);
+        store.decide(PARTITION, both);
+        assertThat(store.decide(PARTITION, both)).isInstanceOf(Decision.Rejected.class);
+
+        Decision refunded = store.refund(PARTITION, both);
+
+        assertThat(refunded).isInstanceOf(Decision.Allowed.class);
+        assertThat(refunded.states()).extracting(PolicyState::remaining).containsExactly(4L, 1L);
+        assertThat(store.decide(PARTITION, both)).isInstanceOf(Decision.Allowed.class);
+        assertThat(peek(wide, "k", 1).remaining()).isEqualTo(3);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aRefundOfAnAbsentKeyCreatesNothingAndReportsAFullBudget(Algorithm algorithm) {
+        Policy policy = policy("p", algorithm, 5, Duration.ofSeconds(10));
+        clock.set(START.plusSeconds(4));
+
+        long keysAfterRefund = refundToAFullBudget(policy, "never-charged", 2);
+
+        assertThat(keysAfterRefund).isZero();
+    }
+
+    /** One unit charged, five given back: a full budget, and a key whose state is absent again is gone. */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aRefundNeverGivesMoreThanAFullBudget(Algorithm algorithm) {
+        Policy policy = policy("p", algorithm, 5, Duration.ofSeconds(10));
+        clock.set(START.plusSeconds(4));
+        allowed(decide(policy, "k", 1));
+        assertThat(keysStored()).isEqualTo(1);
+
+        long keysAfterRefund = refundToAFullBudget(policy, "k", 5);
+
+        assertThat(keysAfterRefund).as("a state equal to an absent key's is not kept").isZero();
+    }
+
+    /** Once time has given the units back, a refund gives nothing more (GCRA and bucket: wholly refilled). */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void aRefundAfterTheStateRecoveredByItselfGivesNothingMore(Algorithm algorithm) {
+        Policy policy = policy("p", algorithm, 5, Duration.ofSeconds(10));
+        clock.set(START.plusSeconds(4));
+        PolicyState charged = allowed(decide(policy, "k", 4));
+        clock.advance(Duration.ofNanos(1000 * charged.resetMicros())); // whole again, or the window is over
+
+        refundToAFullBudget(policy, "k", 4);
+    }
+
+    /** 4 units charged at t = 4 s; by t = 10 s three have refilled, so of 3 given back only 1 counts. */
+    @ParameterizedTest
+    @EnumSource(value = Algorithm.class, names = {"GCRA", "TOKEN_BUCKET"})
+    void aRefundAfterPartOfTheChargeRefilledGivesBackOnlyTheRest(Algorithm algorithm) {
+        Policy policy = policy("p", algorithm, 5, Duration.ofSeconds(10));
+        clock.set(START.plusSeconds(4));
+        allowed(decide(policy, "k", 4));
+        clock.set(START.plusSeconds(10));
+        assertThat(peek(policy, "k", 1).remaining()).isEqualTo(4);
+
+        refundToAFullBudget(policy, "k", 3);
+    }
+
+    /**
+     * A charge of a window that is over is gone with it: a refund in the next window, which holds
+     * no charge yet, changes nothing there and adds nothing to its budget.
+     */
+    @Test
+    void aFixedWindowRefundAfterItsWindowEndedChangesNothingInTheNewWindow() {
+        Policy policy = policy("p", Algorithm.FIXED_WINDOW, 5, Duration.ofSeconds(10));
+        clock.set(START.plusMillis(9_900));
+        assertThat(count(policy, "k", 5)).isEqualTo(5);
+        clock.set(START.plusMillis(10_100));
+
+        refundToAFullBudget(policy, "k", 5);
+    }
+
+    /**
+     * A sliding-window refund takes what the current window's count cannot cover off the previous
+     * window's: 4 units at t = 4 s and 1 at t = 12 s, then 3 given back, leave what 2 units at
+     * t = 4 s leave (the documented approximation: the store does not know when the units were charged).
+     */
+    @Test
+    void aSlidingWindowRefundTakesWhatTheCurrentCountCannotCoverOffThePreviousOne() {
+        Policy policy = policy("p", Algorithm.SLIDING_WINDOW, 5, Duration.ofSeconds(10));
+        clock.set(START.plusSeconds(4));
+        assertThat(count(policy, "refunded", 4)).isEqualTo(4);
+        assertThat(count(policy, "reference", 2)).isEqualTo(2);
+        clock.set(START.plusSeconds(12));
+        allowed(decide(policy, "refunded", 1)); // 4 * 8/10 + 1 = 4.2 fits
+
+        PolicyState refunded = refund(policy, "refunded", 3);
+
+        // the previous window's 2 weigh 2 * 8/10: floor(5 - 1.6) = 3 left, whole once it slid out
+        assertThat(refunded.remaining()).isEqualTo(3);
+        assertThat(refunded.resetMicros()).isEqualTo(8_000_000);
+        assertSameFigures(refunded, peek(policy, "reference", 3));
+    }
+
+    /**
+     * Threads charging and refunding one key at once lose no update: with time frozen, what is
+     * left is exactly the quota less the charges that were kept (the others were each given back).
+     */
+    @ParameterizedTest
+    @EnumSource(Algorithm.class)
+    void concurrentChargesAndRefundsOnOneKeyKeepExactTotals(Algorithm algorithm) throws Exception {
+        Policy policy = policy("hot", algorithm, 100, Duration.ofSeconds(60));
+        List<Charge> charges = List.of(new Charge(policy, "k", 1));
+
+        List<Integer> keptByThread = onThreadsAtOnce(8, t -> () -> {
+            boolean refunds = t % 2 == 0;
+            int kept = 0;
+            for (int i = 0; i < 40; i++) {
+                if (store.decide(PARTITION, charges) instanceof Decision.Allowed) {
+                    if (!refunds) {
+                        kept++;
+                    } else if (!(store.refund(PARTITION, charges) instanceof Decision.Allowed)) {
+                        throw new IllegalStateException("a refund was not allowed");
+                    }
+                }
+            }
+            return kept;
+        });
+
+        int kept = keptByThread.stream().mapToInt(Integer::intValue).sum();
+        assertThat(kept).isPositive().isLessThanOrEqualTo(100);
+        assertThat(peek(policy, "k", 1).remaining()).isEqualTo(100 - kept);
+    }
+
     // --- retry-after is honest ----------------------------------------------------------------
 
     static LongStream seeds() {
@@ -268,8 +428,9 @@ public abstract class RateLimitStoreContract {
     // --- the reference ------------------------------------------------------------------------
 
     /**
-     * Random requests under random policies give the in-memory store's decisions exactly: the
-     * arithmetic is shared (trivially true for the in-memory store itself).
+     * Random requests (decisions, peeks and refunds) under random policies give the in-memory
+     * store's decisions exactly: the arithmetic is shared (trivially true for the in-memory store
+     * itself).
      */
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
@@ -291,12 +452,20 @@ public abstract class RateLimitStoreContract {
                         charges.add(new Charge(policy, "key" + r.nextInt(3), 1 + r.nextLong(policy.burst() + 1)));
                     }
                 }
-                boolean peek = r.nextInt(5) == 0;
-                Decision expected = peek ? reference.peek(PARTITION, charges) : reference.decide(PARTITION, charges);
-                Decision actual = peek ? store.peek(PARTITION, charges) : store.decide(PARTITION, charges);
-                assertThat(actual).as("seed %d, request %d: %s", seed, i, charges).isEqualTo(expected);
+                int roll = r.nextInt(10);
+                Decision expected = peekRefundOrDecide(reference, roll, charges);
+                Decision actual = peekRefundOrDecide(store, roll, charges);
+                assertThat(actual).as("seed %d, request %d (roll %d): %s", seed, i, roll, charges).isEqualTo(expected);
             }
         }
+    }
+
+    /** A peek for a roll of 0 or 1, a refund for 2 or 3, a decision for any other. */
+    private static Decision peekRefundOrDecide(RateLimitStore on, int roll, List<Charge> charges) {
+        if (roll < 2) {
+            return on.peek(PARTITION, charges);
+        }
+        return roll < 4 ? on.refund(PARTITION, charges) : on.decide(PARTITION, charges);
     }
 
     // --- concurrency --------------------------------------------------------------------------
@@ -307,41 +476,56 @@ public abstract class RateLimitStoreContract {
     void concurrentDecisionsOnOneKeyAllowExactlyTheQuota(Algorithm algorithm) throws Exception {
         Policy policy = policy("hot", algorithm, 100, Duration.ofSeconds(60));
         Policy other = policy("other", Algorithm.GCRA, 1_000_000, Duration.ofSeconds(60));
-        int threads = 8;
-        int attempts = 50;
+
+        List<Integer> allowedByThread = onThreadsAtOnce(8, t -> () -> {
+            List<Charge> charges = t % 2 == 0
+                    ? List.of(new Charge(other, "k", 1), new Charge(policy, "k", 1))
+                    : List.of(new Charge(policy, "k", 1));
+            int allowed = 0;
+            for (int i = 0; i < 50; i++) {
+                if (store.decide(PARTITION, charges) instanceof Decision.Allowed) {
+                    allowed++;
+                }
+            }
+            return allowed;
+        });
+
+        int allowed = 0;
+        int allowedWithOther = 0;
+        for (int t = 0; t < allowedByThread.size(); t++) {
+            allowed += allowedByThread.get(t);
+            allowedWithOther += t % 2 == 0 ? allowedByThread.get(t) : 0;
+        }
+        assertThat(allowed).isEqualTo(100);
+        assertThat(peek(other, "k", 1).remaining()).as("the other policy is charged only when both allow")
+                .isEqualTo(1_000_000 - allowedWithOther);
+    }
+
+    /**
+     * Runs {@code worker.apply(t)} on each of {@code threads} threads at once, behind a start gate,
+     * and returns their results in thread order; a worker's exception fails the test.
+     */
+    private static List<Integer> onThreadsAtOnce(int threads, IntFunction<Callable<Integer>> worker)
+            throws Exception {
         CountDownLatch startGate = new CountDownLatch(1);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<Integer>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
-                boolean twoPolicies = t % 2 == 0;
+                Callable<Integer> work = worker.apply(t);
                 results.add(pool.submit(() -> {
                     if (!startGate.await(10, TimeUnit.SECONDS)) {
                         throw new IllegalStateException("start gate never opened");
                     }
-                    int allowed = 0;
-                    for (int i = 0; i < attempts; i++) {
-                        List<Charge> charges = twoPolicies
-                                ? List.of(new Charge(other, "k", 1), new Charge(policy, "k", 1))
-                                : List.of(new Charge(policy, "k", 1));
-                        if (store.decide(PARTITION, charges) instanceof Decision.Allowed) {
-                            allowed++;
-                        }
-                    }
-                    return allowed;
+                    return work.call();
                 }));
             }
             startGate.countDown();
-            int allowed = 0;
-            int allowedWithOther = 0;
-            for (int t = 0; t < threads; t++) {
-                int n = results.get(t).get(60, TimeUnit.SECONDS); // a worker's exception fails the test here
-                allowed += n;
-                allowedWithOther += t % 2 == 0 ? n : 0;
+            List<Integer> values = new ArrayList<>();
+            for (Future<Integer> result : results) {
+                values.add(result.get(60, TimeUnit.SECONDS)); // a worker's exception fails the test here
             }
-            assertThat(allowed).isEqualTo(100);
-            assertThat(peek(other, "k", 1).remaining()).as("the other policy is charged only when both allow")
-                    .isEqualTo(1_000_000 - allowedWithOther);
+            return values;
         } finally {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
@@ -362,6 +546,36 @@ public abstract class RateLimitStoreContract {
         Decision decision = store.peek(PARTITION, List.of(new Charge(policy, key, cost)));
         assertThat(decision).isInstanceOf(Decision.Allowed.class);
         return decision.states().getFirst();
+    }
+
+    /** Refunds {@code cost} of {@code key}, which must be allowed; the state after it. */
+    protected PolicyState refund(Policy policy, String key, long cost) {
+        Decision decision = store.refund(PARTITION, List.of(new Charge(policy, key, cost)));
+        assertThat(decision).isInstanceOf(Decision.Allowed.class);
+        return decision.states().getFirst();
+    }
+
+    /**
+     * Refunds {@code cost} of {@code key}, which must leave a full budget: a key never charged's,
+     * and no more (then spent, to see). Returns {@link #keysStored()} right after the refund.
+     */
+    private long refundToAFullBudget(Policy policy, String key, long cost) {
+        PolicyState refunded = refund(policy, key, cost);
+        long keys = keysStored();
+        assertThat(refunded.remaining()).isEqualTo(policy.quota());
+        assertSameFigures(refunded, peek(policy, "unseen", cost));
+        assertThat(count(policy, key, (int) policy.quota() + 1)).as("units at once after the refund")
+                .isEqualTo(policy.quota());
+        return keys;
+    }
+
+    /** The figures of two states of one policy (of different keys, say) are the same. */
+    protected static void assertSameFigures(PolicyState actual, PolicyState expected) {
+        assertThat(new long[] {actual.remaining(), actual.resetMicros(), actual.retryAfterMicros(), actual.nowMicros()})
+                .as("remaining, reset, retryAfter, now of %s, like %s", actual.key(), expected.key())
+                .containsExactly(expected.remaining(), expected.resetMicros(), expected.retryAfterMicros(),
+                        expected.nowMicros());
+        assertThat(actual.known()).isEqualTo(expected.known()).isTrue();
     }
 
     /** How many of {@code requests} single-unit requests are allowed. */

@@ -8,6 +8,7 @@ import dev.retrysafe.ratelimit.redis.internal.DirectLane;
 import dev.retrysafe.ratelimit.redis.internal.MonotonicClock;
 import dev.retrysafe.ratelimit.redis.internal.RedisConnector;
 import dev.retrysafe.ratelimit.redis.internal.RedisDecisions;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import dev.retrysafe.ratelimit.redis.internal.SpinWait;
 import dev.retrysafe.ratelimit.redis.internal.StoreSettings;
 import io.lettuce.core.ClientOptions;
@@ -63,12 +64,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
     @Override
     public Decision decide(String partition, List<Charge> charges) {
-        return decisions.decide(partition, List.copyOf(charges), true);
+        return decisions.decide(partition, List.copyOf(charges), Mode.CHARGE);
     }
 
     @Override
     public Decision peek(String partition, List<Charge> charges) {
-        return decisions.decide(partition, List.copyOf(charges), false);
+        return decisions.decide(partition, List.copyOf(charges), Mode.PEEK);
+    }
+
+    /**
+     * One script call, like a decision, that gives every charge back as far as its state holds it
+     * and deletes a key whose state reads as absent again; while Redis cannot be reached, nothing
+     * is given back and the fail modes answer, as for {@link #peek}.
+     */
+    @Override
+    public Decision refund(String partition, List<Charge> charges) {
+        return decisions.decide(partition, List.copyOf(charges), Mode.REFUND);
     }
 
     /**

@@ -42,6 +42,11 @@ class ClusterStoreContractTest extends RateLimitStoreContract {
         return redis.storeAtTimeOf(clock).build();
     }
 
+    @Override
+    protected long keysStored() {
+        return redis.keys().size();
+    }
+
     @AfterEach
     void deleteKeys() {
         redis.deleteKeys();

@@ -21,7 +21,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** What every decision of decide.lua shares: all or nothing, peeks, expiry, key layout. */
+/** What every decision of decide.lua shares: all or nothing, peeks, refunds, expiry, key layout. */
 class DecideScriptTest extends ScriptTestBase {
 
     // windows of seconds at least: keys expire by Redis's clock while the test sets the time
@@ -81,6 +81,74 @@ class DecideScriptTest extends ScriptTestBase {
             // GCRA and token bucket: 20 s until whole again; fixed: 60 s; sliding: 120 s
             assertThat(pttl(key)).as(key).isBetween(19_000L, 120_000L);
         }
+    }
+
+    @Test
+    void aRefundedKeyLivesAsLongAsItsStateMattersAndAKeyBackToAbsentIsDeleted() {
+        for (Algorithm algorithm : Algorithm.values()) {
+            Policy policy = policy(algorithm.configName(), algorithm, 3, Duration.ofMinutes(1));
+            decide(charge(policy, 2));
+            assertThat(refund(charge(policy, 1)).states().getFirst().remaining()).isEqualTo(2);
+        }
+        List<String> keys = redis.keys();
+        assertThat(keys).hasSize(4);
+        for (String key : keys) {
+            // GCRA and token bucket: one unit left to refill, 20 s (not the 40 s of two); fixed
+            // window: to the window's end, 60 s; sliding window: while it weighs, 120 s
+            long expected = key.contains(":gcra:") || key.contains(":tb:") ? 20_000 : key.contains(":fw:") ? 60_000
+                    : 120_000;
+            assertThat(pttl(key)).as(key).isBetween(expected - 1_000, expected);
+        }
+
+        for (Algorithm algorithm : Algorithm.values()) {
+            refund(charge(policy(algorithm.configName(), algorithm, 3, Duration.ofMinutes(1)), 5));
+        }
+        assertThat(redis.keys()).as("states back to absent are deleted, not written").isEmpty();
+    }
+
+    @Test
+    void aRefundInACallOfSeveralRequestsSeesTheWritesBeforeItAndTheOnesAfterSeeIt() {
+        // at t = 1,000 s, 20 s before the window of 60 s ends: two charges, a refund, a charge,
+        // and a refund of two charges, one of them on a key that was never charged
+        String one = redis.prefix() + "{a}:one";
+        String two = redis.prefix() + "{a}:two";
+        String[] keys = {one, one, one, one, one, two};
+        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
+                "1000000000", "0", "2",
+                "fixed_window", "60000000", "3", "3", "1",
+                "gcra", "60000000", "5", "5", "1",
+                "1", "1", "!1", "1", "!1,2");
+
+        assertThat(reply).hasSize(1 + 3 * 6);
+        assertThat(reply.subList(1, 4)).containsExactly(2L, 20_000_000L, 0L);
+        assertThat(reply.subList(4, 7)).containsExactly(1L, 20_000_000L, 0L);
+        // the refund reports as a peek after it: back to one charged
+        assertThat(reply.subList(7, 10)).containsExactly(2L, 20_000_000L, 0L);
+        assertThat(reply.subList(10, 13)).containsExactly(1L, 20_000_000L, 0L);
+        assertThat(reply.subList(13, 19)).containsExactly(2L, 20_000_000L, 0L, 5L, 0L, 0L);
+        assertThat(redis.redis().get(one + ":16")).isEqualTo("1");
+        assertThat(redis.keys()).as("the key never charged was not created").containsExactly(one + ":16");
+    }
+
+    @Test
+    void aRefundWhoseKeyHoldsAnotherTypeFailsAloneAndWritesNothing() {
+        String good = redis.prefix() + "{a}:good";
+        String wrong = redis.prefix() + "{a}:wrong";
+        redis.redis().lpush(wrong + ":16", "a list where this window's count belongs");
+        // a charge of good; a refund of good and wrong (fails); a peek at good
+        String[] keys = {good, good, wrong, good};
+        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
+                "1000000000", "0", "1",
+                "fixed_window", "60000000", "3", "3", "1",
+                "1", "!1,1", "?1");
+
+        assertThat(reply).hasSize(1 + 3 + 6 + 3);
+        assertThat(reply.get(4)).isEqualTo(-1L);
+        assertThat((String) reply.get(5)).contains("WRONGTYPE");
+        assertThat(reply.subList(6, 10)).containsOnly(0L);
+        // good's charge was not given back
+        assertThat(reply.subList(10, 13)).containsExactly(2L, 20_000_000L, 0L);
+        assertThat(redis.redis().get(good + ":16")).isEqualTo("1");
     }
 
     @Test

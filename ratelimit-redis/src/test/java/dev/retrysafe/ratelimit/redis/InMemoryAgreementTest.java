@@ -7,6 +7,7 @@ import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.testkit.FakeClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The Lua arithmetic against the Java arithmetic of the in-memory store, decision by decision:
  * random policies of every algorithm (up to the largest quota and window {@link Policy} allows,
  * where doubles would first lose exactness), random costs (beyond the burst too), random times
- * (the same instant, a microsecond apart, on and next to window boundaries, many windows later).
+ * (the same instant, a microsecond apart, on and next to window boundaries, many windows later),
+ * and peeks and refunds among the charges.
  * Run one seed again with {@code -Dretrysafe.test.seed=<seed>}.
  */
 class InMemoryAgreementTest {
@@ -62,15 +64,33 @@ class InMemoryAgreementTest {
                         charges.add(new Charge(policy, "key" + client, randomCost(r, policy)));
                     }
                 }
-                boolean peek = r.nextInt(5) == 0;
-                Decision want = peek ? expected.peek(partition, charges) : expected.decide(partition, charges);
-                Decision got = peek ? actual.peek(partition, charges) : actual.decide(partition, charges);
+                Mode mode = Mode.random(r);
+                Decision want = mode.apply(expected, partition, charges);
+                Decision got = mode.apply(actual, partition, charges);
 
                 assertThat(got)
-                        .as("seed %d, request %d (%s at %s): %s", seed, step, peek ? "peek" : "decide",
-                                memoryClock.instant(), charges)
+                        .as("seed %d, request %d (%s at %s): %s", seed, step, mode, memoryClock.instant(), charges)
                         .isEqualTo(want);
             }
+        }
+    }
+
+    /** What a request does. */
+    private enum Mode {
+        DECIDE, PEEK, REFUND;
+
+        /** Decisions three times in five, as charges outnumber the others in service. */
+        static Mode random(Random r) {
+            int roll = r.nextInt(5);
+            return roll == 0 ? PEEK : roll == 1 ? REFUND : DECIDE;
+        }
+
+        Decision apply(RateLimitStore store, String partition, List<Charge> charges) {
+            return switch (this) {
+                case DECIDE -> store.decide(partition, charges);
+                case PEEK -> store.peek(partition, charges);
+                case REFUND -> store.refund(partition, charges);
+            };
         }
     }
 

@@ -56,12 +56,7 @@ class RedisOutageTest extends PrivateRedisTest {
         server.kill();
 
         // closed breaker: each call fails fast (the connection is gone), three of them open it
-        for (int i = 0; i < 3; i++) {
-            Decision decision = timed(() -> decide(open), PROMPT);
-            assertThat(decision).isInstanceOf(Decision.Allowed.class);
-            assertThat(decision.states()).extracting(PolicyState::known).containsExactly(false);
-        }
-        assertThat(store.breakerOpen()).isTrue();
+        failOpenThreeTimesOpeningTheBreaker(() -> decide(open));
 
         // open breaker: no call at all
         for (int i = 0; i < 100; i++) {
@@ -86,6 +81,27 @@ class RedisOutageTest extends PrivateRedisTest {
         assertThat(decide(closed)).isInstanceOf(Decision.Allowed.class);
         assertThat(decide(closed)).isInstanceOf(Decision.Allowed.class);
         assertThat(decide(closed)).isInstanceOf(Decision.Rejected.class);
+    }
+
+    @Test
+    void aRefundWhileRedisIsDownGoesByTheFailModesLikeAPeekAndNeverThrows() {
+        store = newStore();
+        assertThat(decide(open).states().getFirst().remaining()).isEqualTo(1);
+
+        server.kill();
+
+        // refunds fail fast, let fail-open policies through unknown, and open the breaker as decisions do
+        failOpenThreeTimesOpeningTheBreaker(() -> refund(open));
+        assertThat(timed(() -> refund(open, closed), PROMPT)).isInstanceOfSatisfying(Decision.Unavailable.class, u -> {
+            assertThat(u.failedClosed()).isEqualTo(closed);
+            assertThat(u.states()).extracting(PolicyState::known).containsExactly(false, false);
+        });
+
+        // back (and empty): once a probe closes the breaker, refunds are counted again
+        server.restart();
+        awaitEnforced();
+        assertThat(refund(open).states().getFirst().remaining()).isEqualTo(2);
+        assertThat(refund(open).states().getFirst().remaining()).as("never past a full budget").isEqualTo(2);
     }
 
     @Test
@@ -142,6 +158,16 @@ class RedisOutageTest extends PrivateRedisTest {
         assertThat(store.breakerOpen()).isFalse();
     }
 
+    /** Three calls of {@code call} on a fail-open policy: each fails fast and unknown; then the breaker is open. */
+    private void failOpenThreeTimesOpeningTheBreaker(Supplier<Decision> call) {
+        for (int i = 0; i < 3; i++) {
+            Decision decision = timed(call, PROMPT);
+            assertThat(decision).isInstanceOf(Decision.Allowed.class);
+            assertThat(decision.states()).extracting(PolicyState::known).containsExactly(false);
+        }
+        assertThat(store.breakerOpen()).isTrue();
+    }
+
     /** Until a decision is known again, moving the breaker's clock past each cool-down. */
     private void awaitEnforced() {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
@@ -159,8 +185,15 @@ class RedisOutageTest extends PrivateRedisTest {
     }
 
     private Decision decide(Policy... policies) {
-        List<Charge> charges = java.util.Arrays.stream(policies).map(p -> new Charge(p, "key-1", 1)).toList();
-        return store.decide(PARTITION, charges);
+        return store.decide(PARTITION, charges(policies));
+    }
+
+    private Decision refund(Policy... policies) {
+        return store.refund(PARTITION, charges(policies));
+    }
+
+    private static List<Charge> charges(Policy... policies) {
+        return java.util.Arrays.stream(policies).map(p -> new Charge(p, "key-1", 1)).toList();
     }
 
     private static Decision timed(Supplier<Decision> decision, Duration bound) {

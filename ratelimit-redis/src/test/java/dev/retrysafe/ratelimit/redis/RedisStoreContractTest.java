@@ -16,6 +16,11 @@ class RedisStoreContractTest extends RateLimitStoreContract {
         return configure(redis.storeAtTimeOf(clock)).build();
     }
 
+    @Override
+    protected long keysStored() {
+        return redis.keys().size();
+    }
+
     /** The store as this suite runs it: with the builder's defaults (a lone decision goes over the direct connection). */
     protected RedisRateLimitStore.Builder configure(RedisRateLimitStore.Builder store) {
         return store;

@@ -55,6 +55,10 @@ abstract class ScriptTestBase {
         return store.peek(PARTITION, List.of(charges));
     }
 
+    Decision refund(Charge... charges) {
+        return store.refund(PARTITION, List.of(charges));
+    }
+
     /** Decides {@code times} times and counts the allowed ones. */
     int allowedOf(int times, Charge charge) {
         int allowed = 0;

@@ -29,6 +29,11 @@ public final class FixedWindow extends Kernel {
         return count + cost <= quota ? 0 : untilWindowEnds(now, window);
     }
 
+    /** {@code count[k]} with {@code cost} given back: {@code max(0, count - c)}. */
+    static long refundedCount(long count, long cost) {
+        return Math.max(0, count - cost);
+    }
+
     static long untilWindowEnds(long now, long window) {
         return (Math.floorDiv(now, window) + 1) * window - now;
     }
@@ -58,6 +63,17 @@ public final class FixedWindow extends Kernel {
         long count = count(state, off, now);
         state[off + WINDOW] = Math.floorDiv(now, window);
         state[off + COUNT] = count + cost;
+    }
+
+    /**
+     * Only the current window's count is given back: a charge of an earlier window is gone with it
+     * (and a state of a later window, from a clock that went backwards, is not this window's).
+     */
+    @Override
+    public void refund(long[] state, int off, long now, long cost) {
+        if (state[off + WINDOW] == Math.floorDiv(now, window)) {
+            state[off + COUNT] = refundedCount(state[off + COUNT], cost);
+        }
     }
 
     @Override

@@ -33,6 +33,19 @@ public final class Gcra extends Kernel {
         return Math.max(tat, now) + cost * interval;
     }
 
+    /**
+     * {@code tat} with {@code cost} units given back at {@code now}: {@code max(now, tat - c*T)}
+     * while {@code tat > now}, else {@code tat}. {@code c*T} is taken at most up to the debt
+     * {@code tat - now}, so that no cost overflows; the result is the same.
+     */
+    static long refundedTat(long tat, long now, long cost, long interval) {
+        if (tat <= now) {
+            return tat;
+        }
+        long units = Math.min(cost, Math.ceilDiv(tat - now, interval));
+        return Math.max(now, tat - units * interval);
+    }
+
     static long remaining(long tat, long now, long interval, long burst, long quota) {
         return clamp(Math.floorDiv(burst * interval - (Math.max(tat, now) - now), interval), quota);
     }
@@ -59,6 +72,11 @@ public final class Gcra extends Kernel {
     @Override
     public void charge(long[] state, int off, long now, long cost) {
         state[off] = chargedTat(state[off], now, cost, interval);
+    }
+
+    @Override
+    public void refund(long[] state, int off, long now, long cost) {
+        state[off] = refundedTat(state[off], now, cost, interval);
     }
 
     @Override

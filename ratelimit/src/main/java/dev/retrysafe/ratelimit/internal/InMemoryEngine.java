@@ -102,17 +102,29 @@ public final class InMemoryEngine {
         }
     }
 
+    /** What a decision over several charges does to them. */
+    private enum Mode { CHARGE, PEEK, REFUND }
+
     /** Checks every charge and spends all of them only if all fit. */
     public Decision decide(List<Charge> charges) {
-        return run(charges, true);
+        return run(charges, Mode.CHARGE);
     }
 
     /** The states {@link #decide} would report, charging nothing. */
     public Decision peek(List<Charge> charges) {
-        return run(charges, false);
+        return run(charges, Mode.PEEK);
     }
 
-    private Decision run(List<Charge> charges, boolean charge) {
+    /**
+     * Gives back every charge (as far as its state still holds it) and reports the states as
+     * {@link #peek} then would. Tracks no new key, and stops tracking a key whose state is back
+     * to an absent key's.
+     */
+    public Decision refund(List<Charge> charges) {
+        return run(charges, Mode.REFUND);
+    }
+
+    private Decision run(List<Charge> charges, Mode mode) {
         int n = charges.size();
         if (n == 0) {
             return new Decision.Allowed(List.of());
@@ -132,8 +144,11 @@ public final class InMemoryEngine {
         }
         try {
             long now = clock.nowMicros();
-            return charge ? decideLocked(charges, tablesOf, hashes, segments, now)
-                    : peekLocked(charges, tablesOf, hashes, segments, now);
+            return switch (mode) {
+                case CHARGE -> decideLocked(charges, tablesOf, hashes, segments, now);
+                case PEEK -> peekLocked(charges, tablesOf, hashes, segments, now);
+                case REFUND -> refundLocked(charges, tablesOf, hashes, segments, now);
+            };
         } finally {
             for (int j = n - 1; j >= 0; j--) {
                 segments[lockOrder[j]].unlock();
@@ -153,6 +168,28 @@ public final class InMemoryEngine {
             states.add(stateOf(c, tablesOf[i].kernel(), state, off, now, retryAfter));
         }
         return new Decision.Allowed(states);
+    }
+
+    /**
+     * Refunds each tracked key, then peeks. Each charge has a policy, so a table, of its own: removing
+     * one charge's key moves no other charge's key.
+     */
+    private Decision refundLocked(List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments,
+            long now) {
+        for (int i = 0; i < charges.size(); i++) {
+            Charge c = charges.get(i);
+            int off = segments[i].find(c.key(), hashes[i]);
+            if (off < 0) {
+                continue; // an absent key holds nothing to give back, and stays absent
+            }
+            Kernel kernel = tablesOf[i].kernel();
+            kernel.refund(segments[i].states(), off, now, c.cost());
+            if (kernel.isIdle(segments[i].states(), off, now)) {
+                segments[i].remove(off);
+                keys.decrementAndGet();
+            }
+        }
+        return peekLocked(charges, tablesOf, hashes, segments, now);
     }
 
     private Decision decideLocked(List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments,

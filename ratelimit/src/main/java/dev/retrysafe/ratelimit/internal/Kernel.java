@@ -47,6 +47,14 @@ public abstract sealed class Kernel permits Gcra, TokenBucket, FixedWindow, Slid
     /** Spends {@code cost}; only after {@link #retryAfter} returned 0 for the same state and time. */
     public abstract void charge(long[] state, int off, long now, long cost);
 
+    /**
+     * Gives back {@code cost} that {@link #charge} spent: the state moves back by the cost, as far
+     * as it still holds it, and never past an absent key's (a full budget). A state that no longer
+     * holds the charge (time has given it back already, or it was charged in a window that is
+     * over) is left as it is. See "Refunds" in {@code docs/rate-limits.md}.
+     */
+    public abstract void refund(long[] state, int off, long now, long cost);
+
     /** Units left now, in {@code [0, quota]}. */
     public abstract long remaining(long[] state, int off, long now);
 

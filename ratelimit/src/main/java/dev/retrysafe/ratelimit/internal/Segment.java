@@ -132,6 +132,14 @@ public final class Segment extends SegmentFields {
         return before - size;
     }
 
+    /**
+     * Stops tracking the key at {@code off} (from {@link #find}); other keys' offsets may change.
+     * For a key whose state is back to an absent key's, as after a full refund.
+     */
+    public void remove(int off) {
+        delete(off / stride);
+    }
+
     /** Keys dropped by sweeps on insert since the last call, for the store's count. */
     public int takeDropped() {
         int d = dropped;

@@ -56,6 +56,20 @@ public final class SlidingWindow extends Kernel {
         return untilNext + e2;
     }
 
+    /** {@code count[k]} with {@code cost} given back: {@code max(0, cur - c)}. */
+    static long refundedCurrent(long cur, long cost) {
+        return Math.max(0, cur - cost);
+    }
+
+    /**
+     * {@code count[k-1]} with {@code cost} given back: what {@code cur} cannot cover,
+     * {@code max(0, prev - max(0, c - cur))}. Exact when the refund follows its charge within one
+     * window (then {@code cur} covers it); otherwise an approximation, as the counter itself is.
+     */
+    static long refundedPrevious(long prev, long cur, long cost) {
+        return Math.max(0, prev - Math.max(0, cost - cur));
+    }
+
     static long remaining(long prev, long cur, long e, long window, long quota) {
         return clamp(Math.floorDiv(quota * window - prev * (window - e), window) - cur, quota);
     }
@@ -93,6 +107,20 @@ public final class SlidingWindow extends Kernel {
         state[off + WINDOW] = k;
         state[off + COUNT] = cur + cost;
         state[off + PREVIOUS] = prev;
+    }
+
+    @Override
+    public void refund(long[] state, int off, long now, long cost) {
+        long k = Math.floorDiv(now, window);
+        long prev = prev(state, off, k);
+        long cur = cur(state, off, k);
+        if (prev == 0 && cur == 0) {
+            // nothing to give back (and a state of a later window, from a clock that went backwards, is left alone)
+            return;
+        }
+        state[off + WINDOW] = k;
+        state[off + COUNT] = refundedCurrent(cur, cost);
+        state[off + PREVIOUS] = refundedPrevious(prev, cur, cost);
     }
 
     @Override

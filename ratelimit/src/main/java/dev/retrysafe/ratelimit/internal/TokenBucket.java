@@ -36,6 +36,15 @@ public final class TokenBucket extends Kernel {
         return level0 >= needed ? 0 : Math.ceilDiv(needed - level0, quota);
     }
 
+    /**
+     * The level at {@code level0} (refilled to now) with {@code cost} tokens given back:
+     * {@code min(B*W, level0 + c*W)}, with {@code c} taken at most up to {@code B} (more fills the
+     * bucket anyway), so that no cost overflows.
+     */
+    static long refundedLevel(long level0, long cost, long window, long burst, long capacity) {
+        return Math.min(capacity, level0 + Math.min(cost, burst) * window);
+    }
+
     static long remaining(long level0, long window, long quota) {
         return clamp(Math.floorDiv(level0, window), quota);
     }
@@ -68,6 +77,13 @@ public final class TokenBucket extends Kernel {
     public void charge(long[] state, int off, long now, long cost) {
         state[off + LEVEL] = levelAt(state, off, now) - cost * window;
         // never move last backwards: the refill up to the old last is already in the level
+        state[off + LAST] = Math.max(state[off + LAST], now);
+    }
+
+    @Override
+    public void refund(long[] state, int off, long now, long cost) {
+        state[off + LEVEL] = refundedLevel(levelAt(state, off, now), cost, window, burst, capacity);
+        // as in charge: the refill up to the old last is in the level already
         state[off + LAST] = Math.max(state[off + LAST], now);
     }
 

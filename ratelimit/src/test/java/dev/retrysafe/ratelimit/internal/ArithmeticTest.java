@@ -2,6 +2,10 @@ package dev.retrysafe.ratelimit.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.ratelimit.Algorithm;
+import dev.retrysafe.ratelimit.Policy;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The pure formulas of docs/rate-limits.md against hand-computed figures. */
@@ -88,5 +92,78 @@ class ArithmeticTest {
         assertThat(SlidingWindow.reset(5, 0, 7, 75 * S, w)).isEqualTo(5 * S);
         assertThat(SlidingWindow.reset(5, 1, 7, 75 * S, w)).isEqualTo(15 * S);
         assertThat(SlidingWindow.reset(0, 0, 7, 75 * S, w)).isZero();
+    }
+
+    @Test
+    void gcraRefundGoesBackByTheCostButNeverBeforeNow() {
+        long t = 2 * S;
+        // tat 110 s at 103 s: 7 s of debt, 3.5 intervals
+        assertThat(Gcra.refundedTat(110 * S, 103 * S, 2, t)).isEqualTo(106 * S);
+        assertThat(Gcra.refundedTat(110 * S, 103 * S, 4, t)).as("not before now").isEqualTo(103 * S);
+        assertThat(Gcra.refundedTat(110 * S, 103 * S, Long.MAX_VALUE, t)).as("no overflow").isEqualTo(103 * S);
+        assertThat(Gcra.refundedTat(100 * S, 103 * S, 1, t)).as("nothing held: unchanged").isEqualTo(100 * S);
+    }
+
+    @Test
+    void tokenBucketRefundFillsUpToCapacity() {
+        long w = 10 * S;
+        long capacity = 5 * w;
+        // 1.5 tokens, 2 given back: 3.5
+        assertThat(TokenBucket.refundedLevel(15 * S, 2, w, 5, capacity)).isEqualTo(35 * S);
+        assertThat(TokenBucket.refundedLevel(15 * S, 4, w, 5, capacity)).as("at most full").isEqualTo(capacity);
+        assertThat(TokenBucket.refundedLevel(15 * S, Long.MAX_VALUE, w, 5, capacity)).as("no overflow")
+                .isEqualTo(capacity);
+    }
+
+    @Test
+    void fixedWindowRefundNeverGoesBelowZero() {
+        assertThat(FixedWindow.refundedCount(4, 3)).isEqualTo(1);
+        assertThat(FixedWindow.refundedCount(4, 9)).isZero();
+        assertThat(FixedWindow.refundedCount(4, Long.MAX_VALUE)).isZero();
+    }
+
+    @Test
+    void slidingWindowRefundTakesWhatTheCurrentCountCannotCoverOffThePrevious() {
+        // the current count covers it
+        assertThat(SlidingWindow.refundedCurrent(3, 2)).isEqualTo(1);
+        assertThat(SlidingWindow.refundedPrevious(5, 3, 2)).isEqualTo(5);
+        // cur 1 of cost 3: 2 off the previous
+        assertThat(SlidingWindow.refundedCurrent(1, 3)).isZero();
+        assertThat(SlidingWindow.refundedPrevious(5, 1, 3)).isEqualTo(3);
+        assertThat(SlidingWindow.refundedPrevious(1, 1, 5)).as("never below 0").isZero();
+        assertThat(SlidingWindow.refundedPrevious(5, 1, Long.MAX_VALUE)).isZero();
+    }
+
+    @Test
+    void aRefundLeavesTheStateOfALaterWindowAlone() {
+        // a clock that went back across a boundary: the stored window is not this one
+        for (Algorithm algorithm : List.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW)) {
+            Kernel kernel = Kernel.of(
+                    Policy.builder("p").algorithm(algorithm).limit(5, Duration.ofSeconds(10)).build());
+            long[] state = new long[kernel.stride()];
+            kernel.writeAbsent(state, 0);
+            kernel.charge(state, 0, 25 * S, 3);
+            long[] before = state.clone();
+
+            kernel.refund(state, 0, 15 * S, 3);
+
+            assertThat(state).as(algorithm.configName()).containsExactly(before);
+            assertThat(kernel.remaining(state, 0, 25 * S)).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aRefundInTheNextWindowComesOffTheSlidingWindowsPreviousCount() {
+        Kernel kernel = Kernel.of(Policy.builder("p").algorithm(Algorithm.SLIDING_WINDOW)
+                .limit(5, Duration.ofSeconds(10)).build());
+        long[] state = new long[kernel.stride()];
+        kernel.writeAbsent(state, 0);
+        kernel.charge(state, 0, 14 * S, 4);
+
+        kernel.refund(state, 0, 22 * S, 3);
+
+        // prev 1 at e = 2 s weighs 0.8: floor(4.2) = 4 left, whole when the window ends
+        assertThat(kernel.remaining(state, 0, 22 * S)).isEqualTo(4);
+        assertThat(kernel.reset(state, 0, 22 * S)).isEqualTo(8 * S);
     }
 }

@@ -75,22 +75,26 @@ public final class RedisDecisions implements AutoCloseable {
                 ? new ScriptBatches(connector::commands, deadlines) : null;
     }
 
-    /** Charges ({@code charge}) or peeks at {@code charges}; never throws for an unreachable Redis. */
-    public Decision decide(String partition, List<Charge> charges, boolean charge) {
+    /**
+     * Charges, peeks at or refunds {@code charges}, as {@code mode} says; never throws for an
+     * unreachable Redis. Every mode goes the same way: the breaker, the lane or a shared call, the
+     * fail modes.
+     */
+    public Decision decide(String partition, List<Charge> charges, ScriptCall.Mode mode) {
         if (charges.isEmpty()) {
             return new Decision.Allowed(List.of());
         }
         requireOnePerPolicy(charges);
         underWay.incrementAndGet();
         try {
-            return decideCounted(partition, charges, charge);
+            return decideCounted(partition, charges, mode);
         } finally {
             underWay.decrementAndGet();
         }
     }
 
-    private Decision decideCounted(String partition, List<Charge> charges, boolean charge) {
-        ScriptCall call = ScriptCall.of(layout, partition, charges, charge, explicitNow(), minimumKeyTtl);
+    private Decision decideCounted(String partition, List<Charge> charges, ScriptCall.Mode mode) {
+        ScriptCall call = ScriptCall.of(layout, partition, charges, mode, explicitNow(), minimumKeyTtl);
         // every key of a call is in one slot, so its first key names the node
         CircuitBreaker breaker = breakers.forNode(connector.nodeFor(call.keys()[0]));
         if (!breaker.tryAcquire()) {
@@ -132,7 +136,7 @@ public final class RedisDecisions implements AutoCloseable {
         }
         breaker.onSuccess();
         try {
-            return ScriptReply.decision(charges, reply, at, charge);
+            return ScriptReply.decision(charges, reply, at, mode);
         } catch (ScriptReply.RequestFailed e) {
             // as above: Redis answered, but could not decide this request
             LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode: {0}", e.getMessage());

@@ -11,7 +11,7 @@ import java.util.OptionalLong;
 
 /**
  * One request's part of a {@code decide.lua} call (its header documents the layout): its keys,
- * the kind of each charge (a policy's numbers and a cost), and whether it charges or peeks. A call
+ * the kind of each charge (a policy's numbers and a cost), and its {@link Mode}. A call
  * of one request or of several ({@link ScriptBatches} joins concurrent requests into one) is made
  * by {@link #keysOf} and {@link #argumentsOf}: the kinds of all its requests once each, then one
  * argument per request naming its kinds. Not changed after {@link #of}, except that the arguments of
@@ -38,6 +38,22 @@ public final class ScriptCall {
         }
     }
 
+    /** What a request does to its charges; the script reads it from the mark before its kinds. */
+    public enum Mode {
+        /** Charge every charge if all of them fit (no mark). */
+        CHARGE(""),
+        /** Evaluate and report, write nothing ({@code ?}). */
+        PEEK("?"),
+        /** Give every charge back, then report as a peek ({@code !}). */
+        REFUND("!");
+
+        private final String mark;
+
+        Mode(String mark) {
+            this.mark = mark;
+        }
+    }
+
     /**
      * The numbers the script needs of one charge, apart from its key. Requests whose charges are of
      * one kind (the same policy numbers and cost) share the kind's arguments in a joint call.
@@ -60,20 +76,20 @@ public final class ScriptCall {
 
     private final byte[][] keys;
     private final Kind[] kinds;
-    private final boolean charge;
+    private final Mode mode;
     private final byte[] now;
     private final byte[] minimumKeyTtl;
     /** This request's call alone, made when first asked for (a request sent in a joint call never is). */
     private byte[][] arguments;
 
-    ScriptCall(byte[][] keys, Kind[] kinds, boolean charge, byte[] now, byte[] minimumKeyTtl) {
+    ScriptCall(byte[][] keys, Kind[] kinds, Mode mode, byte[] now, byte[] minimumKeyTtl) {
         if (keys.length != kinds.length || keys.length == 0) {
             throw new IllegalArgumentException("one kind per key, and at least one: " + keys.length + " keys, "
                     + kinds.length + " kinds");
         }
         this.keys = keys;
         this.kinds = kinds;
-        this.charge = charge;
+        this.mode = mode;
         this.now = now;
         this.minimumKeyTtl = minimumKeyTtl;
     }
@@ -81,11 +97,11 @@ public final class ScriptCall {
     /**
      * The request for {@code charges}.
      *
-     * @param charge        true to charge, false to peek
+     * @param mode          what the request does to its charges
      * @param nowMicros     the time to decide at; empty to use Redis's clock
      * @param minimumKeyTtl the least time in milliseconds a written key lives, as {@link #number}
      */
-    public static ScriptCall of(KeyLayout layout, String partition, List<Charge> charges, boolean charge,
+    public static ScriptCall of(KeyLayout layout, String partition, List<Charge> charges, Mode mode,
             OptionalLong nowMicros, byte[] minimumKeyTtl) {
         byte[][] keys = new byte[charges.size()][];
         Kind[] kinds = new Kind[charges.size()];
@@ -94,7 +110,7 @@ public final class ScriptCall {
             keys[i] = layout.baseKey(partition, c).getBytes(StandardCharsets.UTF_8);
             kinds[i] = Kind.of(c);
         }
-        return new ScriptCall(keys, kinds, charge,
+        return new ScriptCall(keys, kinds, mode,
                 nowMicros.isPresent() ? number(nowMicros.getAsLong()) : REDIS_TIME, minimumKeyTtl);
     }
 
@@ -163,17 +179,17 @@ public final class ScriptCall {
             distinct.get(k).writeTo(arguments, HEADER_ARGUMENTS + 1 + ARGUMENTS_PER_KIND * k);
         }
         for (int r = 0; r < requests.size(); r++) {
-            arguments[firstRequest + r] = requestArgument(requests.get(r).charge, kindIndexes[r]);
+            arguments[firstRequest + r] = requestArgument(requests.get(r).mode, kindIndexes[r]);
         }
         return arguments;
     }
 
-    /** A request's argument: its kinds joined by ',', after a '?' for a peek. */
-    private static byte[] requestArgument(boolean charge, int[] kindIndexes) {
-        if (charge && kindIndexes.length == 1 && kindIndexes[0] < SINGLE.length) {
+    /** A request's argument: its kinds joined by ',', after its mode's mark ('?' a peek, '!' a refund). */
+    private static byte[] requestArgument(Mode mode, int[] kindIndexes) {
+        if (mode == Mode.CHARGE && kindIndexes.length == 1 && kindIndexes[0] < SINGLE.length) {
             return SINGLE[kindIndexes[0]];
         }
-        StringBuilder text = new StringBuilder(charge ? "" : "?");
+        StringBuilder text = new StringBuilder(mode.mark);
         for (int i = 0; i < kindIndexes.length; i++) {
             if (i > 0) {
                 text.append(',');

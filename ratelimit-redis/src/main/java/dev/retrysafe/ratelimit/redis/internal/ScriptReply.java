@@ -25,10 +25,11 @@ public final class ScriptReply {
      * The decision for {@code charges} from the script's {@code reply}, whose figures for this
      * request start at {@code at} ({@link #FIRST} for a call of one request).
      *
-     * @param charged true when the script was asked to charge, false for a peek (always allowed)
+     * @param mode    what the script was asked to do: only a charge can be refused (a peek and a
+     *                refund are always allowed)
      * @throws RequestFailed when the script could not decide this request (its keys or policies)
      */
-    public static Decision decision(List<Charge> charges, List<Object> reply, int at, boolean charged) {
+    public static Decision decision(List<Charge> charges, List<Object> reply, int at, ScriptCall.Mode mode) {
         if (reply.size() < at + size(charges.size())) {
             throw new IllegalStateException("decide.lua answered " + reply.size() + " values, too few for "
                     + charges.size() + " charges from " + at + ": " + reply);
@@ -58,7 +59,7 @@ public final class ScriptReply {
                 retryAfterSeconds = Math.max(retryAfterSeconds, state.retryAfterSeconds());
             }
         }
-        if (!charged || refusedBy == null) {
+        if (mode != ScriptCall.Mode.CHARGE || refusedBy == null) {
             return new Decision.Allowed(states);
         }
         return new Decision.Rejected(refusedBy, retryAfterSeconds, states);

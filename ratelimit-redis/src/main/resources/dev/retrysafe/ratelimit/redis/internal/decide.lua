@@ -1,5 +1,6 @@
 -- One rate-limit decision over every charge of a request, atomically: every charge is evaluated
--- first, and the new states are written only if all of them allow (and only when charging).
+-- first, and the new states are written only if all of them allow (and only when charging); or a
+-- refund, which gives every charge back (docs/rate-limits.md, "Refunds").
 -- The arithmetic is the one in docs/rate-limits.md, "The arithmetic every store shares"; it must
 -- give the same figures as the in-memory store, so every step is integer arithmetic in
 -- microseconds. Lua numbers are doubles: Policy keeps quota*window and burst*window below 2^50,
@@ -19,15 +20,17 @@
 --          burst B, cost c
 -- then one argument per request: the kinds of its charges (1 to m, one per key of the request,
 --          in order), joined by ','; with a leading '?' when the request only peeks (evaluate and
---          report, write nothing). So "1" charges one key by kind 1, "?2,1" peeks at two keys.
+--          report, write nothing), or a leading '!' when it refunds (give back each charge's cost
+--          as far as its state holds it, then report as a peek does). So "1" charges one key by
+--          kind 1, "?2,1" peeks at two keys, "!2,1" refunds them.
 --
 -- Returns {now, then for each charge of each request: remaining, reset, retryAfter}. A charge
 -- allows if and only if its retryAfter is 0 (a refusal always waits some microseconds), and a
 -- request is allowed when all its charges allow; when all allow and it charges, remaining and
--- reset are the figures after charging. A request whose evaluation fails (a key of another type
--- under our prefix, an unknown algorithm, an argument it cannot read) gets -1 and the error's
--- text in place of its first two figures, zeros in the rest, and wrote nothing; the others are
--- decided as usual.
+-- reset are the figures after charging; a refund's are those after refunding. A request whose
+-- evaluation fails (a key of another type under our prefix, an unknown algorithm, an argument it
+-- cannot read) gets -1 and the error's text in place of its first two figures, zeros in the rest,
+-- and wrote nothing; the others are decided as usual.
 
 -- Redis runs this whole body on every call (each local function is a new closure each time), so
 -- it is written for that: the kinds' numbers are read once per call, a request with one charge
@@ -93,6 +96,42 @@ for i = 1, kinds do
 end
 local first_request = 4 + 5 * kinds
 
+-- The key of window k of base key.
+local function window_key(key, k)
+  return key .. ':' .. string.format('%.0f', k)
+end
+
+-- A token bucket's level refilled to now (at most full, capacity = B*W), the time of its level,
+-- and whether it is stored at all (a bucket that is not is full, as of now).
+local function bucket(key, capacity, Q)
+  local stored = call('HMGET', key, 'level', 'last')
+  if not (stored[1] and stored[2]) then
+    return capacity, now, false
+  end
+  local level, last = tonumber(stored[1]), tonumber(stored[2])
+  local elapsed = now - last
+  if elapsed < 0 then
+    elapsed = 0
+  end
+  local fill = -floordiv(-capacity, Q)
+  if elapsed > fill then
+    elapsed = fill
+  end
+  local level0 = level + elapsed * Q
+  if level0 > capacity then
+    level0 = capacity
+  end
+  return level0, last, true
+end
+
+-- Fails the request of a charge of kind i whose algorithm is not known (nil: no such kind).
+local function unknown_kind(i, algorithm)
+  if algorithm == nil then
+    error(redis.error_reply('no such kind of charge, or one with unreadable numbers: ' .. tostring(i)))
+  end
+  error(redis.error_reply('unknown rate-limit algorithm: ' .. tostring(algorithm)))
+end
+
 -- Evaluates at now a charge of kind i on base key. Returns whether its cost fits now and, if not,
 -- in how many microseconds; remaining and reset as the state is; and when it fits, remaining and
 -- reset after charging and the write that charges: key, value (a token bucket's level), lifetime
@@ -117,23 +156,7 @@ local function evaluate(key, i)
 
   elseif algorithm == 'token_bucket' then
     local capacity = B * W
-    local level, last = capacity, now
-    local stored = call('HMGET', key, 'level', 'last')
-    if stored[1] and stored[2] then
-      level, last = tonumber(stored[1]), tonumber(stored[2])
-    end
-    local elapsed = now - last
-    if elapsed < 0 then
-      elapsed = 0
-    end
-    local fill = -floordiv(-capacity, Q)
-    if elapsed > fill then
-      elapsed = fill
-    end
-    local level0 = level + elapsed * Q
-    if level0 > capacity then
-      level0 = capacity
-    end
+    local level0, last = bucket(key, capacity, Q)
     local cost = c * W
     local remaining, reset = clamp(floordiv(level0, W), Q), -floordiv(level0 - capacity, Q)
     if c > B then
@@ -149,11 +172,11 @@ local function evaluate(key, i)
 
   elseif algorithm == 'fixed_window' then
     local k = floordiv(now, W)
-    local window_key = key .. ':' .. string.format('%.0f', k)
-    local count = tonumber(call('GET', window_key)) or 0
+    local count_key = window_key(key, k)
+    local count = tonumber(call('GET', count_key)) or 0
     local reset = (k + 1) * W - now
     if c <= Q and count + c <= Q then
-      return true, 0, clamp(Q - count, Q), reset, clamp(Q - (count + c), Q), reset, window_key, count + c, reset
+      return true, 0, clamp(Q - count, Q), reset, clamp(Q - (count + c), Q), reset, count_key, count + c, reset
     end
     -- a cost above the quota never fits; any other fits in the next window
     return false, (c > Q) and W or reset, clamp(Q - count, Q), reset
@@ -161,9 +184,9 @@ local function evaluate(key, i)
   elseif algorithm == 'sliding_window' then
     local k = floordiv(now, W)
     local e = now - k * W
-    local window_key = key .. ':' .. string.format('%.0f', k)
-    local cur = tonumber(call('GET', window_key)) or 0
-    local prev = tonumber(call('GET', key .. ':' .. string.format('%.0f', k - 1))) or 0
+    local cur_key = window_key(key, k)
+    local cur = tonumber(call('GET', cur_key)) or 0
+    local prev = tonumber(call('GET', window_key(key, k - 1))) or 0
     local weighted_prev = prev * (W - e)
     -- what the previous window leaves of the quota, and when a state with cur = 0 is unused
     local room = floordiv(Q * W - weighted_prev, W)
@@ -175,7 +198,7 @@ local function evaluate(key, i)
       -- the count matters for this window and, as the previous one, for the next
       local lifetime = (k + 2) * W - now
       return true, 0, remaining, reset, clamp(room - (cur + c), Q), cur + c > 0 and lifetime or reset_empty,
-          window_key, cur + c, lifetime
+          cur_key, cur + c, lifetime
     end
     local excess = weighted_prev + (cur + c) * W - Q * W
     local wait = prev > 0 and -floordiv(-excess, prev)
@@ -188,16 +211,92 @@ local function evaluate(key, i)
     -- in the next window this window's count weighs as the previous one
     local e2 = W - floordiv((Q - c) * W, cur)
     return false, (W - e) + (e2 > 0 and e2 or 0), remaining, reset
-  elseif algorithm == nil then
-    error(redis.error_reply('no such kind of charge, or one with unreadable numbers: ' .. tostring(i)))
   end
-  error(redis.error_reply('unknown rate-limit algorithm: ' .. tostring(algorithm)))
+  unknown_kind(i, algorithm)
+end
+
+-- Works out at now the refund of a charge of kind i on base key: its cost goes back as far as the
+-- state still holds it, never past an absent key's (docs/rate-limits.md, "Refunds"). Appends the
+-- writes to writes, four values each as decide keeps them, where a value of false deletes the key
+-- (its state reads as absent again); reads only, and a key that is not stored stays so. A written
+-- key lives as long as decide would have it live: until its state reads as absent again.
+local function refund_of(key, i, writes)
+  local algorithm, W, Q, B, c = algorithm_of[i], W_of[i], Q_of[i], B_of[i], c_of[i]
+  local w = #writes
+
+  if algorithm == 'gcra' then
+    local T = T_of[i]
+    local tat = tonumber(call('GET', key)) or 0
+    if tat > now then
+      -- tat - c*T, not before now; c*T taken at most up to the debt, as the Java does
+      local units = -floordiv(now - tat, T)
+      if c < units then
+        units = c
+      end
+      local new_tat = tat - units * T
+      writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] =
+          key, new_tat > now and new_tat, new_tat - now, false
+    end
+
+  elseif algorithm == 'token_bucket' then
+    local capacity = B * W
+    local level0, last, stored = bucket(key, capacity, Q)
+    if stored then
+      local units = c < B and c or B
+      local level = level0 + units * W
+      if level > capacity then
+        level = capacity
+      end
+      writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] =
+          key, level < capacity and level, -floordiv(level - capacity, Q), last > now and last or now
+    end
+
+  elseif algorithm == 'fixed_window' then
+    -- only the current window's count: a charge of an earlier window is gone with it
+    local k = floordiv(now, W)
+    local count_key = window_key(key, k)
+    local count = tonumber(call('GET', count_key)) or 0
+    if count > 0 then
+      local left = count - c
+      writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] =
+          count_key, left > 0 and left, (k + 1) * W - now, false
+    end
+
+  elseif algorithm == 'sliding_window' then
+    -- off the current window's count, and what it cannot cover off the previous one's (exact
+    -- within the window of the charge, an approximation after it)
+    local k = floordiv(now, W)
+    local cur_key, prev_key = window_key(key, k), window_key(key, k - 1)
+    local cur = tonumber(call('GET', cur_key)) or 0
+    local prev = tonumber(call('GET', prev_key)) or 0
+    local new_cur = cur > c and cur - c or 0
+    local rest = c > cur and c - cur or 0
+    local new_prev = prev > rest and prev - rest or 0
+    if new_cur ~= cur then
+      writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] =
+          cur_key, new_cur > 0 and new_cur, (k + 2) * W - now, false
+      w = w + 4
+    end
+    if new_prev ~= prev then
+      -- the previous window's count matters until this window ends
+      writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] =
+          prev_key, new_prev > 0 and new_prev, (k + 1) * W - now, false
+    end
+
+  else
+    unknown_kind(i, algorithm)
+  end
 end
 
 -- Keys expire when their state would read as absent again, so Redis's memory stays bounded by
 -- the keys in use: in milliseconds rounded up (a key must never vanish while it still matters),
--- and at least ARGV[2] ms.
+-- and at least ARGV[2] ms. A value of false deletes the key instead: a refund brought its state
+-- back to an absent key's (and a lifetime of 0 would be an error).
 local function write(key, value, lifetime, last)
+  if not value then
+    call('DEL', key)
+    return
+  end
   local ttl_ms = -floordiv(-lifetime, 1000)
   if min_ttl_ms and ttl_ms < min_ttl_ms then
     ttl_ms = min_ttl_ms
@@ -216,7 +315,6 @@ local writing
 
 -- Decides a request of one charge, of kind i on KEYS[k], charging; puts its three figures at reply[at].
 local function decide_one(k, i, reply, at)
-  writing = false
   local allow, retry_after, remaining, reset, remaining_after, reset_after, key, value, lifetime, last =
       evaluate(KEYS[k], i)
   if not allow then
@@ -233,7 +331,6 @@ end
 -- reply[at]. Every charge is evaluated first, keeping the writes (four values each) and the
 -- figures after charging of the allowing charges until it is known whether all of them allow.
 local function decide(k, spec, charging, reply, at)
-  writing = false
   local after, writes = {}, {}
   local all_allow = true
   local p = at
@@ -263,6 +360,24 @@ local function decide(k, spec, charging, reply, at)
   end
 end
 
+-- Refunds a request whose kinds of charge are in the list spec (its argument without the refund
+-- mark), on the keys from KEYS[k]: every charge's refund is worked out first, so that a request
+-- that cannot be read writes nothing; then the writes; then each charge's three figures from
+-- reply[at], as a peek reports them after the refund.
+local function refund(k, spec, reply, at)
+  local writes = {}
+  local key = k
+  for kind in string.gmatch(spec .. ',', '([^,]*),') do
+    refund_of(KEYS[key], tonumber(kind), writes)
+    key = key + 1
+  end
+  writing = true
+  for w = 1, #writes, 4 do
+    write(writes[w], writes[w + 1], writes[w + 2], writes[w + 3])
+  end
+  decide(k, spec, false, reply, at)
+end
+
 -- The number of charges of a request's argument: one more than its commas.
 local function charges_of(spec)
   local _, commas = string.gsub(spec, ',', ',')
@@ -275,15 +390,20 @@ for a = first_request, #ARGV do
   local spec = ARGV[a]
   local one = tonumber(spec)
   local n, ok, err = 1
+  writing = false
   if one then
     ok, err = pcall(decide_one, k, one, reply, at)
   else
-    local peek = string.sub(spec, 1, 1) == '?'
-    if peek then
+    local mark = string.sub(spec, 1, 1)
+    if mark == '?' or mark == '!' then
       spec = string.sub(spec, 2)
     end
     n = charges_of(spec)
-    ok, err = pcall(decide, k, spec, not peek, reply, at)
+    if mark == '!' then
+      ok, err = pcall(refund, k, spec, reply, at)
+    else
+      ok, err = pcall(decide, k, spec, mark ~= '?', reply, at)
+    end
   end
   if not ok then
     local text = type(err) == 'table' and tostring(err.err) or tostring(err)

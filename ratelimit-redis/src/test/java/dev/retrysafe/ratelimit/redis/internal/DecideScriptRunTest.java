@@ -32,7 +32,8 @@ class DecideScriptRunTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Duration LONG = Duration.ofSeconds(30);
     private static final ScriptCall CALL = new ScriptCall(new byte[][] {bytes("key-a")},
-            new ScriptCall.Kind[] {new ScriptCall.Kind(Algorithm.GCRA, 1000, 5, 5, 1)}, true, bytes(""), bytes("0"));
+            new ScriptCall.Kind[] {new ScriptCall.Kind(Algorithm.GCRA, 1000, 5, 5, 1)}, ScriptCall.Mode.CHARGE,
+            bytes(""), bytes("0"));
     private static final List<Object> REPLY = List.of(7L, 4L, 200L, 0L);
 
     private final FakeScripting fake = new FakeScripting();

@@ -104,8 +104,8 @@ class DirectLaneTest {
     }
 
     private ScriptCall call() {
-        return ScriptCall.of(new KeyLayout("rs-test:"), "a:acct_1", List.of(new Charge(policy, "key-1", 1)), true,
-                OptionalLong.empty(), ScriptCall.number(0));
+        return ScriptCall.of(new KeyLayout("rs-test:"), "a:acct_1", List.of(new Charge(policy, "key-1", 1)),
+                ScriptCall.Mode.CHARGE, OptionalLong.empty(), ScriptCall.number(0));
     }
 
     private static byte[] ascii(String text) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.redis.internal.FakeScripting.Sent;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
@@ -110,27 +111,29 @@ class ScriptBatchesTest {
         // two on their way: these wait
         Future<ScriptBatches.Answer> c = queue(decide("c"), 1);
         Future<ScriptBatches.Answer> d = queue(decideTwoCharges("d"), 2);
-        Future<ScriptBatches.Answer> e = queue(callers.submit(() -> batches.run(call("e", 1, false), LONG)), 3);
+        Future<ScriptBatches.Answer> e = queue(callers.submit(() -> batches.run(call("e", 1, Mode.PEEK), LONG)), 3);
+        Future<ScriptBatches.Answer> f = queue(callers.submit(() -> batches.run(call("f", 1, Mode.REFUND), LONG)), 4);
         assertThat(fake.anyReceived()).isFalse();
 
         // the first answer sends what waited, as one call
         busy.first().answer().complete(reply(1, 1));
         assertThat(busy.a().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
         Sent joint = next();
-        assertThat(joint.keys()).containsExactly("key-c", "key-d", "key-d2", "key-e");
+        assertThat(joint.keys()).containsExactly("key-c", "key-d", "key-d2", "key-e", "key-f");
         // each kind once (d's second charge costs 2: a kind of its own), then one argument per
-        // request: c charges kind 1, d kinds 1 and 2, e peeks at kind 1
+        // request: c charges kind 1, d kinds 1 and 2, e peeks at kind 1, f refunds kind 1
         assertThat(joint.arguments()).containsExactly("", "0", "2",
                 "gcra", "1000", "5", "5", "1",
                 "gcra", "1000", "5", "5", "2",
-                "1", "1,2", "?1");
+                "1", "1,2", "?1", "!1");
 
-        // each finds its own figures: c from 1, d (two charges) from 4, e from 10
-        List<Object> reply = reply(3, 1, 2, 1);
+        // each finds its own figures: c from 1, d (two charges) from 4, e from 10, f from 13
+        List<Object> reply = reply(3, 1, 2, 1, 1);
         joint.answer().complete(reply);
         assertThat(c.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 1));
         assertThat(d.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 4));
         assertThat(e.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 10));
+        assertThat(f.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(new ScriptBatches.Answer(reply, 13));
         assertThat(busy.b().isDone()).isFalse();
         busy.second().answer().complete(reply(2, 1));
         assertThat(busy.b().get(DEADLINE.toSeconds(), TimeUnit.SECONDS).at()).isEqualTo(1);
@@ -296,17 +299,17 @@ class ScriptBatchesTest {
 
     /** A request charging {@code charges} charges: keys key-NAME, key-NAME2, ..., the i-th costing i. */
     private static ScriptCall call(String name, int charges) {
-        return call(name, charges, true);
+        return call(name, charges, Mode.CHARGE);
     }
 
-    private static ScriptCall call(String name, int charges, boolean charge) {
+    private static ScriptCall call(String name, int charges, Mode mode) {
         byte[][] keys = new byte[charges][];
         ScriptCall.Kind[] kinds = new ScriptCall.Kind[charges];
         for (int i = 0; i < charges; i++) {
             keys[i] = bytes("key-" + name + (i == 0 ? "" : Integer.toString(i + 1)));
             kinds[i] = new ScriptCall.Kind(Algorithm.GCRA, 1000, 5, 5, i + 1);
         }
-        return new ScriptCall(keys, kinds, charge, bytes(""), bytes("0"));
+        return new ScriptCall(keys, kinds, mode, bytes(""), bytes("0"));
     }
 
     /** A reply: the time, then for each request of {@code charges} charges its figures (all {@code 1}). */

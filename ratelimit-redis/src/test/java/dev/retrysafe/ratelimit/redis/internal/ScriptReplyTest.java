@@ -1,5 +1,8 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import static dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode.CHARGE;
+import static dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode.PEEK;
+import static dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode.REFUND;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,8 +26,8 @@ class ScriptReplyTest {
         // time 7; a first request (allowed, 4 left), then ours (refused, 0 left, retry in 3 s)
         List<Object> reply = List.of(7L, 4L, 2_000_000L, 0L, 0L, 9_000_000L, 3_000_000L);
 
-        Decision first = ScriptReply.decision(List.of(charge), reply, ScriptReply.FIRST, true);
-        Decision second = ScriptReply.decision(List.of(charge), reply, 1 + ScriptReply.size(1), true);
+        Decision first = ScriptReply.decision(List.of(charge), reply, ScriptReply.FIRST, CHARGE);
+        Decision second = ScriptReply.decision(List.of(charge), reply, 1 + ScriptReply.size(1), CHARGE);
 
         assertThat(first).isInstanceOf(Decision.Allowed.class);
         assertThat(first.states().getFirst().remaining()).isEqualTo(4);
@@ -42,27 +45,29 @@ class ScriptReplyTest {
         List<Object> refused = List.of(7L, 3L, 2_000_000L, 0L, 0L, 40_000_000L, 40_000_000L);
         List<Object> allowed = List.of(7L, 3L, 2_000_000L, 0L, 0L, 40_000_000L, 0L);
 
-        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, true))
+        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, CHARGE))
                 .isInstanceOfSatisfying(Decision.Rejected.class, r -> {
                     assertThat(r.refusedBy().policy()).isEqualTo(other);
                     assertThat(r.retryAfterSeconds()).isEqualTo(40);
                 });
-        // a peek is allowed whatever its charges say; a charge that need not wait allows
-        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, false)).isInstanceOf(Decision.Allowed.class);
-        assertThat(ScriptReply.decision(charges, allowed, ScriptReply.FIRST, true)).isInstanceOf(Decision.Allowed.class);
+        // a peek and a refund are allowed whatever their charges say; a charge that need not wait allows
+        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, PEEK)).isInstanceOf(Decision.Allowed.class);
+        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, REFUND))
+                .isInstanceOf(Decision.Allowed.class);
+        assertThat(ScriptReply.decision(charges, allowed, ScriptReply.FIRST, CHARGE)).isInstanceOf(Decision.Allowed.class);
     }
 
     @Test
     void aRequestTheScriptCouldNotDecideFailsWithTheScriptsWords() {
         List<Object> reply = List.of(7L, -1L, "WRONGTYPE Operation against a key".getBytes(StandardCharsets.UTF_8), 0L);
-        assertThatThrownBy(() -> ScriptReply.decision(List.of(charge), reply, ScriptReply.FIRST, true))
+        assertThatThrownBy(() -> ScriptReply.decision(List.of(charge), reply, ScriptReply.FIRST, CHARGE))
                 .isInstanceOf(ScriptReply.RequestFailed.class)
                 .hasMessage("WRONGTYPE Operation against a key");
     }
 
     @Test
     void aReplyTooShortForTheRequestIsAnError() {
-        assertThatThrownBy(() -> ScriptReply.decision(List.of(charge), List.of(7L, 1L, 4L), ScriptReply.FIRST, true))
+        assertThatThrownBy(() -> ScriptReply.decision(List.of(charge), List.of(7L, 1L, 4L), ScriptReply.FIRST, CHARGE))
                 .isInstanceOf(IllegalStateException.class);
     }
 }
