@@ -289,7 +289,7 @@ class RateLimitFilterTest {
     void aKeyedRequestIsChargedBeforeItsBodyArrives() throws Exception {
         start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S);
         byte[] body = PAYMENT.getBytes(UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+        try (Socket socket = new Socket("127.0.0.1", server.uri("/").getPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Account: hugo\r\nIdempotency-Key: k-slow\r\n"
