@@ -35,7 +35,10 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.ee10.servlet.ServletMapping;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.component.LifeCycle;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -61,6 +64,13 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  */
 final class HttpApp {
+
+    /**
+     * Connections the kernel may hold for the server before it accepts them. The JDK's default
+     * (50) drops the connections of a burst beyond it, which their clients retry only a second or
+     * more later; the kernel caps this at {@code net.core.somaxconn} (4096 on current Linux).
+     */
+    static final int ACCEPT_QUEUE = 1024;
 
     /** The init parameter of a servlet mapped beside Javalin that lists the methods it answers. */
     private static final String METHODS_PARAMETER = "dev.retrysafe.server.methods";
@@ -90,6 +100,17 @@ final class HttpApp {
                 server.setHandler(new GracefulHandler());
                 server.setStopTimeout(config.shutdownTimeout().toMillis());
                 server.setErrorHandler(new ProblemErrorHandler());
+                // Javalin adds its connector after this; set its queue before it opens
+                server.addEventListener(new LifeCycle.Listener() {
+                    @Override
+                    public void lifeCycleStarting(LifeCycle event) {
+                        for (Connector connector : server.getConnectors()) {
+                            if (connector instanceof ServerConnector serverConnector) {
+                                serverConnector.setAcceptQueueSize(ACCEPT_QUEUE);
+                            }
+                        }
+                    }
+                });
             });
             c.jetty.modifyServletContextHandler(context -> {
                 context.setErrorHandler(new ProblemErrorHandler());

@@ -218,6 +218,14 @@ public final class RetrysafeServer implements AutoCloseable {
         return app.port();
     }
 
+    /** The accept queue of each of the server's connectors (for tests). */
+    List<Integer> acceptQueues() {
+        return java.util.Arrays.stream(app.jettyServer().server().getConnectors())
+                .filter(c -> c instanceof org.eclipse.jetty.server.ServerConnector)
+                .map(c -> ((org.eclipse.jetty.server.ServerConnector) c).getAcceptQueueSize())
+                .toList();
+    }
+
     /**
      * Every route the HTTP server answers, as {@code "GET /v1/payments/{id}"} (Javalin's path
      * syntax), read from its router and from the servlets mapped beside it (the live event

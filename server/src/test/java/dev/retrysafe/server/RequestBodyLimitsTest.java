@@ -169,6 +169,12 @@ class RequestBodyLimitsTest {
                 .until(() -> metric("retrysafe_http_request_body_buffered_bytes") == 0);
     }
 
+    /** A burst of connections waits in the kernel's queue instead of being dropped and retried a second later. */
+    @Test
+    void theListenerQueuesABurstOfConnections() {
+        assertThat(server.acceptQueues()).containsExactly(HttpApp.ACCEPT_QUEUE);
+    }
+
     private String head(String method, String path, long length, boolean keyed) {
         return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + server.apiKey()
                 + "\r\nContent-Type: application/json\r\nContent-Length: " + length + "\r\n"

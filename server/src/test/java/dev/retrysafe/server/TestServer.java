@@ -97,6 +97,11 @@ public final class TestServer implements AutoCloseable {
         return server.routes();
     }
 
+    /** The accept queue of each connector. */
+    public List<Integer> acceptQueues() {
+        return server.acceptQueues();
+    }
+
     /** The port. */
     public int port() {
         return server.port();
