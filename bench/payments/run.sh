@@ -32,9 +32,11 @@
 #   SERVER_CMD            an executable that starts the server instead (gets the same env and
 #                         --config argument; build is still run unless SKIP_BUILD=1)
 #   SERVER_JAVA_OPTS      extra JVM options for the server (only when started from the jar)
-#   BASE_CONFIG_YAML      YAML given to the server in both modes [rate_limits: {enabled: false}:
-#                         this benchmark measures idempotency; the default 100 requests per
-#                         10 s per key would refuse almost every request]
+#   BASE_CONFIG_YAML      YAML given to the server in both modes [rate_limits: {enabled: false}
+#                         and limits: {max_in_flight_per_key/_per_address: 100000}: this
+#                         benchmark measures idempotency; the default 100 requests per 10 s per
+#                         key would refuse almost every request, and the 64 requests in flight
+#                         per key any CONNECTIONS above 64 (the in-flight count still runs)]
 #   NOKEYS_CONFIG_YAML    YAML added in "nokeys" mode [idempotency: {enabled: false}]
 #   PGBENCH_EXTRA_CLIENTS [10]  extra reference pgbench rows at these client counts (10 = the
 #                         server's default connection pool size; "" for none). Not used in ratios.
@@ -85,7 +87,7 @@ CONNECTIONS=${CONNECTIONS:-64} WRK_THREADS=${WRK_THREADS:-2} PGBENCH_JOBS=${PGBE
 PORT=${PORT:-18080}
 PG_HOST=${PG_HOST:-127.0.0.1} PG_PORT=${PG_PORT:-5432} PG_USER=${PG_USER:-postgres}
 SKIP_BUILD=${SKIP_BUILD:-0}
-BASE_CONFIG_YAML=${BASE_CONFIG_YAML-$'rate_limits:\n  enabled: false\n'}
+BASE_CONFIG_YAML=${BASE_CONFIG_YAML-$'rate_limits:\n  enabled: false\nlimits:\n  max_in_flight_per_key: 100000\n  max_in_flight_per_address: 100000\n'}
 NOKEYS_CONFIG_YAML=${NOKEYS_CONFIG_YAML:-$'idempotency:\n  enabled: false\n'}
 SERVER_JAVA_OPTS=${SERVER_JAVA_OPTS:-}
 READY_TIMEOUT=${READY_TIMEOUT:-120}
