@@ -91,7 +91,7 @@ while [ $# -gt 0 ]; do
 done
 if [ "$QUICK" = 1 ]; then WARMUP=${WARMUP:-5} DURATION=${DURATION:-10}; fi
 # 40 s: at half rate, two cold instances fell behind in their first seconds and needed until 24 s
-# to work the backlog off (2026-12-05, docs/benchmarks.md); a 20 s warm-up measured that catch-up
+# to work the backlog off (2026-12-05, bench/delivery/HISTORY.md); a 20 s warm-up measured that catch-up
 WARMUP=${WARMUP:-40} DURATION=${DURATION:-30}
 ENDPOINTS=${ENDPOINTS:-16} PRODUCERS=${PRODUCERS:-16} POOL=${POOL:-10} BACKLOG=${BACKLOG:-2000} DRAIN=${DRAIN:-20000}
 CONNECTIONS=${CONNECTIONS:-64} WRK_THREADS=${WRK_THREADS:-2} PORT=${PORT:-18090} HALF_RATE=${HALF_RATE:-}
@@ -287,7 +287,8 @@ SQL
   say "$label: instances started ($mode$( [ "$mode" = rate ] && echo ", $rate events/s each")); measuring $(date -u -d @$((from / 1000)) +%T) to $(date -u -d @$((to / 1000)) +%T) UTC"
   # halfway through the warm-up, ANALYZE the tables, as autovacuum does in a database that has
   # been running: with the statistics of the empty tables, PostgreSQL plans the due scan as a loop
-  # over endpoints reading every delivery each has ever had (a cold-start effect, see docs/benchmarks.md)
+  # over endpoints reading every delivery each has ever had (a cold-start effect, see "Cold
+  # statistics" in bench/delivery/HISTORY.md)
   sleep "$(awk -v t="$((start + WARMUP * 500))" -v n="$(date +%s%3N)" 'BEGIN{d=(t-n)/1000; print (d>0?d:0)}')"
   "${PSQL[@]}" -d "$db" -c "analyze deliveries, webhook_endpoints, webhook_endpoint_event_types, delivery_attempts" >/dev/null
   sleep "$(awk -v t="$from" -v n="$(date +%s%3N)" 'BEGIN{d=(t-n)/1000; print (d>0?d:0)}')"

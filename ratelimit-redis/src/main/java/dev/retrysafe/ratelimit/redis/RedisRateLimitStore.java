@@ -302,7 +302,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
          * How long a decision on the direct connection polls the socket for its reply before it
          * blocks in a read (default 100 µs; zero: never polls; at most 10 ms). A blocked thread
          * is woken by the kernel when the reply comes, and that wake-up was about half of a lone
-         * decision's time to a Redis on the same virtual machine (docs/benchmarks.md); a reply
+         * decision's time to a Redis on the same virtual machine (bench/ratelimit/HISTORY.md); a reply
          * polled for skips it, at the price of a busy core meanwhile. One thread at a time uses
          * the connection, so at most one core polls per store. Polling pauses for a second after
          * eight waits in a row whose reply took longer than the limit (a Redis farther away, or

@@ -33,7 +33,7 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
      * Connections for requests on H2 when {@code database.pool_size} is empty. An H2 connection is a
      * session in this process, and H2 writes the commits that arrive while it stores one together
      * in the next: with more requests inside their transactions at once, each store carries more of
-     * them (docs/benchmarks.md, payments on H2 at 64 concurrent clients, without / with keys: 10
+     * them (bench/payments/HISTORY.md, payments on H2 at 64 concurrent clients, without / with keys: 10
      * connections 2,803 / 1,848 per second, 32 connections 4,484 / 3,195, 64 connections 5,755 /
      * 4,269).
      */

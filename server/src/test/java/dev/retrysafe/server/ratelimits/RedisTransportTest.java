@@ -11,7 +11,7 @@ import org.junit.jupiter.api.condition.OS;
 /**
  * The server ships Netty's native epoll transport so that Lettuce talks to Redis over epoll on
  * Linux x86_64 (fewer system calls and thread wake-ups per rate-limit decision than NIO; see
- * docs/benchmarks.md). Lettuce uses it only if Netty can load it and Lettuce's own check finds it,
+ * bench/ratelimit/HISTORY.md). Lettuce uses it only if Netty can load it and Lettuce's own check finds it,
  * so this checks both, on the test class path (the same dependencies the shaded jar is built
  * from): a missing dependency or a Netty version that does not match the native library would
  * make the server fall back to NIO without a word.

@@ -11,8 +11,8 @@ import java.util.concurrent.locks.LockSupport;
  * cancelled around every wait (on JDK 25 a task of ForkJoinPool's delay scheduler, whose thread is
  * woken to take it and again to drop it; on JDK 21 one of a shared scheduled executor), and at
  * tens of thousands of decisions a second that cost about a quarter of the store's throughput at
- * 16 virtual-thread callers, the server's kind (docs/benchmarks.md, "callers on virtual threads").
- * One daemon thread here watches everything tracked
+ * 16 virtual-thread callers, the server's kind (bench/ratelimit/HISTORY.md, "callers on virtual
+ * threads"). One daemon thread here watches everything tracked
  * instead: it wakes at the earliest deadline, and while anything is outstanding at least every
  * {@link #PRUNE_EVERY}, to forget what is done; with nothing outstanding it sleeps until something
  * is tracked. A deadline is kept to within the thread's wake-up latency.

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * when it finds the connection free: the caller writes its script call and reads the reply on its
  * own thread, where a call through Lettuce hands the command to Lettuce's event loop and waits to
  * be woken with the answer. Two thread hand-offs fewer per decision, which is most of a lone decision's time on a
- * machine where waking a thread costs tens of microseconds (docs/benchmarks.md, "Rate limits").
+ * machine where waking a thread costs tens of microseconds (bench/ratelimit/HISTORY.md).
  * A decision that finds the lane taken, or other decisions under way, goes through Lettuce (alone
  * or in a shared call, {@link ScriptBatches}), so the lane is never a queue, and under load
  * decisions share calls instead of one going alone and polling a core away from the others.

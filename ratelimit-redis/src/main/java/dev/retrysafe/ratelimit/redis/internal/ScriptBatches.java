@@ -216,7 +216,7 @@ public final class ScriptBatches {
      * Gives the call's slot back and sends what queued meanwhile, then hands each request of the
      * call its answer (the first time only). The next call goes first so that Redis has it while
      * this call's callers are being woken, which on a loaded machine takes the answering thread
-     * a wake-up per request: woken first, they kept the next call waiting (docs/benchmarks.md,
+     * a wake-up per request: woken first, they kept the next call waiting (bench/ratelimit/HISTORY.md,
      * "2026-12-06"). Nothing is sent when answered at once on the thread still sending the call,
      * whose {@link #sendWhileRoom} loop goes on by itself (a Redis that fails every call at once
      * must not make each call a level deeper on one stack).

@@ -6,7 +6,7 @@ import java.time.Duration;
  * How long a thread waiting for a reply on the direct connection polls its socket before it
  * blocks in a read. A thread blocked in a read is woken by the kernel when the reply arrives, and
  * on the virtual machines measured that wake-up was about half of a lone decision's round trip to
- * a Redis on the same host (docs/benchmarks.md); polling for a reply that comes within the limit
+ * a Redis on the same host (bench/ratelimit/HISTORY.md); polling for a reply that comes within the limit
  * skips it, at the price of a core busy for that long. Only one thread at a time uses the
  * connection, and only while no shared call is under way, so at most one core polls per store.
  *
