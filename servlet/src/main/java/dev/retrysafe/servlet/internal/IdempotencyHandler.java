@@ -57,8 +57,8 @@ public final class IdempotencyHandler {
         List<String> keyHeaders = headerValues(request, IdempotencyFilter.KEY_HEADER);
         if (keyHeaders.isEmpty()) {
             if (route.keyRequired()) {
-                problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
-                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header").writeTo(response);
+                refuseUnread(request, response, problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
+                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header"));
             } else {
                 chain.doFilter(request, response);
             }
@@ -68,14 +68,14 @@ public final class IdempotencyHandler {
                 ? new KeyParse.Invalid("send exactly one Idempotency-Key header, not " + keyHeaders.size())
                 : IdempotencyKey.parse(keyHeaders.get(0));
         if (parsed instanceof KeyParse.Invalid invalid) {
-            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()).writeTo(response);
+            refuseUnread(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, invalid.reason()));
             return;
         }
         IdempotencyKey key = ((KeyParse.Valid) parsed).key();
         String scopedRoute = request.getMethod() + " " + route.template();
         if (scopedRoute.length() > Scope.MAX_ROUTE_LENGTH) {
-            problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to scope an"
-                    + " Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)").writeTo(response);
+            refuseUnread(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to"
+                    + " scope an Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
         byte[] body = request.getAttribute(RequestBodyFilter.BODY_ATTRIBUTE) instanceof byte[] read
@@ -165,6 +165,18 @@ public final class IdempotencyHandler {
     /** 503 when the database cannot be reached (the retry will work once it is back), else 500. */
     private static ProblemType failureType(@Nullable Throwable cause) {
         return DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE : ProblemType.INTERNAL_ERROR;
+    }
+
+    /**
+     * Answers before the body was read: what is left of it is read and dropped first (up to
+     * {@link RateLimitHandler#DRAIN_LIMIT} bytes; a longer one closes the connection, which the
+     * answer says), so that the client's next request on the connection is not lost. Behind a
+     * {@code RequestBodyFilter} the body is in memory already and this costs nothing.
+     */
+    private static void refuseUnread(HttpServletRequest request, HttpServletResponse response, Answer answer)
+            throws IOException {
+        BoundedBody.release(request, response, RateLimitHandler.DRAIN_LIMIT);
+        answer.writeTo(response);
     }
 
     /** Ends an acquired claim without effects: rolls its transaction back, then lets the key go. */
