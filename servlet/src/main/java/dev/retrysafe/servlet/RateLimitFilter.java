@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Requests matching {@code exempt} spend nothing: their headers show the current budgets and
  * the decision is left on the request under {@link #DECISION_ATTRIBUTE} (for an endpoint that
  * reports budgets). Every other request is charged as it arrives, before its body is read, and
- * the charge is left on the request as a {@link RequestCharge}: the {@link IdempotencyFilter}
+ * the charge is left on the request (an internal attribute): the {@link IdempotencyFilter}
  * gives it back for a replay or a {@code 409}, so that a correct client's retry spends nothing,
  * while a request that withholds its body has already paid for the time it holds.
  *

@@ -33,9 +33,9 @@ import java.util.function.LongSupplier;
  *       {@code DEBUG}, without a stack trace, and reported to the {@link Listener}.</li>
  * </ul>
  *
- * <p>The application then reads the body from memory, as often as it likes; the bytes are also on
- * the request under {@link #BODY_ATTRIBUTE}, which {@link IdempotencyFilter} uses instead of
- * reading them again. Put this filter after authentication and rate limits (so that a request is
+ * <p>The application then reads the body from memory, as often as it likes; an
+ * {@link IdempotencyFilter} behind this filter fingerprints those bytes instead of reading them
+ * again. Put this filter after authentication and rate limits (so that a request is
  * charged before it can cost anything) and before the filters and servlets that read bodies.
  *
  * <pre>{@code
@@ -49,9 +49,6 @@ import java.util.function.LongSupplier;
  * }</pre>
  */
 public final class RequestBodyFilter implements Filter {
-
-    /** The request attribute under which the body read ({@code byte[]}) is left for later filters. */
-    public static final String BODY_ATTRIBUTE = RequestBodyFilter.class.getName() + ".body";
 
     /** Why a body was refused, as told to the {@link Listener}. */
     public enum Refusal {

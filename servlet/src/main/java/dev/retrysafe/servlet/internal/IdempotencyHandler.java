@@ -12,8 +12,6 @@ import dev.retrysafe.idempotency.StoredResponse;
 import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
-import dev.retrysafe.servlet.RequestCharge;
-import dev.retrysafe.servlet.RequestBodyFilter;
 import dev.retrysafe.servlet.RequestTransaction;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.RequestDispatcher;
@@ -78,7 +76,7 @@ public final class IdempotencyHandler {
                     + " scope an Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
-        byte[] body = request.getAttribute(RequestBodyFilter.BODY_ATTRIBUTE) instanceof byte[] read
+        byte[] body = request.getAttribute(RequestBodyHandler.BODY_ATTRIBUTE) instanceof byte[] read
                 && read.length <= settings.maxBodyBytes() ? read : BoundedBody.ofRequest(request, settings.maxBodyBytes());
         if (body == null) {
             problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()

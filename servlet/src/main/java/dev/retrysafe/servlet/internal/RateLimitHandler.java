@@ -8,7 +8,6 @@ import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
-import dev.retrysafe.servlet.RequestCharge;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

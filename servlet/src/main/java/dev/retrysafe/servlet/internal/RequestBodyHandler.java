@@ -19,6 +19,9 @@ import java.util.Map;
  */
 public final class RequestBodyHandler {
 
+    /** The request attribute under which the body read ({@code byte[]}) is left for later filters. */
+    static final String BODY_ATTRIBUTE = RequestBodyHandler.class.getName() + ".body";
+
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.servlet");
 
     private final BodySettings settings;
@@ -61,7 +64,7 @@ public final class RequestBodyHandler {
             }
             switch (outcome) {
                 case BodyReader.Read read -> {
-                    request.setAttribute(RequestBodyFilter.BODY_ATTRIBUTE, read.body());
+                    request.setAttribute(BODY_ATTRIBUTE, read.body());
                     chain.doFilter(new CachedBodyRequest(request, read.body()), response);
                 }
                 case BodyReader.TooLarge tooLarge -> {

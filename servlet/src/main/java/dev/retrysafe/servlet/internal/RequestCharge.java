@@ -1,13 +1,14 @@
-package dev.retrysafe.servlet;
+package dev.retrysafe.servlet.internal;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 /**
- * The rate-limit budget a request spent, left on it by the {@link RateLimitFilter} so that a
- * later filter can give it back when the request turns out to cost nothing. Every request is
+ * The rate-limit budget a request spent, left on it by the rate-limit filter so that a later
+ * filter can give it back when the request turns out to cost nothing. An internal protocol
+ * between this module's filters, not an API. Every request is
  * charged as it arrives, before its body is read, so that a client cannot hold requests open for
- * free; the {@link IdempotencyFilter} then refunds the answers a correct client's retry gets (a
+ * free; the idempotency filter then refunds the answers a correct client's retry gets (a
  * replay, a {@code 409}) and those it gives because its own store is down. Implementations are
  * used by one request, on its thread.
  */
