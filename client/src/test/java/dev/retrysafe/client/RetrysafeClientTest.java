@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.retrysafe.client.ScriptedServer.Answer;
-import dev.retrysafe.client.ScriptedServer.Received;
+import dev.retrysafe.client.testing.FakeSleeper;
+import dev.retrysafe.client.testing.ScriptedServer;
+import dev.retrysafe.client.testing.ScriptedServer.Answer;
+import dev.retrysafe.client.testing.ScriptedServer.Received;
 import dev.retrysafe.testkit.FakeClock;
 import java.net.http.HttpResponse;
 import java.time.Duration;

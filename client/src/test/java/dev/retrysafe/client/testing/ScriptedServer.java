@@ -1,4 +1,4 @@
-package dev.retrysafe.client;
+package dev.retrysafe.client.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * answers from a script: each request takes the next {@link Answer}, the last one repeats. It
  * records every request. {@link #close()} stops it and fails if a handler thread is still busy.
  */
-final class ScriptedServer implements AutoCloseable {
+public final class ScriptedServer implements AutoCloseable {
 
     /**
      * One scripted answer.
@@ -35,24 +35,24 @@ final class ScriptedServer implements AutoCloseable {
      * @param body the response body
      * @param hold a latch the handler waits on (with a deadline) before answering, or {@code null}
      */
-    record Answer(int status, Map<String, String> headers, String body, @Nullable CountDownLatch hold) {
-        static Answer of(int status) {
+    public record Answer(int status, Map<String, String> headers, String body, @Nullable CountDownLatch hold) {
+        public static Answer of(int status) {
             return new Answer(status, Map.of(), "", null);
         }
 
-        static Answer of(int status, String header, String value) {
+        public static Answer of(int status, String header, String value) {
             return new Answer(status, Map.of(header, value), "", null);
         }
 
-        static Answer withBody(int status, String body) {
+        public static Answer withBody(int status, String body) {
             return new Answer(status, Map.of("Content-Type", "application/json"), body, null);
         }
 
-        static Answer hangUp() {
+        public static Answer hangUp() {
             return new Answer(0, Map.of(), "", null);
         }
 
-        static Answer after(CountDownLatch hold, int status) {
+        public static Answer after(CountDownLatch hold, int status) {
             return new Answer(status, Map.of(), "", hold);
         }
     }
@@ -65,8 +65,8 @@ final class ScriptedServer implements AutoCloseable {
      * @param headers the headers (first value of each, names in lower case)
      * @param body the body as text
      */
-    record Received(String method, String path, Map<String, String> headers, String body) {
-        @Nullable String header(String name) {
+    public record Received(String method, String path, Map<String, String> headers, String body) {
+        public @Nullable String header(String name) {
             return headers.get(name.toLowerCase(java.util.Locale.ROOT));
         }
     }
@@ -96,12 +96,12 @@ final class ScriptedServer implements AutoCloseable {
     }
 
     /** A server answering {@code answers} in order, then the last one forever. */
-    static ScriptedServer answering(Answer... answers) {
+    public static ScriptedServer answering(Answer... answers) {
         return new ScriptedServer(List.of(answers), null);
     }
 
     /** A server answering each request with what {@code router} says. */
-    static ScriptedServer routing(Function<Received, Answer> router) {
+    public static ScriptedServer routing(Function<Received, Answer> router) {
         return new ScriptedServer(List.of(), router);
     }
 
@@ -140,12 +140,12 @@ final class ScriptedServer implements AutoCloseable {
     }
 
     /** {@code http://127.0.0.1:<port><path>}. */
-    URI uri(String path) {
+    public URI uri(String path) {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
     }
 
     /** Every request so far, in arrival order. */
-    List<Received> received() {
+    public List<Received> received() {
         synchronized (received) {
             return List.copyOf(received);
         }

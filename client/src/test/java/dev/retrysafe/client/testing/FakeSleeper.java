@@ -1,5 +1,6 @@
-package dev.retrysafe.client;
+package dev.retrysafe.client.testing;
 
+import dev.retrysafe.client.Sleeper;
 import dev.retrysafe.testkit.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,12 +11,12 @@ import java.util.concurrent.CompletableFuture;
  * A sleeper that waits for nothing: it records each wait and moves the fake clock by it, so a
  * test of a one-second {@code Retry-After} takes no second. Threadsafe.
  */
-final class FakeSleeper implements Sleeper {
+public final class FakeSleeper implements Sleeper {
 
     private final FakeClock clock;
     private final List<Duration> waits = new ArrayList<>();
 
-    FakeSleeper(FakeClock clock) {
+    public FakeSleeper(FakeClock clock) {
         this.clock = clock;
     }
 
@@ -41,12 +42,12 @@ final class FakeSleeper implements Sleeper {
     }
 
     /** Every positive wait so far, in order. */
-    synchronized List<Duration> waits() {
+    public synchronized List<Duration> waits() {
         return List.copyOf(waits);
     }
 
     /** The sum of all waits. */
-    synchronized Duration total() {
+    public synchronized Duration total() {
         return waits.stream().reduce(Duration.ZERO, Duration::plus);
     }
 }
