@@ -1,13 +1,13 @@
 package dev.retrysafe.acceptance;
 
-import dev.retrysafe.client.AcceptedJob;
-import dev.retrysafe.client.ApiException;
 import dev.retrysafe.client.Attempt;
-import dev.retrysafe.client.Payment;
-import dev.retrysafe.client.Refund;
 import dev.retrysafe.client.RetryPolicy;
 import dev.retrysafe.client.RetryingHttpClient;
-import dev.retrysafe.client.RetrysafeClient;
+import dev.retrysafe.sdk.AcceptedJob;
+import dev.retrysafe.sdk.ApiException;
+import dev.retrysafe.sdk.Payment;
+import dev.retrysafe.sdk.Refund;
+import dev.retrysafe.sdk.RetrysafeClient;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,5 +1,5 @@
 /**
- * The retrying client and the typed Retrysafe client.
+ * The retrying client, its policy and its outcomes.
  *
  * <p>{@link dev.retrysafe.client.RetryingHttpClient} wraps a {@link java.net.http.HttpClient}
  * (synchronous and asynchronous calls) and retries what is safe to retry: the idempotent methods
@@ -12,10 +12,6 @@
  * {@link dev.retrysafe.client.CallResult}. Time passes through an injected
  * {@link java.time.Clock} and {@link dev.retrysafe.client.Sleeper}, randomness through an injected
  * {@link java.util.random.RandomGenerator}, so that every behaviour is testable without waiting.
- *
- * <p>{@link dev.retrysafe.client.RetrysafeClient} is a typed client of the Retrysafe server's API
- * (payments, refunds, reports and their jobs, webhook endpoints and their deliveries, events,
- * rate-limit budgets) on top of it.
  */
 @NullMarked
 package dev.retrysafe.client;

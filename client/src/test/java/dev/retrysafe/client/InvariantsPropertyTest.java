@@ -3,6 +3,7 @@ package dev.retrysafe.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.retrysafe.client.FakeHttpClient.Outcome;
+import dev.retrysafe.client.testing.FakeSleeper;
 import dev.retrysafe.testkit.FakeClock;
 import java.io.IOException;
 import java.net.URI;

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.retrysafe.client.FakeHttpClient.Outcome;
-import dev.retrysafe.client.ScriptedServer.Answer;
+import dev.retrysafe.client.testing.FakeSleeper;
+import dev.retrysafe.client.testing.ScriptedServer;
+import dev.retrysafe.client.testing.ScriptedServer.Answer;
 import dev.retrysafe.testkit.FakeClock;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;

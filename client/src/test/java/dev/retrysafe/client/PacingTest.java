@@ -3,7 +3,9 @@ package dev.retrysafe.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.retrysafe.client.ScriptedServer.Answer;
+import dev.retrysafe.client.testing.FakeSleeper;
+import dev.retrysafe.client.testing.ScriptedServer;
+import dev.retrysafe.client.testing.ScriptedServer.Answer;
 import dev.retrysafe.testkit.FakeClock;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -1,11 +1,11 @@
 package dev.retrysafe.server.cli;
 
 import dev.retrysafe.client.CallResult;
-import dev.retrysafe.client.Payment;
 import dev.retrysafe.client.RetryBudget;
 import dev.retrysafe.client.RetryPolicy;
-import dev.retrysafe.client.RetrysafeClient;
 import dev.retrysafe.client.RetryingHttpClient;
+import dev.retrysafe.sdk.Payment;
+import dev.retrysafe.sdk.RetrysafeClient;
 import dev.retrysafe.server.RetrysafeServer;
 import dev.retrysafe.server.accounts.ApiKeys;
 import dev.retrysafe.server.config.BankConfig;

@@ -1,0 +1,39 @@
+package dev.retrysafe.sdk;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A registered webhook endpoint (its secret is only in {@link CreatedWebhookEndpoint}).
+ * Immutable and threadsafe.
+ *
+ * @param id {@code we_...}
+ * @param url where events are delivered
+ * @param description free text, or {@code null}
+ * @param eventTypes the event types delivered there, such as {@code payment.succeeded}, or {@code *}
+ * @param enabled whether deliveries are made
+ * @param disabledReason why it is disabled ({@code manual}, {@code failing}, {@code gone}), or
+ *     {@code null} while enabled
+ * @param rateLimit at most this many attempts per second to it, or {@code null} for no limit
+ * @param createdAt when it was registered
+ * @param updatedAt when it last changed
+ * @param failingSince since when every attempt to it failed, or {@code null}
+ * @param previousSecretExpiresAt until when the secret before the last rotation still signs, or
+ *     {@code null} outside a rotation's grace period
+ */
+public record WebhookEndpoint(String id, String url, @Nullable String description, List<String> eventTypes,
+                              boolean enabled, @Nullable String disabledReason, @Nullable Integer rateLimit,
+                              Instant createdAt, Instant updatedAt, @Nullable Instant failingSince,
+                              @Nullable Instant previousSecretExpiresAt) {
+
+    /** Copies the event types. */
+    public WebhookEndpoint {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(url, "url");
+        eventTypes = List.copyOf(eventTypes);
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(updatedAt, "updatedAt");
+    }
+}
