@@ -8,5 +8,11 @@ module dev.retrysafe.common {
     requires static transitive org.jspecify;
     requires transitive java.sql;
 
-    exports dev.retrysafe.common to dev.retrysafe.jobs, dev.retrysafe.delivery, dev.retrysafe.idempotency;
+    exports dev.retrysafe.common to
+            dev.retrysafe.jobs,
+            dev.retrysafe.delivery,
+            dev.retrysafe.idempotency,
+            dev.retrysafe.ratelimit.redis,
+            dev.retrysafe.servlet,
+            dev.retrysafe.sdk;
 }

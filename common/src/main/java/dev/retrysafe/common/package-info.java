@@ -1,7 +1,7 @@
 /**
- * Shared by Retrysafe's JDBC modules (jobs, delivery, idempotency) and by nothing else: running a
- * transaction again after a transient lock conflict, and reading a module's versioned DDL scripts.
- * Exported only to those modules; not an API.
+ * Shared by Retrysafe's modules and by nothing else: running a transaction again after a
+ * transient lock conflict, reading a module's versioned DDL scripts, the one seam for monotonic
+ * time and the one JSON string escaper. Exported only to Retrysafe's modules; not an API.
  */
 @NullMarked
 package dev.retrysafe.common;

@@ -1,5 +1,6 @@
 package dev.retrysafe.idempotency.internal;
 
+import dev.retrysafe.common.JsonStrings;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

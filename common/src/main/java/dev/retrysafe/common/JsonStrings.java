@@ -1,7 +1,7 @@
-package dev.retrysafe.idempotency.internal;
+package dev.retrysafe.common;
 
 /**
- * The one way Retrysafe writes a JSON string, and the code point order of member names. Shared
+ * The one way Retrysafe escapes a JSON string, and the code point order of member names. Shared
  * by the canonicaliser and by writers of small JSON documents. Stateless and threadsafe.
  */
 public final class JsonStrings {
@@ -9,6 +9,13 @@ public final class JsonStrings {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private JsonStrings() {
+    }
+
+    /** {@code s} as a quoted JSON string, escaped as {@link #appendCanonical} does. */
+    public static String quoted(String s) {
+        StringBuilder out = new StringBuilder(s.length() + 2);
+        appendCanonical(out, s);
+        return out.toString();
     }
 
     /**
