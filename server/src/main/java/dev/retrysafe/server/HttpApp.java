@@ -62,6 +62,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>Javalin's routes, with every error mapped to a problem; or, for {@link LiveEvents#PATH},
  *       the WebSocket servlet of the live event stream.</li>
  * </ol>
+ *
+ * <p>The rate limit, body and idempotency steps are those of
+ * {@link dev.retrysafe.servlet.RequestDecisions}, installed one by one so that the server's own
+ * {@code 401} and dispatcher wake-up can sit between them; in this order they decide as it does.
  */
 final class HttpApp {
 

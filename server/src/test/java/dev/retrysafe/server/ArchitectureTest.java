@@ -1,8 +1,12 @@
 package dev.retrysafe.server;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
+import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,10 +15,16 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import dev.retrysafe.client.RetryingHttpClient;
 import dev.retrysafe.sdk.RetrysafeClient;
+import dev.retrysafe.servlet.RequestDecisions;
+import jakarta.servlet.ServletRequest;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
@@ -28,6 +38,9 @@ class ArchitectureTest {
     private static final JavaClasses SERVER = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.retrysafe.server", "db.migration");
+    private static final JavaClasses SERVLET = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.retrysafe.servlet");
     private static final JavaClasses CLIENT_AND_SDK = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.retrysafe.client", "dev.retrysafe.sdk");
@@ -103,5 +116,37 @@ class ArchitectureTest {
                         .and(not(simpleName("RetryAfterHeader").or(simpleName("Execution")))))
                 .because("the retrying client's internals may change at any time")
                 .check(CLIENT_AND_SDK);
+    }
+
+    @Test
+    void theServletStepsPassValuesNotRequestAttributes() {
+        // the steps of a request (RequestDecisions) hand each other what they decided as arguments;
+        // only Handoff names the attributes that carry it between filters installed one by one, and
+        // the public types that document an attribute for the application read their own
+        noClasses().that().resideInAPackage("dev.retrysafe.servlet..")
+                .and(not(simpleName("Handoff").or(simpleName("RequestTransaction"))
+                        .or(simpleName("WebhookReceiverFilter"))))
+                .should().callMethodWhere(target(name("getAttribute"))
+                        .and(target(owner(assignableTo(ServletRequest.class)))))
+                .because("filters never call back into each other through request attributes (CONVENTIONS.md)")
+                .check(SERVLET);
+    }
+
+    @Test
+    void theServletModuleExportsItsApiAlone() throws Exception {
+        URL jar = RequestDecisions.class.getProtectionDomain().getCodeSource()
+                .getLocation();
+        ModuleDescriptor descriptor;
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {jar}, null)) {
+            URL moduleInfo = loader.findResource("module-info.class"); // in that jar alone
+            assertThat(moduleInfo).as("module-info.class beside RequestDecisions in " + jar).isNotNull();
+            try (InputStream in = moduleInfo.openStream()) {
+                descriptor = ModuleDescriptor.read(in);
+            }
+        }
+        assertThat(descriptor.exports()).as("what dev.retrysafe.servlet exports")
+                .extracting(ModuleDescriptor.Exports::source)
+                .containsExactly("dev.retrysafe.servlet");
+        assertThat(descriptor.opens()).as("what it opens to reflection").isEmpty();
     }
 }

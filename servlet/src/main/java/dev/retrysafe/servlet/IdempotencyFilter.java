@@ -2,6 +2,7 @@ package dev.retrysafe.servlet;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
 import dev.retrysafe.servlet.internal.FilterSettings;
+import dev.retrysafe.servlet.internal.Handoff;
 import dev.retrysafe.servlet.internal.HttpOnly;
 import dev.retrysafe.servlet.internal.IdempotencyHandler;
 import dev.retrysafe.servlet.internal.RouteTemplate;
@@ -83,7 +84,13 @@ public final class IdempotencyFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        HttpOnly.filter(request, response, chain, handler::handle);
+        HttpOnly.filter(request, response, chain, (httpRequest, httpResponse, next) -> handler.handle(httpRequest,
+                httpResponse, Handoff.body(httpRequest), Handoff.admission(httpRequest), next::doFilter));
+    }
+
+    /** This filter's step, for {@link RequestDecisions}. */
+    IdempotencyHandler handler() {
+        return handler;
     }
 
     /** Builds an {@link IdempotencyFilter}. Not threadsafe; the built filter is immutable. */

@@ -5,7 +5,9 @@ import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.RequestFacts;
+import dev.retrysafe.servlet.internal.Admission;
 import dev.retrysafe.servlet.internal.FilterSettings;
+import dev.retrysafe.servlet.internal.Handoff;
 import dev.retrysafe.servlet.internal.HttpOnly;
 import dev.retrysafe.servlet.internal.RateLimitHandler;
 import dev.retrysafe.servlet.internal.RateLimitSettings;
@@ -68,7 +70,18 @@ public final class RateLimitFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        HttpOnly.filter(request, response, chain, handler::handle);
+        HttpOnly.filter(request, response, chain, (httpRequest, httpResponse, next) -> {
+            Admission admission = handler.admit(httpRequest, httpResponse);
+            if (admission != null) {
+                Handoff.admitted(httpRequest, admission);
+                next.doFilter(httpRequest, httpResponse);
+            }
+        });
+    }
+
+    /** This filter's step, for {@link RequestDecisions}. */
+    RateLimitHandler handler() {
+        return handler;
     }
 
     /** Builds a {@link RateLimitFilter}. Not threadsafe; the built filter is immutable. */

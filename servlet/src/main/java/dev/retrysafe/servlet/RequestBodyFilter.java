@@ -1,6 +1,7 @@
 package dev.retrysafe.servlet;
 
 import dev.retrysafe.servlet.internal.BodySettings;
+import dev.retrysafe.servlet.internal.Handoff;
 import dev.retrysafe.servlet.internal.HttpOnly;
 import dev.retrysafe.servlet.internal.RequestBodyHandler;
 import jakarta.servlet.Filter;
@@ -80,6 +81,11 @@ public final class RequestBodyFilter implements Filter {
         return new Builder();
     }
 
+    /** This filter's step, for {@link RequestDecisions}. */
+    RequestBodyHandler handler() {
+        return handler;
+    }
+
     /** The bytes the bodies in flight hold now (at most {@code maxBufferedBytes}). */
     public long bufferedBytes() {
         return handler.bufferedBytes();
@@ -88,7 +94,13 @@ public final class RequestBodyFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        HttpOnly.filter(request, response, chain, handler::handle);
+        HttpOnly.filter(request, response, chain, (httpRequest, httpResponse, next) ->
+                handler.read(httpRequest, httpResponse, (withBody, body) -> {
+                    if (body != null) {
+                        Handoff.bodyRead(httpRequest, body);
+                    }
+                    next.doFilter(withBody, httpResponse);
+                }));
     }
 
     /** Builds a {@link RequestBodyFilter}. Not threadsafe; the built filter is immutable. */

@@ -65,6 +65,11 @@ abstract class IdempotencyFilterContract {
 
     private ThrowawayDatabase database;
 
+    /** The filter the tests' server runs: {@code filter} itself, or something built from it. */
+    protected jakarta.servlet.Filter installed(IdempotencyFilter filter) {
+        return filter;
+    }
+
     @BeforeAll
     void createSchema() throws Exception {
         database = openDatabase();
@@ -100,7 +105,7 @@ abstract class IdempotencyFilterContract {
                 .lease(LEASE)
                 .maxBodyBytes(MAX_BODY)
                 .build();
-        server = new TestServer(filter, new PaymentsServlet(entered, proceed));
+        server = new TestServer(installed(filter), new PaymentsServlet(entered, proceed));
         http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build();
     }

@@ -113,7 +113,12 @@ class RateLimitFilterTest {
                 .scope(request -> request.getHeader("X-Account"))
                 .route("POST", "/v1/payments", true)
                 .build();
-        server = new TestServer(new PaymentsServlet(entered, proceed), rateLimit, idempotency);
+        server = new TestServer(new PaymentsServlet(entered, proceed), filters(rateLimit, idempotency));
+    }
+
+    /** The rate limit and the idempotency filter as installed, here one by one in that order. */
+    protected jakarta.servlet.Filter[] filters(RateLimitFilter rateLimit, IdempotencyFilter idempotency) {
+        return new jakarta.servlet.Filter[] {rateLimit, idempotency};
     }
 
     private static @Nullable RequestFacts facts(jakarta.servlet.http.HttpServletRequest request) {

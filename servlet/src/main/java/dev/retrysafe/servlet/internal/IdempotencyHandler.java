@@ -12,8 +12,8 @@ import dev.retrysafe.idempotency.StoredResponse;
 import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
+import dev.retrysafe.servlet.RequestDecisions;
 import dev.retrysafe.servlet.RequestTransaction;
-import jakarta.servlet.FilterChain;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -28,8 +28,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The idempotency filter's logic, one request at a time: match, read, claim, then replay, refuse
- * or run the operation in a transaction. Threadsafe (holds only immutable settings).
+ * The idempotency step of a request: match, read, claim, then replay, refuse or run the
+ * operation in a transaction. Threadsafe (holds only immutable settings).
  */
 public final class IdempotencyHandler {
 
@@ -42,14 +42,23 @@ public final class IdempotencyHandler {
         this.settings = settings;
     }
 
-    /** Handles one request as the filter documents. */
-    public void handle(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
+    /**
+     * The idempotency steps of one request, as {@link IdempotencyFilter} documents them: the key
+     * (missing, malformed: {@code 400}), the body ({@code 413}), the claim (a replay, a
+     * {@code 409}: {@code admission} refunded; a changed request: {@code 422}, charged), then
+     * {@code operation} in the claim's transaction, the answer stored and committed with it.
+     *
+     * @param bodyRead the body already read into memory, or {@code null} to read it here
+     * @param admission what the rate limit charged the request, given back for the answers that
+     *     cost nothing
+     */
+    public void handle(HttpServletRequest request, HttpServletResponse response, byte @Nullable [] bodyRead,
+            Admission admission, RequestDecisions.Operation operation) throws IOException, ServletException {
         String path = pathOf(request);
         RouteMatch route = match(request.getMethod(), path);
         String account = route == null ? null : settings.scope().apply(request);
         if (route == null || account == null) {
-            chain.doFilter(request, response);
+            operation.run(request, response);
             return;
         }
         List<String> keyHeaders = headerValues(request, IdempotencyFilter.KEY_HEADER);
@@ -58,7 +67,7 @@ public final class IdempotencyHandler {
                 refuseUnread(request, response, problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
                         request.getMethod() + " " + route.template() + " requires an Idempotency-Key header"));
             } else {
-                chain.doFilter(request, response);
+                operation.run(request, response);
             }
             return;
         }
@@ -76,8 +85,9 @@ public final class IdempotencyHandler {
                     + " scope an Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
-        byte[] body = request.getAttribute(RequestBodyHandler.BODY_ATTRIBUTE) instanceof byte[] read
-                && read.length <= settings.maxBodyBytes() ? read : BoundedBody.ofRequest(request, settings.maxBodyBytes());
+        byte[] body = bodyRead != null && bodyRead.length <= settings.maxBodyBytes()
+                ? bodyRead
+                : BoundedBody.ofRequest(request, settings.maxBodyBytes());
         if (body == null) {
             problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
                     + " bytes").writeTo(response);
@@ -93,13 +103,13 @@ public final class IdempotencyHandler {
             connection = settings.dataSource().getConnection();
         } catch (SQLException e) {
             LOG.log(Level.ERROR, "cannot open a connection for " + scopedRoute, e);
-            RequestCharge.refund(request, response); // not the client's doing: free
+            admission.refund(response); // not the client's doing: free
             unavailable(e).writeTo(response);
             return;
         }
         Answer answer;
         try {
-            answer = claimAndRun(request, response, chain, connection, scope, fingerprint, key, body);
+            answer = claimAndRun(request, response, admission, operation, connection, scope, fingerprint, key, body);
         } finally {
             close(connection);
         }
@@ -114,9 +124,9 @@ public final class IdempotencyHandler {
      * retry gets (a replay, a {@code 409}) and what the store's failure causes are refunded: the
      * request was charged when it arrived.
      */
-    private Answer claimAndRun(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
-            Connection connection, Scope scope, Fingerprint fingerprint, IdempotencyKey key, byte[] body)
-            throws IOException {
+    private Answer claimAndRun(HttpServletRequest request, HttpServletResponse response, Admission admission,
+            RequestDecisions.Operation operation, Connection connection, Scope scope, Fingerprint fingerprint,
+            IdempotencyKey key, byte[] body) {
         ClaimOutcome outcome;
         try {
             connection.setAutoCommit(false);
@@ -124,14 +134,14 @@ public final class IdempotencyHandler {
         } catch (IdempotencyStoreException | SQLException e) {
             LOG.log(Level.ERROR, "idempotency claim failed for " + scope.route(), e);
             rollback(connection);
-            RequestCharge.refund(request, response);
+            admission.refund(response);
             return unavailable(e);
         }
         if (!(outcome instanceof ClaimOutcome.Acquired)) {
             rollback(connection); // ends what the claim read (and a lock it may have taken)
         }
         if (outcome instanceof ClaimOutcome.Replay || outcome instanceof ClaimOutcome.InFlight) {
-            RequestCharge.refund(request, response);
+            admission.refund(response); // what a correct client's retry gets costs nothing
         }
         return switch (outcome) {
             case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
@@ -141,7 +151,7 @@ public final class IdempotencyHandler {
             case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
                     "this Idempotency-Key was already used with a different request to " + scope.route());
             case ClaimOutcome.Acquired acquired -> new Operation(settings, acquired.claim(), key, connection)
-                    .run(request, new CachedBodyRequest(request, body), response, chain);
+                    .run(request, new CachedBodyRequest(request, body), response, operation);
         };
     }
 
@@ -259,11 +269,11 @@ public final class IdempotencyHandler {
         }
 
         Answer run(HttpServletRequest original, HttpServletRequest replayable, HttpServletResponse response,
-                FilterChain chain) {
+                RequestDecisions.Operation operation) {
             original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, connection);
             original.setAttribute(RequestTransaction.KEY_ATTRIBUTE, key.value());
             try {
-                return runInTransaction(original, replayable, new BufferedResponse(response), chain);
+                return runInTransaction(original, replayable, new BufferedResponse(response), operation);
             } finally {
                 original.removeAttribute(RequestTransaction.CONNECTION_ATTRIBUTE);
                 original.removeAttribute(RequestTransaction.KEY_ATTRIBUTE);
@@ -271,9 +281,9 @@ public final class IdempotencyHandler {
         }
 
         private Answer runInTransaction(HttpServletRequest original, HttpServletRequest replayable,
-                BufferedResponse buffered, FilterChain chain) {
+                BufferedResponse buffered, RequestDecisions.Operation operation) {
             try {
-                chain.doFilter(replayable, buffered);
+                operation.run(replayable, buffered);
             } catch (IOException | ServletException | RuntimeException e) {
                 abandon();
                 original.setAttribute(RequestDispatcher.ERROR_EXCEPTION, e);

@@ -8,8 +8,6 @@ import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -17,10 +15,11 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The rate-limit filter's logic, one request at a time: who is calling, which policies apply,
- * one decision, then headers and either the chain or a refusal. Threadsafe.
+ * The rate limit's step of a request: who is calling, which policies apply, one decision, then
+ * headers and either an admission or a refusal. Threadsafe.
  */
 public final class RateLimitHandler {
 
@@ -38,29 +37,30 @@ public final class RateLimitHandler {
                 .build();
     }
 
-    /** Handles one request as the filter documents. */
-    public void handle(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
+    /**
+     * Decides whether {@code request} may go on, charging it as it arrives, before its body can
+     * cost anything: the budget headers are set on {@code response}, and a refusal is answered
+     * whole. A request no policy applies to, or an exempt one (its budgets are only looked at and
+     * left on it under {@link RateLimitFilter#DECISION_ATTRIBUTE}), is admitted free.
+     *
+     * @return what the request spent, refundable; {@code null} when it was refused and answered
+     */
+    public @Nullable Admission admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
         RequestFacts facts = settings.facts().apply(request);
         List<Charge> charges = facts == null ? List.of() : settings.plans().chargesFor(settings.policies(), facts);
         if (facts == null || charges.isEmpty()) {
-            chain.doFilter(request, response);
-            return;
+            return Admission.FREE;
         }
         String partition = facts.partition();
         if (settings.exempt().test(request)) {
             Decision budgets = settings.store().peek(partition, charges);
             request.setAttribute(RateLimitFilter.DECISION_ATTRIBUTE, budgets);
             writeHeaders(response, budgets);
-            chain.doFilter(request, response);
-            return;
+            return Admission.FREE;
         }
-        // every request is charged as it arrives, before its body can cost anything; a later
-        // filter gives the charge back when the request turns out to be free (a replay, a 409)
-        if (admit(settings.store().decide(partition, charges), request, response)) {
-            request.setAttribute(RequestCharge.ATTRIBUTE, new Charged(partition, charges));
-            chain.doFilter(request, response);
-        }
+        return admit(settings.store().decide(partition, charges), request, response)
+                ? new Charged(partition, charges)
+                : null;
     }
 
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
@@ -129,10 +129,11 @@ public final class RateLimitHandler {
         return w.toMillis() % 1000 == 0 ? w.toSeconds() + " s" : w.toMillis() + " ms";
     }
 
-    /** What an admitted request spent, refundable. */
-    private final class Charged implements RequestCharge {
+    /** What an admitted request spent, refundable once. */
+    private final class Charged implements Admission {
         private final String partition;
         private final List<Charge> charges;
+        private boolean refunded;
 
         Charged(String partition, List<Charge> charges) {
             this.partition = partition;
@@ -141,6 +142,10 @@ public final class RateLimitHandler {
 
         @Override
         public void refund(HttpServletResponse response) {
+            if (refunded) {
+                return;
+            }
+            refunded = true;
             writeHeaders(response, settings.store().refund(partition, charges));
         }
     }

@@ -3,7 +3,6 @@ package dev.retrysafe.servlet.internal;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.ReadDeadlines;
 import dev.retrysafe.servlet.RequestBodyFilter;
-import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -11,16 +10,13 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The request body filter's logic, one request at a time: refuse what is declared too large or
- * arrives while memory is spoken for, read the rest within its deadline, then run the chain with
- * the body in memory. Threadsafe.
+ * The body's step of a request: refuse what is declared too large or arrives while memory is
+ * spoken for, read the rest within its deadline, then go on with the body in memory. Threadsafe.
  */
 public final class RequestBodyHandler {
-
-    /** The request attribute under which the body read ({@code byte[]}) is left for later filters. */
-    static final String BODY_ATTRIBUTE = RequestBodyHandler.class.getName() + ".body";
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.servlet");
 
@@ -38,13 +34,27 @@ public final class RequestBodyHandler {
         return budget.used();
     }
 
-    /** Handles one request as the filter documents. */
-    public void handle(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+    /** What runs once the body is in memory. */
+    @FunctionalInterface
+    public interface Next {
+        /**
+         * Goes on with {@code request}, which reads its body from memory, and {@code body}, the
+         * bytes read; {@code body} is {@code null} for a request without one.
+         */
+        void run(HttpServletRequest request, byte @Nullable [] body) throws IOException, ServletException;
+    }
+
+    /**
+     * Reads the body of {@code request} within its bounds, then runs {@code next} with it; the
+     * memory it holds is given back when {@code next} returns. A body refused (too large, too
+     * slow, memory spoken for, the client gone) is answered, and {@code next} never runs.
+     */
+    public void read(HttpServletRequest request, HttpServletResponse response, Next next)
             throws IOException, ServletException {
         long start = settings.nanoTime().getAsLong();
         long declared = request.getContentLengthLong();
         if (declared == 0 || (declared < 0 && request.getHeader("Transfer-Encoding") == null)) {
-            chain.doFilter(request, response);
+            next.run(request, null);
             return;
         }
         if (declared > settings.maxBodyBytes()) {
@@ -63,10 +73,7 @@ public final class RequestBodyHandler {
                 outcome = reader.read(request.getInputStream(), deadline, start);
             }
             switch (outcome) {
-                case BodyReader.Read read -> {
-                    request.setAttribute(BODY_ATTRIBUTE, read.body());
-                    chain.doFilter(new CachedBodyRequest(request, read.body()), response);
-                }
+                case BodyReader.Read read -> next.run(new CachedBodyRequest(request, read.body()), read.body());
                 case BodyReader.TooLarge tooLarge -> {
                     settings.listener().refused(RequestBodyFilter.Refusal.TOO_LARGE);
                     refuse(response, ProblemType.REQUEST_TOO_LARGE, tooLarge());
