@@ -1,7 +1,6 @@
 package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.idempotency.Claim;
-import dev.retrysafe.idempotency.ClaimLostException;
 import dev.retrysafe.idempotency.ClaimOutcome;
 import dev.retrysafe.idempotency.Fingerprint;
 import dev.retrysafe.idempotency.IdempotencyKey;
@@ -13,8 +12,6 @@ import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RequestDecisions;
-import dev.retrysafe.servlet.RequestTransaction;
-import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -150,7 +147,7 @@ public final class IdempotencyHandler {
             // a client's mistake, not a retry: it stays charged, so that a loop of them is limited too
             case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
                     "this Idempotency-Key was already used with a different request to " + scope.route());
-            case ClaimOutcome.Acquired acquired -> new Operation(settings, acquired.claim(), key, connection)
+            case ClaimOutcome.Acquired acquired -> new ClaimedOperation(settings, acquired.claim(), key, connection)
                     .run(request, new CachedBodyRequest(request, body), response, operation);
         };
     }
@@ -171,7 +168,7 @@ public final class IdempotencyHandler {
     }
 
     /** 503 when the database cannot be reached (the retry will work once it is back), else 500. */
-    private static ProblemType failureType(@Nullable Throwable cause) {
+    static ProblemType failureType(@Nullable Throwable cause) {
         return DatabaseOutage.causedBy(cause) ? ProblemType.SERVICE_UNAVAILABLE : ProblemType.INTERNAL_ERROR;
     }
 
@@ -188,7 +185,7 @@ public final class IdempotencyHandler {
     }
 
     /** Ends an acquired claim without effects: rolls its transaction back, then lets the key go. */
-    private static void abandon(FilterSettings settings, Claim claim, Connection connection) {
+    static void abandon(FilterSettings settings, Claim claim, Connection connection) {
         rollback(connection);
         settings.store().finished(claim, false);
     }
@@ -249,96 +246,5 @@ public final class IdempotencyHandler {
     private static List<String> headerValues(HttpServletRequest request, String name) {
         Enumeration<String> values = request.getHeaders(name);
         return values == null ? List.of() : Collections.list(values);
-    }
-
-    /**
-     * One operation run under an acquired claim, in the claim's transaction, bound to the request.
-     * Used once, by one thread; the caller closes the connection.
-     */
-    private static final class Operation {
-        private final FilterSettings settings;
-        private final Claim claim;
-        private final IdempotencyKey key;
-        private final Connection connection;
-
-        Operation(FilterSettings settings, Claim claim, IdempotencyKey key, Connection connection) {
-            this.settings = settings;
-            this.claim = claim;
-            this.key = key;
-            this.connection = connection;
-        }
-
-        Answer run(HttpServletRequest original, HttpServletRequest replayable, HttpServletResponse response,
-                RequestDecisions.Operation operation) {
-            original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, connection);
-            original.setAttribute(RequestTransaction.KEY_ATTRIBUTE, key.value());
-            try {
-                return runInTransaction(original, replayable, new BufferedResponse(response), operation);
-            } finally {
-                original.removeAttribute(RequestTransaction.CONNECTION_ATTRIBUTE);
-                original.removeAttribute(RequestTransaction.KEY_ATTRIBUTE);
-            }
-        }
-
-        private Answer runInTransaction(HttpServletRequest original, HttpServletRequest replayable,
-                BufferedResponse buffered, RequestDecisions.Operation operation) {
-            try {
-                operation.run(replayable, buffered);
-            } catch (IOException | ServletException | RuntimeException e) {
-                abandon();
-                original.setAttribute(RequestDispatcher.ERROR_EXCEPTION, e);
-                return failed("the operation threw", e);
-            } catch (Error e) {
-                abandon();
-                throw e;
-            }
-            if (original.isAsyncStarted()) {
-                abandon();
-                return failed("the operation started asynchronous processing, which cannot run in the"
-                        + " request's transaction", null);
-            }
-            Answer.Buffered answer = new Answer.Buffered(buffered.getStatus(), buffered.headerPairs(),
-                    buffered.cookies(), buffered.bodyBytes());
-            if (answer.status() >= 500 || answer.status() < 100) {
-                // failed (or nonsensical): nothing may stick, and a retry must run again
-                abandon();
-                return answer;
-            }
-            StoredResponse stored;
-            try {
-                stored = StoredAnswers.forStore(settings, original, answer);
-            } catch (RuntimeException e) {
-                abandon();
-                return failed("the stored answer transform failed", e);
-            }
-            try {
-                // the answer and the effects commit together (one round trip where the store can)
-                settings.store().completeAndCommit(connection, claim, stored, settings.clock().instant());
-            } catch (ClaimLostException e) {
-                abandon();
-                LOG.log(Level.WARNING, "lease ran out and another request took over; rolled back", e);
-                return new Answer.Problem(ProblemType.IDEMPOTENCY_KEY_IN_USE, settings.problemTypeBase(),
-                        "a request with this Idempotency-Key is still being processed; retry later");
-            } catch (IdempotencyStoreException | SQLException e) {
-                abandon();
-                return failed("storing the answer or committing failed", e);
-            }
-            settings.store().finished(claim, true);
-            return answer;
-        }
-
-        /**
-         * Answers 500 (503 when the database cannot be reached) for an operation already
-         * abandoned, so a retry runs again.
-         */
-        private Answer failed(String what, @Nullable Throwable cause) {
-            LOG.log(Level.ERROR, what + " for " + claim.scope().route() + "; key released", cause);
-            return new Answer.Problem(failureType(cause), settings.problemTypeBase(),
-                    "the request failed and had no effect; retrying it with the same Idempotency-Key is safe");
-        }
-
-        private void abandon() {
-            IdempotencyHandler.abandon(settings, claim, connection);
-        }
     }
 }
