@@ -4,6 +4,7 @@ import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.dashboard.DashboardAssets;
 import dev.retrysafe.server.docs.DocsRoutes;
 import dev.retrysafe.server.events.EventRoutes;
+import dev.retrysafe.server.http.AccountRequired;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.ErrorMapping;
 import dev.retrysafe.server.http.MetricsRoute;
@@ -52,7 +53,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>the rate-limit filter (when enabled): headers on every answer, {@code 429} over a limit;
  *       a keyed request is charged here too, and refunded by the idempotency filter when it
  *       turns out to be a replay or a {@code 409};</li>
- *   <li>{@link AuthFilter#requireAccount()}: {@code 401} for a request the first step could
+ *   <li>{@link AccountRequired}: {@code 401} for a request the first step could
  *       not authenticate (after the rate limit, so that guessing keys is limited by address);</li>
  *   <li>{@link RequestLimits#bodies()}: the body read into memory within its size, deadline and
  *       rate, and the memory bound of all bodies ({@code 413}, {@code 408}, {@code 503});</li>
@@ -128,7 +129,7 @@ final class HttpApp {
                     addFilter(context, rateLimit);
                 }
                 // the stream's upgrade may come without a header: its first message then carries the key
-                addFilter(context, AuthFilter.requireAccount(LiveEvents.PATH));
+                addFilter(context, new AccountRequired(LiveEvents.PATH));
                 addFilter(context, limits.bodies());
                 // outside the idempotency filter, so it runs after the request's transaction committed
                 addFilter(context, h.wakeUp());

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * Authenticates every request under {@code /v1/} by its {@code Authorization: Bearer <key>}
  * header and puts the {@link Account} and the key's id on the request ({@link RequestAccount}).
  * A missing or unknown key is not answered here but noted on the request, so that the rate limit
- * for unauthenticated callers counts it first; {@link #requireAccount()}, placed after the rate
+ * for unauthenticated callers counts it first; {@link AccountRequired}, placed after the rate
  * limit, answers it {@code 401} with {@code WWW-Authenticate: Bearer}. Keys are never logged.
  * This class is threadsafe.
  */
@@ -84,27 +84,6 @@ public final class AuthFilter implements Filter {
     }
 
     /**
-     * The filter that answers {@code 401} for a request under {@code /v1/} that this filter could
-     * not authenticate; a request it authenticated (or one outside {@code /v1/}) passes. A request
-     * to one of {@code inBandPaths} without any {@code Authorization} header passes too: a browser
-     * cannot set headers on a WebSocket upgrade, so those paths take the key in a message and
-     * check it themselves. A wrong key in the header is refused there as everywhere.
-     */
-    public static Filter requireAccount(String... inBandPaths) {
-        java.util.Set<String> inBand = java.util.Set.of(inBandPaths);
-        return (req, res, chain) -> {
-            Object failure = req.getAttribute(FAILURE_ATTRIBUTE);
-            HttpServletRequest request = (HttpServletRequest) req;
-            boolean keyInBand = inBand.contains(request.getRequestURI()) && request.getHeader("Authorization") == null;
-            if (failure != null && RequestAccount.of(req) == null && !keyInBand) {
-                unauthorized(request, (HttpServletResponse) res, failure.toString());
-                return;
-            }
-            chain.doFilter(req, res);
-        };
-    }
-
-    /**
      * The account whose key is {@code key}, for a caller that got the key another way than the
      * header (a stream's {@code auth} message); the same cache and the same lookup as a request.
      */
@@ -125,16 +104,6 @@ public final class AuthFilter implements Filter {
             cache.put(hash, found.get());
         }
         return found;
-    }
-
-    private static void unauthorized(HttpServletRequest request, HttpServletResponse response, String detail)
-            throws IOException {
-        if (request.getContentLengthLong() != 0 || request.getHeader("Transfer-Encoding") != null) {
-            // the body is never read: say the connection ends with this answer, so that a client
-            // does not reuse a connection Jetty closes for its unread body (it raced and got no answer)
-            response.setHeader("Connection", "close");
-        }
-        Problems.respond(response, Problem.of(ProblemType.UNAUTHORIZED, detail).withHeader("WWW-Authenticate", "Bearer"));
     }
 
     /** The token of a {@code Bearer} credential (scheme case-insensitive, RFC 9110), or {@code null}. */
