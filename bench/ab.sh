@@ -89,11 +89,11 @@ stage() { # stage <dir> <tree>
 }
 
 # ---------------------------------------------------------------- arguments
-ROUNDS=${ROUNDS:-3} QUICK=0 ONLY=() SIDES=()
 COMMAND_LINE="bench/ab.sh${*:+ $*}"
 for v in ROUNDS PAY_WARMUP PAY_DURATION CONNECTIONS JMH_WI JMH_W JMH_I JMH_R INMEMORY_THREADS INMEMORY_KEYS REDIS_CALLERS REDIS_VIRTUAL DRAIN; do
   [ -n "${!v+x}" ] && COMMAND_LINE="$v=${!v@Q} $COMMAND_LINE"
 done
+ROUNDS=${ROUNDS:-3} QUICK=0 ONLY=() SIDES=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --stage)
@@ -155,7 +155,7 @@ fi
 # Per build and round on a quiet machine: a payments row costs its warm-up and measured time plus
 # ~10 s (server start, probe, a 3 s quiet-machine sample, stop), its script ~3 s more; a JMH row
 # its iterations plus ~4 s (two JVMs, set-up); the drain ~20 s plus DRAIN at ~2,500/s. On a busy
-# machine everything takes longer (the smoke test under four parallel builds: 1.7x the estimate).
+# machine everything takes longer (the smoke test, beside four parallel builds: about 2x the estimate).
 n_words() { set -- $1; echo $#; }
 JMH_ROW=$(( JMH_WI * JMH_W + JMH_I * JMH_R + 4 ))
 PER_SIDE=0
@@ -321,7 +321,7 @@ derived("payments H2 keys / no keys", "payments H2 keys (req/s)", "payments H2 n
 derived("payments PostgreSQL keys / no keys", "payments PostgreSQL keys (req/s)", "payments PostgreSQL no keys (req/s)")
 
 def fmt(x):
-    return "%.3f" % x if x < 10 else "{:,.0f}".format(x)
+    return "%.3g" % x if x < 100 else "{:,.0f}".format(x)
 
 env = open(sys.argv[2]).read().rstrip()
 print("### A/B: BEFORE vs AFTER, alternated (ABBA) on one machine\n")
@@ -337,7 +337,7 @@ for key in order:
     ratio = "%.3f" % (ma / mb) if mb and ma is not None else "n/a"
     print("| %s | %s | %s | %s | %s | **%s** |" % (key, runs(b), runs(a),
           fmt(mb) if mb is not None else "n/a", fmt(ma) if ma is not None else "n/a", ratio))
-print("\nRuns in the order measured; \"fail\": the run failed or was invalid (errors, an incomplete drain), see logs/.")
+print("\nRuns by round (odd rounds ran BEFORE first, even rounds AFTER first); \"fail\": the run failed or was invalid (errors, an incomplete drain), see logs/.")
 PY
   cat "$OUT/table.md"
 }
