@@ -97,6 +97,12 @@ public record RateLimitConfig(
                 redisDirectConnection, trustedProxies);
     }
 
+    /** The same limits, waiting at most {@code timeout} for Redis. */
+    public RateLimitConfig withRedisTimeout(Duration timeout) {
+        return new RateLimitConfig(enabled, store, policies, plans, retryAfterJitter, timeout, redisKeyPrefix,
+                redisDirectConnection, trustedProxies);
+    }
+
     /** The same limits with these trusted proxies. */
     public RateLimitConfig withTrustedProxies(List<String> newTrustedProxies) {
         return new RateLimitConfig(enabled, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,

@@ -40,7 +40,10 @@ class RateLimitsApiTest {
         Policy perKey = Policy.builder("default").scope(Scope.apiKey()).limit(3, Duration.ofHours(1)).build();
         try (RedisClusterProcess cluster = RedisClusterProcess.start();
              TestServer server = server(perKey)
-                     .rateLimits(limits(perKey).withStore(RateLimitConfig.Store.REDIS))
+                     // where the counters go is under test, not how fast: the default 100 ms
+                     // failed open while a loaded machine held the cluster's first connections
+                     .rateLimits(limits(perKey).withStore(RateLimitConfig.Store.REDIS)
+                             .withRedisTimeout(Duration.ofSeconds(5)))
                      .configure(c -> c.withRedis(new RedisConfig(URI.create("redis-cluster://" + cluster.hostsAndPorts()))))
                      .start()) {
             Api alice = Api.of(server);
