@@ -5,7 +5,7 @@ import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.redis.internal.Deadlines;
 import dev.retrysafe.ratelimit.redis.internal.DirectLane;
-import dev.retrysafe.ratelimit.redis.internal.MonotonicClock;
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.redis.internal.RedisConnector;
 import dev.retrysafe.ratelimit.redis.internal.RedisDecisions;
 import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
@@ -322,7 +322,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
          */
         public RedisRateLimitStore build() {
             StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, connectTimeout, failuresToOpen,
-                    openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource,
+                    openFor, breakerClock == null ? MonotonicClock.clock() : breakerClock, minimumKeyTtl, timeSource,
                     batching);
             // one thread per store ends what Redis does not answer in time, on every path
             Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");

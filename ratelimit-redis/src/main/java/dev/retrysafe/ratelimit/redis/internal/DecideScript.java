@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import dev.retrysafe.common.MonotonicClock;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
@@ -87,7 +88,7 @@ public final class DecideScript {
 
     private static <T> T await(RedisFuture<T> future, Duration timeout, Deadlines deadlines) {
         // Lettuce's own command expiry fails a command the same way (completeExceptionally)
-        deadlines.track(new Command(future.toCompletableFuture(), System.nanoTime() + timeout.toNanos(), timeout));
+        deadlines.track(new Command(future.toCompletableFuture(), MonotonicClock.nanoTime() + timeout.toNanos(), timeout));
         return awaitUntimed(future);
     }
 

@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import dev.retrysafe.common.MonotonicClock;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCredentials;
@@ -76,7 +77,7 @@ public final class DirectLane implements AutoCloseable {
     /** Ends a blocking read at its command's deadline, so that the read needs no timer of its own. */
     private final Deadlines deadlines;
     /** When the lane was made: the first connection's wait is counted from here. */
-    private final long createdNanos = System.nanoTime();
+    private final long createdNanos = MonotonicClock.nanoTime();
     /** Guarded by {@link #lock}: when the connection was last used (or made). */
     private long lastUsedNanos;
     private final ReentrantLock lock = new ReentrantLock();
@@ -165,7 +166,7 @@ public final class DirectLane implements AutoCloseable {
             if (current == null) {
                 return null;
             }
-            long now = System.nanoTime();
+            long now = MonotonicClock.nanoTime();
             long deadline = now + timeout.toNanos();
             if (now - lastUsedNanos >= checkAfterNanos && !stillOpen(current, deadline)) {
                 return null; // nothing was sent: the decision goes through Lettuce
@@ -222,7 +223,7 @@ public final class DirectLane implements AutoCloseable {
      * on.
      */
     public void awaitFirstAttempt() {
-        long remaining = createdNanos + connectTimeoutNanos - System.nanoTime();
+        long remaining = createdNanos + connectTimeoutNanos - MonotonicClock.nanoTime();
         lock.lock();
         try {
             while (attempts == 0 && remaining > 0) {
@@ -301,7 +302,7 @@ public final class DirectLane implements AutoCloseable {
                         made.close();
                     } else {
                         connection = made;
-                        lastUsedNanos = System.nanoTime();
+                        lastUsedNanos = MonotonicClock.nanoTime();
                     }
                     return;
                 }
@@ -328,7 +329,7 @@ public final class DirectLane implements AutoCloseable {
      * ACL without {@code +client}, a proxy without the command).
      */
     private RespConnection open() throws IOException {
-        long deadline = System.nanoTime() + connectTimeoutNanos;
+        long deadline = MonotonicClock.nanoTime() + connectTimeoutNanos;
         RespConnection made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake,
                 SpinWait.of(spinLimit), deadlines);
         try {

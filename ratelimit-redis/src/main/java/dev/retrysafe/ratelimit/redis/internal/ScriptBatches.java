@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import dev.retrysafe.common.MonotonicClock;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -51,7 +52,7 @@ public final class ScriptBatches {
         Waiter(ScriptCall call, Duration timeout) {
             this.call = call;
             this.timeout = timeout;
-            this.deadline = System.nanoTime() + timeout.toNanos();
+            this.deadline = MonotonicClock.nanoTime() + timeout.toNanos();
         }
 
         @Override

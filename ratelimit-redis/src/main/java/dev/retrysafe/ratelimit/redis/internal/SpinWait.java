@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
 
 /**
@@ -50,7 +51,7 @@ public final class SpinWait {
     }
 
     /**
-     * Until when (in {@link System#nanoTime()} terms) to poll for a reply awaited from {@code now}
+     * Until when (in {@link MonotonicClock#nanoTime()} terms) to poll for a reply awaited from {@code now}
      * and due by {@code deadline}: {@code now} itself when not polling.
      */
     long pollUntil(long now, long deadline) {
