@@ -1,6 +1,8 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import dev.retrysafe.common.MonotonicClock;
+import dev.retrysafe.ratelimit.redis.internal.DecideScript;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCredentials;
@@ -45,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * (no TLS, Unix socket or Sentinel) and credentials known up front ({@link #of} says no otherwise).
  * Threadsafe.
  */
-public final class DirectLane implements AutoCloseable {
+final class DirectLane implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DirectLane.class.getName());
     private static final byte[] EVALSHA = ascii("EVALSHA");
@@ -188,7 +190,7 @@ public final class DirectLane implements AutoCloseable {
                 return result;
             } catch (SocketTimeoutException e) {
                 drop(current);
-                throw DecideScript.timedOut(timeout);
+                throw LettuceScripts.timedOut(timeout);
             } catch (IOException e) {
                 drop(current);
                 throw new RedisConnectionException("the direct connection to Redis failed: " + e.getMessage(), e);

@@ -1,6 +1,7 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import dev.retrysafe.common.MonotonicClock;
+import dev.retrysafe.ratelimit.redis.internal.ScriptReply;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.internal.ExceptionFactory;
 import java.io.EOFException;

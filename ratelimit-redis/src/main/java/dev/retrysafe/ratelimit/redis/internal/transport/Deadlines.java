@@ -1,4 +1,4 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>After {@link #close} the thread goes on until everything already tracked is done or
  * expired, so no waiter is left without its deadline; then it ends. Threadsafe.
  */
-public final class Deadlines implements AutoCloseable {
+final class Deadlines implements AutoCloseable {
 
     /** Something a thread waits for, with a deadline. */
     interface Expiring {

@@ -1,11 +1,13 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Algorithm;
-import dev.retrysafe.ratelimit.redis.internal.FakeScripting.Sent;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall;
+import dev.retrysafe.ratelimit.redis.internal.ScriptReply;
+import dev.retrysafe.ratelimit.redis.internal.transport.FakeScripting.Sent;
 import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;

@@ -1,4 +1,4 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
@@ -18,7 +18,7 @@ import java.time.Duration;
  *
  * <p>Not threadsafe: used by the one thread holding the connection.
  */
-public final class SpinWait {
+final class SpinWait {
 
     /** The default limit. */
     public static final Duration DEFAULT_LIMIT = Duration.ofNanos(100_000);
