@@ -5,11 +5,14 @@ import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameStartingWith;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -44,6 +47,9 @@ class ArchitectureTest {
     private static final JavaClasses CLIENT_AND_SDK = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.retrysafe.client", "dev.retrysafe.sdk");
+    private static final JavaClasses RATELIMIT_REDIS = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.retrysafe.ratelimit.redis");
 
     @Test
     void serverUsesOnlyThePublicApiOfOtherModules() {
@@ -73,6 +79,25 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("dev.retrysafe.server.http..",
                         "dev.retrysafe.server.payments..", "dev.retrysafe.server.db..", "dev.retrysafe.server.bank..")
                 .check(SERVER);
+    }
+
+    @Test
+    void redisDecisionsSeeTheTransportOnlyThroughItsInterface() {
+        // wherever they live, the connections, the lane and the shared calls are the transport's
+        DescribedPredicate<JavaClass> transportMechanism = resideInAPackage("dev.retrysafe.ratelimit.redis..")
+                .and(simpleNameStartingWith("RespConnection").or(simpleNameStartingWith("DirectLane"))
+                        .or(simpleNameStartingWith("SpinWait")).or(simpleNameStartingWith("ScriptBatches"))
+                        .or(simpleNameStartingWith("Deadlines")).or(simpleNameStartingWith("RedisConnector"))
+                        .or(simpleNameStartingWith("Lettuce")))
+                .or(resideInAPackage("dev.retrysafe.ratelimit.redis.internal.transport..")
+                        .and(not(simpleName("ScriptTransport").or(simpleName("ScriptTransports"))
+                                .or(simpleName("TransportSettings")))))
+                .as("the Redis transport's connections, lane or shared calls");
+        noClasses().that().resideInAnyPackage("dev.retrysafe.ratelimit.redis", "dev.retrysafe.ratelimit.redis.internal")
+                .should().dependOnClassesThat(transportMechanism)
+                .because("the store and its decisions read as breaker and fail modes; how a call reaches Redis"
+                        + " (Lettuce, the direct RESP lane, shared calls) is chosen behind ScriptTransport")
+                .check(RATELIMIT_REDIS);
     }
 
     @Test

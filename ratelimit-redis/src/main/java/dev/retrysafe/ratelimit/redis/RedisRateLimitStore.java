@@ -1,23 +1,17 @@
 package dev.retrysafe.ratelimit.redis;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.RateLimitStore;
-import dev.retrysafe.ratelimit.redis.internal.Deadlines;
-import dev.retrysafe.ratelimit.redis.internal.DirectLane;
-import dev.retrysafe.ratelimit.redis.internal.MonotonicClock;
-import dev.retrysafe.ratelimit.redis.internal.RedisConnector;
 import dev.retrysafe.ratelimit.redis.internal.RedisDecisions;
 import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
-import dev.retrysafe.ratelimit.redis.internal.SpinWait;
 import dev.retrysafe.ratelimit.redis.internal.StoreSettings;
-import io.lettuce.core.ClientOptions;
+import dev.retrysafe.ratelimit.redis.internal.transport.ScriptTransport;
+import dev.retrysafe.ratelimit.redis.internal.transport.ScriptTransports;
+import dev.retrysafe.ratelimit.redis.internal.transport.TransportSettings;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -99,9 +93,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
     /** Builds a {@link RedisRateLimitStore}. Not threadsafe. */
     public static final class Builder {
 
-        /** How soon a cluster client may refresh its layout again after a redirection or reconnect prompted it. */
-        private static final Duration ADAPTIVE_REFRESH_AT_MOST_EVERY = Duration.ofSeconds(1);
-
         private @Nullable String redisUri;
         private @Nullable RedisClient client;
         private @Nullable List<String> clusterSeeds;
@@ -117,7 +108,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
         private @Nullable Clock timeSource;
         private boolean batching = true;
         private boolean directConnection = true;
-        private Duration directConnectionSpin = SpinWait.DEFAULT_LIMIT;
+        private Duration directConnectionSpin = TransportSettings.defaultSpinLimit();
 
         private Builder() {}
 
@@ -309,10 +300,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
          * loaded), and never happens on a single processor.
          */
         public Builder directConnectionSpin(Duration limit) {
-            if (limit.isNegative() || limit.compareTo(SpinWait.MAX_LIMIT) > 0) {
-                throw new IllegalArgumentException("directConnectionSpin must be between 0 and 10ms: " + limit);
-            }
-            this.directConnectionSpin = limit;
+            this.directConnectionSpin = TransportSettings.requireSpinLimit(limit);
             return this;
         }
 
@@ -321,96 +309,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
          * now is not an error (decisions follow the fail modes until it is up).
          */
         public RedisRateLimitStore build() {
-            StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, connectTimeout, failuresToOpen,
-                    openFor, breakerClock == null ? new MonotonicClock() : breakerClock, minimumKeyTtl, timeSource,
-                    batching);
-            // one thread per store ends what Redis does not answer in time, on every path
-            Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
-            // the lane connects in the background while the connector waits for its own connection
-            DirectLane lane = null;
-            RedisConnector<?> connector;
-            try {
-                if (directConnection && redisUri != null && client == null) { // redisUri: not a Cluster
-                    lane = DirectLane.of(uri(redisUri, commandTimeout), connectTimeout, directConnectionSpin, deadlines)
-                            .orElse(null);
-                }
-                connector = connector(settings);
-            } catch (RuntimeException e) {
-                if (lane != null) {
-                    lane.close();
-                }
-                deadlines.close();
-                throw e;
-            }
-            if (lane != null) {
-                lane.awaitFirstAttempt();
-            }
-            return new RedisRateLimitStore(new RedisDecisions(settings, connector, lane, deadlines));
-        }
-
-        private RedisConnector<?> connector(StoreSettings settings) {
-            if (clusterSeeds != null || clusterClient != null) {
-                boolean ownsClient = clusterClient == null;
-                RedisClusterClient cluster = clusterClient;
-                String seeds = "(the client's seeds)";
-                if (cluster == null) {
-                    List<RedisURI> uris = Objects.requireNonNull(clusterSeeds).stream()
-                            .map(seed -> uri(seed, commandTimeout))
-                            .toList();
-                    cluster = RedisClusterClient.create(uris);
-                    cluster.setOptions(clusterOptions(settings, topologyRefreshPeriod));
-                    seeds = uris.toString();
-                }
-                return RedisConnector.cluster(cluster, seeds, ownsClient, commandTimeout, connectTimeout);
-            }
-            if (redisUri == null) {
+            StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, failuresToOpen, openFor,
+                    breakerClock == null ? MonotonicClock.clock() : breakerClock, minimumKeyTtl, timeSource);
+            if (redisUri == null && clusterSeeds == null && clusterClient == null) {
                 throw new IllegalStateException("a Redis store needs redisUri(...), redisClient(...),"
                         + " redisCluster(...) or redisClusterClient(...)");
             }
-            RedisURI uri = uri(redisUri, commandTimeout);
-            boolean ownsClient = client == null;
-            RedisClient redis = ownsClient ? RedisClient.create() : client;
-            if (ownsClient) {
-                // a disconnected connection fails calls at once instead of queueing them for a
-                // Redis that may be gone for minutes
-                redis.setOptions(connectionOptions(ClientOptions.builder(), settings,
-                        ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
-            }
-            return RedisConnector.standalone(redis, uri, ownsClient, commandTimeout, connectTimeout);
-        }
-
-        private static RedisURI uri(String text, Duration timeout) {
-            RedisURI uri = RedisURI.create(text);
-            uri.setTimeout(timeout);
-            return uri;
-        }
-
-        /** What the store's own clients of either kind are given. */
-        private static <B extends ClientOptions.Builder> B connectionOptions(B options, StoreSettings settings,
-                ClientOptions.DisconnectedBehavior whileDisconnected) {
-            options.autoReconnect(true)
-                    .disconnectedBehavior(whileDisconnected)
-                    .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
-                    .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build());
-            return options;
-        }
-
-        private static ClusterClientOptions clusterOptions(StoreSettings settings, Duration refreshPeriod) {
-            ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
-                    .enablePeriodicRefresh(refreshPeriod)
-                    // Lettuce 7 refreshes on every adaptive trigger by default (MOVED, ASK, persistent
-                    // reconnects, an unknown slot or node), so a failover or a resharding is picked up
-                    // at once; a burst of them (every request to a moved slot) refreshes once a second
-                    .adaptiveRefreshTriggersTimeout(ADAPTIVE_REFRESH_AT_MOST_EVERY)
-                    .build();
-            // Not REJECT_COMMANDS: a cluster client opens its connection to each master on first
-            // use, and Lettuce 7 then rejects the calls that wait for it, so every start and every
-            // new master would fail a decision. A call to a master that is down waits at most the
-            // command timeout instead, until that master's breaker opens.
-            return connectionOptions(ClusterClientOptions.builder(), settings,
-                            ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-                    .topologyRefreshOptions(refresh)
-                    .build();
+            // a call carries one time for all its requests, so a time source's calls go alone
+            TransportSettings transportSettings = new TransportSettings(commandTimeout, connectTimeout,
+                    topologyRefreshPeriod, batching && timeSource == null, directConnection, directConnectionSpin);
+            ScriptTransport transport = clusterSeeds != null || clusterClient != null
+                    ? ScriptTransports.cluster(clusterSeeds, clusterClient, transportSettings)
+                    : ScriptTransports.standalone(Objects.requireNonNull(redisUri), client, transportSettings);
+            return new RedisRateLimitStore(new RedisDecisions(settings, transport));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import dev.retrysafe.ratelimit.redis.internal.transport.ScriptTransport;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
@@ -23,7 +24,7 @@ public final class Breakers {
         this.failuresToOpen = failuresToOpen;
         this.openFor = openFor;
         this.clock = clock;
-        forNode(RedisConnector.ANY_NODE); // checks the settings now rather than on the first call
+        forNode(ScriptTransport.ANY_NODE); // checks the settings now rather than on the first call
     }
 
     /** The breaker of {@code node}. */
@@ -39,7 +40,7 @@ public final class Breakers {
      * from the cluster, or replaced by a replica) are dropped.
      */
     public boolean anyOpen(Set<String> liveNodes) {
-        byNode.keySet().removeIf(node -> !node.equals(RedisConnector.ANY_NODE) && !liveNodes.contains(node));
+        byNode.keySet().removeIf(node -> !node.equals(ScriptTransport.ANY_NODE) && !liveNodes.contains(node));
         return byNode.entrySet().stream()
                 .anyMatch(e -> liveNodes.contains(e.getKey()) && e.getValue().isOpen());
     }

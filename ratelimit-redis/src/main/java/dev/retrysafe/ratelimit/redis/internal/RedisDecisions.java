@@ -2,6 +2,7 @@ package dev.retrysafe.ratelimit.redis.internal;
 
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.redis.internal.transport.ScriptTransport;
 import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
@@ -13,12 +14,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One decision: through the circuit breaker of the node that serves the request's keys, one
- * script call, and the policies' fail modes when Redis cannot answer. Threadsafe.
+ * script call over the {@link ScriptTransport}, and the policies' fail modes when Redis cannot
+ * answer. Threadsafe.
  */
 public final class RedisDecisions implements AutoCloseable {
 
@@ -40,82 +40,47 @@ public final class RedisDecisions implements AutoCloseable {
 
     private final StoreSettings settings;
     private final KeyLayout layout;
-    private final RedisConnector<?> connector;
+    private final ScriptTransport transport;
     private final Breakers breakers;
     /** {@code settings.minimumKeyTtl()} as the script's argument: the same for every call. */
     private final byte[] minimumKeyTtl;
-    /** Where decisions go together, or null where each goes alone (a Cluster, a time source, turned off). */
-    private final @Nullable ScriptBatches batches;
-    /** Where a decision alone in the store goes first when it finds it free, or null (a Cluster, TLS, turned off). */
-    private final @Nullable DirectLane lane;
-    /** Fails the calls that are not answered in time, so that no caller waits with a timer of its own. */
-    private final Deadlines deadlines;
-    /**
-     * Decisions under way in this store, from the start of {@link #decide} to its answer: the
-     * lane is for a decision alone. Under concurrency a decision costs less in a shared call, and
-     * a lane decision polling for its reply would take a core the others need.
-     */
-    private final AtomicInteger underWay = new AtomicInteger();
 
-    /**
-     * Decisions with {@code settings} over {@code connector} and, for decisions that find it free,
-     * {@code lane}, with {@code deadlines} ending what is not answered in time (on the lane too);
-     * this closes all three.
-     */
-    public RedisDecisions(StoreSettings settings, RedisConnector<?> connector, @Nullable DirectLane lane,
-            Deadlines deadlines) {
+    /** Decisions with {@code settings} over {@code transport}, which this closes. */
+    public RedisDecisions(StoreSettings settings, ScriptTransport transport) {
         this.settings = settings;
-        this.lane = lane;
-        this.deadlines = deadlines;
         this.layout = new KeyLayout(settings.keyPrefix());
-        this.connector = connector;
+        this.transport = transport;
         this.breakers = new Breakers(settings.failuresToOpen(), settings.openFor(), settings.breakerClock());
         this.minimumKeyTtl = ScriptCall.number(settings.minimumKeyTtl().toMillis());
-        this.batches = settings.batching() && settings.timeSource() == null && !connector.cluster()
-                ? new ScriptBatches(connector::commands, deadlines) : null;
     }
 
     /**
      * Charges, peeks at or refunds {@code charges}, as {@code mode} says; never throws for an
-     * unreachable Redis. Every mode goes the same way: the breaker, the lane or a shared call, the
-     * fail modes.
+     * unreachable Redis. Every mode goes the same way: the breaker, the script call, the fail modes.
      */
     public Decision decide(String partition, List<Charge> charges, ScriptCall.Mode mode) {
         if (charges.isEmpty()) {
             return new Decision.Allowed(List.of());
         }
         requireOnePerPolicy(charges);
-        underWay.incrementAndGet();
+        transport.decisionStarted();
         try {
-            return decideCounted(partition, charges, mode);
+            return decideStarted(partition, charges, mode);
         } finally {
-            underWay.decrementAndGet();
+            transport.decisionEnded();
         }
     }
 
-    private Decision decideCounted(String partition, List<Charge> charges, ScriptCall.Mode mode) {
+    private Decision decideStarted(String partition, List<Charge> charges, ScriptCall.Mode mode) {
         ScriptCall call = ScriptCall.of(layout, partition, charges, mode, explicitNow(), minimumKeyTtl);
         // every key of a call is in one slot, so its first key names the node
-        CircuitBreaker breaker = breakers.forNode(connector.nodeFor(call.keys()[0]));
+        CircuitBreaker breaker = breakers.forNode(transport.nodeFor(call.keys()[0]));
         if (!breaker.tryAcquire()) {
             return unreachable(charges, breaker);
         }
         List<Object> reply;
-        int at = ScriptReply.FIRST;
         try {
-            // the lane for a decision alone (no other under way, no shared call on its way): under
-            // load a decision costs less in a shared call
-            List<Object> direct = lane != null && underWay.get() == 1 && (batches == null || batches.idle())
-                    ? lane.tryRun(call, connector.commandTimeout()) : null;
-            if (direct != null) {
-                reply = direct;
-            } else if (batches != null) {
-                ScriptBatches.Answer answer = batches.run(call, connector.commandTimeout());
-                reply = answer.reply();
-                at = answer.at();
-            } else {
-                reply = DecideScript.run(connector.commands(), call, connector.commandTimeout(), deadlines);
-            }
+            reply = transport.run(call, settings.commandTimeout());
         } catch (RedisCommandExecutionException e) {
             if (meansUnavailable(e)) {
                 breaker.onFailure();
@@ -136,7 +101,7 @@ public final class RedisDecisions implements AutoCloseable {
         }
         breaker.onSuccess();
         try {
-            return ScriptReply.decision(charges, reply, at, mode);
+            return ScriptReply.decision(charges, reply, ScriptReply.FIRST, mode);
         } catch (ScriptReply.RequestFailed e) {
             // as above: Redis answered, but could not decide this request
             LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode: {0}", e.getMessage());
@@ -161,7 +126,7 @@ public final class RedisDecisions implements AutoCloseable {
 
     /** Whether a breaker keeps calls away from Redis (from one of a Cluster's masters) now. */
     public boolean breakerOpen() {
-        return breakers.anyOpen(connector.nodes());
+        return breakers.anyOpen(transport.nodes());
     }
 
     private Decision unreachable(List<Charge> charges, CircuitBreaker breaker) {
@@ -195,17 +160,6 @@ public final class RedisDecisions implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            if (lane != null) {
-                lane.close();
-            }
-        } finally {
-            try {
-                connector.close();
-            } finally {
-                // its thread ends once what is under way is answered or timed out
-                deadlines.close();
-            }
-        }
+        transport.close();
     }
 }

@@ -12,15 +12,17 @@ import java.util.OptionalLong;
 /**
  * One request's part of a {@code decide.lua} call (its header documents the layout): its keys,
  * the kind of each charge (a policy's numbers and a cost), and its {@link Mode}. A call
- * of one request or of several ({@link ScriptBatches} joins concurrent requests into one) is made
+ * of one request or of several (the transport joins concurrent requests into one) is made
  * by {@link #keysOf} and {@link #argumentsOf}: the kinds of all its requests once each, then one
  * argument per request naming its kinds. Not changed after {@link #of}, except that the arguments of
  * its call alone are made when first asked for: used by one thread at a time, or handed over through
- * a concurrent queue (as {@link ScriptBatches} does). The arrays handed out are not copied, so
+ * a concurrent queue (as the transport's batches do). The arrays handed out are not copied, so
  * callers must not change them.
  */
 public final class ScriptCall {
 
+    /** Requests in one call at most (their charges: one or a few each). */
+    public static final int MAX_REQUESTS = 64;
     /** The arguments every call starts with (time, least key lifetime), whatever it decides. */
     static final int HEADER_ARGUMENTS = 2;
     private static final int ARGUMENTS_PER_KIND = 5;
@@ -30,7 +32,7 @@ public final class ScriptCall {
             .map(algorithm -> ascii(algorithm.configName()))
             .toArray(byte[][]::new);
     /** A request charging one key of kind i, for the kinds most calls have: {@code SINGLE[i]}. */
-    private static final byte[][] SINGLE = new byte[ScriptBatches.MAX_REQUESTS + 1][];
+    private static final byte[][] SINGLE = new byte[MAX_REQUESTS + 1][];
 
     static {
         for (int i = 1; i < SINGLE.length; i++) {
@@ -57,8 +59,9 @@ public final class ScriptCall {
     /**
      * The numbers the script needs of one charge, apart from its key. Requests whose charges are of
      * one kind (the same policy numbers and cost) share the kind's arguments in a joint call.
+     * Public for the transport's tests, which build calls of given kinds.
      */
-    record Kind(Algorithm algorithm, long windowMicros, long quota, long burst, long cost) {
+    public record Kind(Algorithm algorithm, long windowMicros, long quota, long burst, long cost) {
 
         static Kind of(Charge charge) {
             Policy policy = charge.policy();
@@ -82,7 +85,8 @@ public final class ScriptCall {
     /** This request's call alone, made when first asked for (a request sent in a joint call never is). */
     private byte[][] arguments;
 
-    ScriptCall(byte[][] keys, Kind[] kinds, Mode mode, byte[] now, byte[] minimumKeyTtl) {
+    /** A request of {@code kinds}, one per key (tests build calls this way; the store uses {@link #of}). */
+    public ScriptCall(byte[][] keys, Kind[] kinds, Mode mode, byte[] now, byte[] minimumKeyTtl) {
         if (keys.length != kinds.length || keys.length == 0) {
             throw new IllegalArgumentException("one kind per key, and at least one: " + keys.length + " keys, "
                     + kinds.length + " kinds");
@@ -128,7 +132,7 @@ public final class ScriptCall {
     }
 
     /** The keys of a call of {@code requests}: theirs, in order. */
-    static byte[][] keysOf(List<ScriptCall> requests) {
+    public static byte[][] keysOf(List<ScriptCall> requests) {
         if (requests.size() == 1) {
             return requests.get(0).keys;
         }
@@ -149,7 +153,7 @@ public final class ScriptCall {
      * The arguments of a call of {@code requests}, decided in this order; the header (time, least
      * key lifetime) is the first request's, which must be every request's.
      */
-    static byte[][] argumentsOf(List<ScriptCall> requests) {
+    public static byte[][] argumentsOf(List<ScriptCall> requests) {
         return requests.size() == 1 ? requests.get(0).arguments() : build(requests);
     }
 

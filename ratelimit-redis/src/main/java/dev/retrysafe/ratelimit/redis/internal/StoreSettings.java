@@ -11,29 +11,24 @@ import org.jspecify.annotations.Nullable;
  *
  * @param keyPrefix      put before every key
  * @param commandTimeout how long a decision waits for Redis
- * @param connectTimeout how long one connection attempt may take (in the background)
  * @param failuresToOpen consecutive failures that open the circuit breaker
  * @param openFor        how long the breaker stays open before a probe
  * @param breakerClock   measures {@code openFor}
  * @param minimumKeyTtl  the least time a written key lives
  * @param timeSource     the time decisions are made at instead of Redis's clock, or null
- * @param batching       whether concurrent decisions may go to a standalone Redis as one call
  */
 public record StoreSettings(
         String keyPrefix,
         Duration commandTimeout,
-        Duration connectTimeout,
         int failuresToOpen,
         Duration openFor,
         Clock breakerClock,
         Duration minimumKeyTtl,
-        @Nullable Clock timeSource,
-        boolean batching) {
+        @Nullable Clock timeSource) {
 
     public StoreSettings {
         new KeyLayout(keyPrefix); // validates the prefix
         requirePositive("commandTimeout", commandTimeout);
-        requirePositive("connectTimeout", connectTimeout);
         requirePositive("openFor", openFor);
         Objects.requireNonNull(breakerClock, "breakerClock");
         if (failuresToOpen < 1) {

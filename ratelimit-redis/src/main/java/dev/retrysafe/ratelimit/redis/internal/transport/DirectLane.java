@@ -1,5 +1,8 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
+import dev.retrysafe.common.MonotonicClock;
+import dev.retrysafe.ratelimit.redis.internal.DecideScript;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisCredentials;
@@ -44,7 +47,7 @@ import org.jspecify.annotations.Nullable;
  * (no TLS, Unix socket or Sentinel) and credentials known up front ({@link #of} says no otherwise).
  * Threadsafe.
  */
-public final class DirectLane implements AutoCloseable {
+final class DirectLane implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(DirectLane.class.getName());
     private static final byte[] EVALSHA = ascii("EVALSHA");
@@ -76,7 +79,7 @@ public final class DirectLane implements AutoCloseable {
     /** Ends a blocking read at its command's deadline, so that the read needs no timer of its own. */
     private final Deadlines deadlines;
     /** When the lane was made: the first connection's wait is counted from here. */
-    private final long createdNanos = System.nanoTime();
+    private final long createdNanos = MonotonicClock.nanoTime();
     /** Guarded by {@link #lock}: when the connection was last used (or made). */
     private long lastUsedNanos;
     private final ReentrantLock lock = new ReentrantLock();
@@ -165,7 +168,7 @@ public final class DirectLane implements AutoCloseable {
             if (current == null) {
                 return null;
             }
-            long now = System.nanoTime();
+            long now = MonotonicClock.nanoTime();
             long deadline = now + timeout.toNanos();
             if (now - lastUsedNanos >= checkAfterNanos && !stillOpen(current, deadline)) {
                 return null; // nothing was sent: the decision goes through Lettuce
@@ -187,7 +190,7 @@ public final class DirectLane implements AutoCloseable {
                 return result;
             } catch (SocketTimeoutException e) {
                 drop(current);
-                throw DecideScript.timedOut(timeout);
+                throw LettuceScripts.timedOut(timeout);
             } catch (IOException e) {
                 drop(current);
                 throw new RedisConnectionException("the direct connection to Redis failed: " + e.getMessage(), e);
@@ -222,7 +225,7 @@ public final class DirectLane implements AutoCloseable {
      * on.
      */
     public void awaitFirstAttempt() {
-        long remaining = createdNanos + connectTimeoutNanos - System.nanoTime();
+        long remaining = createdNanos + connectTimeoutNanos - MonotonicClock.nanoTime();
         lock.lock();
         try {
             while (attempts == 0 && remaining > 0) {
@@ -301,7 +304,7 @@ public final class DirectLane implements AutoCloseable {
                         made.close();
                     } else {
                         connection = made;
-                        lastUsedNanos = System.nanoTime();
+                        lastUsedNanos = MonotonicClock.nanoTime();
                     }
                     return;
                 }
@@ -328,7 +331,7 @@ public final class DirectLane implements AutoCloseable {
      * ACL without {@code +client}, a proxy without the command).
      */
     private RespConnection open() throws IOException {
-        long deadline = System.nanoTime() + connectTimeoutNanos;
+        long deadline = MonotonicClock.nanoTime() + connectTimeoutNanos;
         RespConnection made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake,
                 SpinWait.of(spinLimit), deadlines);
         try {

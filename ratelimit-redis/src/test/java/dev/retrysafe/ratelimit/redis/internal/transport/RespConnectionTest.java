@@ -1,9 +1,10 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.retrysafe.common.MonotonicClock;
 import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
@@ -81,7 +82,7 @@ class RespConnectionTest {
     void writesAScriptCallAsOneArrayOfBulkStrings() throws Exception {
         answer(":1\r\n");
         Object reply = connection.script(ascii("EVALSHA"), ascii("abc"), new byte[][] {ascii("k{1}")},
-                new byte[][] {ascii(""), ascii("12345678901")}, System.nanoTime() + SECOND);
+                new byte[][] {ascii(""), ascii("12345678901")}, MonotonicClock.nanoTime() + SECOND);
 
         assertThat(reply).isEqualTo(1L);
         assertThat(text(received.take())).isEqualTo(
@@ -104,7 +105,7 @@ class RespConnectionTest {
             }
         });
 
-        Object value = connection.command(new byte[][] {ascii("PING")}, System.nanoTime() + 5 * SECOND);
+        Object value = connection.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + 5 * SECOND);
 
         assertThat(writer.join(Duration.ofSeconds(5))).isTrue();
         assertThat(value).isInstanceOf(List.class);
@@ -122,61 +123,61 @@ class RespConnectionTest {
     @Test
     void anErrorReplyIsThrownAsLettucesExceptionAndTheNextCommandReadsItsOwnReply() throws Exception {
         answer("-NOSCRIPT No matching script. Please use EVAL.\r\n");
-        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVALSHA")}, System.nanoTime() + SECOND))
+        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVALSHA")}, MonotonicClock.nanoTime() + SECOND))
                 .isInstanceOf(RedisNoScriptException.class)
                 .hasMessageStartingWith("NOSCRIPT");
 
         answer("-BUSY Redis is busy running a script\r\n");
-        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVALSHA")}, System.nanoTime() + SECOND))
+        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVALSHA")}, MonotonicClock.nanoTime() + SECOND))
                 .isInstanceOf(RedisBusyException.class);
 
         // an error inside an array: the whole array is read, then the error thrown
         answer("*3\r\n:1\r\n-ERR inner\r\n:3\r\n");
-        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVAL")}, System.nanoTime() + SECOND))
+        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVAL")}, MonotonicClock.nanoTime() + SECOND))
                 .isExactlyInstanceOf(RedisCommandExecutionException.class)
                 .hasMessage("ERR inner");
 
         answer(":7\r\n");
-        assertThat(connection.command(new byte[][] {ascii("PING")}, System.nanoTime() + SECOND)).isEqualTo(7L);
+        assertThat(connection.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + SECOND)).isEqualTo(7L);
         assertThat(received).hasSize(4);
     }
 
     @Test
     void aReplyThatDoesNotComeEndsAtTheDeadline() {
-        long started = System.nanoTime();
+        long started = MonotonicClock.nanoTime();
         // the read itself waits untimed: the deadlines' thread ends it (bounded here, should it not)
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(() -> connection.command(
-                new byte[][] {ascii("PING")}, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150)))
+                new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150)))
                 .isInstanceOf(SocketTimeoutException.class));
-        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(MonotonicClock.nanoTime() - started);
         assertThat(tookMillis).isBetween(140L, 3_000L);
         Conditions.await(() -> deadlines.tracked() == 0, Duration.ofSeconds(5));
     }
 
     @Test
     void aReplyInTimeLeavesTheConnectionOpenPastItsDeadline() throws Exception {
-        long deadline = System.nanoTime() + SECOND;
+        long deadline = MonotonicClock.nanoTime() + SECOND;
         answer("+PONG\r\n");
         assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, deadline)).isEqualTo(ascii("PONG"));
         // past the deadline of the read that was answered: its socket must not be closed for it
-        Conditions.await(() -> deadlines.tracked() == 0 && System.nanoTime() - deadline > 0, Duration.ofSeconds(5));
+        Conditions.await(() -> deadlines.tracked() == 0 && MonotonicClock.nanoTime() - deadline > 0, Duration.ofSeconds(5));
 
         answer("+PONG\r\n");
-        assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, System.nanoTime() + SECOND))
+        assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + SECOND))
                 .isEqualTo(ascii("PONG"));
     }
 
     @Test
     void aClosedConnectionAndGarbageAreIoErrors() throws Exception {
         answer("?what\r\n");
-        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("PING")}, System.nanoTime() + SECOND))
+        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + SECOND))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("not a RESP2 reply");
         connection.close();
 
         RespConnection other = reconnect();
         accepted.close();
-        assertThatThrownBy(() -> other.command(new byte[][] {ascii("PING")}, System.nanoTime() + SECOND))
+        assertThatThrownBy(() -> other.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + SECOND))
                 .isInstanceOf(IOException.class);
         other.close();
     }

@@ -1,4 +1,4 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.redis.internal.KeyLayout;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall;
 import dev.retrysafe.testkit.RedisServerProcess;
 import io.lettuce.core.RedisURI;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,7 +1,8 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,7 @@ class DeadlinesTest {
         volatile long expiredAt;
 
         Item(Duration in) {
-            deadline = System.nanoTime() + in.toNanos();
+            deadline = MonotonicClock.nanoTime() + in.toNanos();
         }
 
         @Override
@@ -51,7 +52,7 @@ class DeadlinesTest {
 
         @Override
         public void expire() {
-            expiredAt = System.nanoTime();
+            expiredAt = MonotonicClock.nanoTime();
             expiries.incrementAndGet();
             completeExceptionally(new IllegalStateException("late"));
         }
@@ -98,7 +99,7 @@ class DeadlinesTest {
     void deadlinesTrackedByManyThreadsAtOnceAreAllKept() throws Exception {
         // deadlines 1-50 ms away, tracked while the thread is scanning and sleeping: one it missed
         // would never expire (nothing later would wake the thread for it), and the wait would fail
-        long seed = System.nanoTime();
+        long seed = MonotonicClock.nanoTime();
         ExecutorService trackers = Executors.newFixedThreadPool(8);
         List<Item> items = new ArrayList<>();
         try {

@@ -1,4 +1,4 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;

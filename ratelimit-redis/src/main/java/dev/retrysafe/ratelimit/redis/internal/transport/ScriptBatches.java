@@ -1,13 +1,20 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
+import dev.retrysafe.common.MonotonicClock;
+import dev.retrysafe.ratelimit.redis.internal.DecideScript;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall;
+import dev.retrysafe.ratelimit.redis.internal.ScriptReply;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,12 +39,12 @@ import org.jspecify.annotations.Nullable;
  * <p>Only for a standalone Redis: a Cluster refuses a call whose keys are in several slots. Only
  * with Redis's clock: the call carries one time for all its requests. Threadsafe.
  */
-public final class ScriptBatches {
+final class ScriptBatches {
 
     /** Calls on their way at once: two, so that Redis runs one while the JVM reads the other. */
     static final int MAX_IN_FLIGHT = 2;
     /** Requests in one call at most (their charges: one or a few each). */
-    static final int MAX_REQUESTS = 64;
+    static final int MAX_REQUESTS = ScriptCall.MAX_REQUESTS;
 
     /** A request's call, waiting for its answer: where its figures start in the reply of the call it went in. */
     private static final class Waiter extends CompletableFuture<List<Object>> implements Deadlines.Expiring {
@@ -51,7 +58,7 @@ public final class ScriptBatches {
         Waiter(ScriptCall call, Duration timeout) {
             this.call = call;
             this.timeout = timeout;
-            this.deadline = System.nanoTime() + timeout.toNanos();
+            this.deadline = MonotonicClock.nanoTime() + timeout.toNanos();
         }
 
         @Override
@@ -70,12 +77,47 @@ public final class ScriptBatches {
         @Override
         public void expire() {
             taken.set(true);
-            completeExceptionally(DecideScript.timedOut(timeout));
+            completeExceptionally(LettuceScripts.timedOut(timeout));
         }
     }
 
-    /** A request's answer: the reply of the call it went in, and where its figures start in it. */
-    public record Answer(List<Object> reply, int at) {
+    /**
+     * A request's answer: its part of the reply of the call it went in, read in place. As a list it
+     * is the reply of a call of this request alone (Redis's time, then its figures from
+     * {@link ScriptReply#FIRST} on), so that decisions read every answer alike, and a request
+     * answered in a joint call costs no copy of its figures.
+     */
+    static final class Answer extends AbstractList<Object> implements RandomAccess {
+        private final List<Object> reply;
+        private final int at;
+
+        /** The request whose figures start at {@code at} in {@code reply}. */
+        Answer(List<Object> reply, int at) {
+            this.reply = reply;
+            this.at = at;
+        }
+
+        /** The reply of the whole call. */
+        List<Object> reply() {
+            return reply;
+        }
+
+        /** Where this request's figures start in {@link #reply()}. */
+        int at() {
+            return at;
+        }
+
+        @Override
+        public Object get(int index) {
+            // the time at 0 is every request's; figures shift by where this request's start
+            return index == 0 ? reply.get(0) : reply.get(Objects.checkIndex(index, size()) - ScriptReply.FIRST + at);
+        }
+
+        @Override
+        public int size() {
+            // a reply too short for its requests reads as too short for this one
+            return Math.max(0, reply.size() - at + ScriptReply.FIRST);
+        }
     }
 
     private final Supplier<RedisScriptingAsyncCommands<byte[], byte[]>> commands;
@@ -96,8 +138,9 @@ public final class ScriptBatches {
 
     /**
      * Decides {@code call} (one request, with Redis's clock) in the next call that goes, waiting at
-     * most {@code timeout} from now for its answer. Fails as a call of its own would: with the
-     * {@link RedisException} of its call, or a {@link RedisCommandTimeoutException}.
+     * most {@code timeout} from now for its answer: this request's part of the call's reply. Fails
+     * as a call of its own would: with the {@link RedisException} of its call, or a
+     * {@link RedisCommandTimeoutException}.
      */
     public Answer run(ScriptCall call, Duration timeout) {
         Waiter waiter = new Waiter(call, timeout);
@@ -105,7 +148,7 @@ public final class ScriptBatches {
         queue.add(waiter);
         sendWhileRoom();
         // failed by the deadlines' thread when the time is up
-        List<Object> reply = DecideScript.awaitUntimed(waiter);
+        List<Object> reply = LettuceScripts.awaitUntimed(waiter);
         return new Answer(reply, waiter.at);
     }
 
@@ -193,7 +236,7 @@ public final class ScriptBatches {
             redis.<List<Object>>evalsha(DecideScript.sha1(), ScriptOutputType.MULTI, callKeys, callArguments)
                     .whenComplete((reply, failure) -> {
                         try {
-                            if (DecideScript.unwrap(failure) instanceof RedisNoScriptException) {
+                            if (LettuceScripts.unwrap(failure) instanceof RedisNoScriptException) {
                                 // not in this server's cache (yet): the text, which leaves it there
                                 redis.<List<Object>>eval(DecideScript.sourceBytes(), ScriptOutputType.MULTI, callKeys,
                                                 callArguments)
@@ -235,7 +278,7 @@ public final class ScriptBatches {
                 if (failure == null) {
                     w.complete(reply);
                 } else {
-                    w.completeExceptionally(DecideScript.unwrap(failure));
+                    w.completeExceptionally(LettuceScripts.unwrap(failure));
                 }
             }
         }

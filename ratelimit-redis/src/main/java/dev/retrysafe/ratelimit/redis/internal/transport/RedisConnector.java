@@ -1,4 +1,4 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -40,10 +40,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param <C> the kind of connection
  */
-public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> implements AutoCloseable {
-
-    /** The node of a standalone Redis, and of a Cluster whose layout is not known yet. */
-    public static final String ANY_NODE = "";
+final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> implements AutoCloseable {
 
     private final AbstractRedisClient client;
     private final String target;
@@ -103,7 +100,7 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
             boolean ownsClient, Duration commandTimeout, Duration firstConnectWait) {
         return new RedisConnector<>(client, uri.toString(),
                 () -> client.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture(),
-                StatefulRedisConnection::async, (c, key) -> ANY_NODE, c -> Set.of(ANY_NODE),
+                StatefulRedisConnection::async, (c, key) -> ScriptTransport.ANY_NODE, c -> Set.of(ScriptTransport.ANY_NODE),
                 ownsClient, commandTimeout, firstConnectWait, false);
     }
 
@@ -140,7 +137,7 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
 
     private static String masterOf(StatefulRedisClusterConnection<byte[], byte[]> c, byte[] key) {
         RedisClusterNode master = c.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
-        return master == null ? ANY_NODE : master.getNodeId();
+        return master == null ? ScriptTransport.ANY_NODE : master.getNodeId();
     }
 
     /** The masters that serve slots (a failed master that a replica replaced serves none). */
@@ -193,17 +190,17 @@ public final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> 
 
     /**
      * The node that serves {@code key} as far as the connection knows: a Cluster master's id, or
-     * {@link #ANY_NODE} for a standalone Redis and before the first connection.
+     * {@link #ScriptTransport.ANY_NODE} for a standalone Redis and before the first connection.
      */
     public String nodeFor(byte[] key) {
         C ready = connected;
-        return ready == null ? ANY_NODE : nodeOfKey.apply(ready, key);
+        return ready == null ? ScriptTransport.ANY_NODE : nodeOfKey.apply(ready, key);
     }
 
     /** Every node that {@link #nodeFor} may name now. */
     public Set<String> nodes() {
         C ready = connected;
-        return ready == null ? Set.of(ANY_NODE) : nodes.apply(ready);
+        return ready == null ? Set.of(ScriptTransport.ANY_NODE) : nodes.apply(ready);
     }
 
     /** Whether this is a Redis Cluster's connection (whose calls must keep to one slot each). */

@@ -1,7 +1,8 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -13,9 +14,9 @@ final class Conditions {
 
     /** Returns once {@code condition} holds, checking every millisecond; fails after {@code within}. */
     static void await(BooleanSupplier condition, Duration within) {
-        long deadline = System.nanoTime() + within.toNanos();
+        long deadline = MonotonicClock.nanoTime() + within.toNanos();
         while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition within %s", within).isNegative();
+            assertThat(MonotonicClock.nanoTime() - deadline).as("condition within %s", within).isNegative();
             LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
         }
     }

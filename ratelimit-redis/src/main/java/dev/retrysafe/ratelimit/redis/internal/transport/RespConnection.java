@@ -1,5 +1,7 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
+import dev.retrysafe.common.MonotonicClock;
+import dev.retrysafe.ratelimit.redis.internal.ScriptReply;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.internal.ExceptionFactory;
 import java.io.EOFException;
@@ -50,7 +52,7 @@ final class RespConnection implements AutoCloseable {
     private final byte[] input = new byte[8192];
     private int position;
     private int limit;
-    /** Deadline of the command being read, in {@link System#nanoTime()} terms. */
+    /** Deadline of the command being read, in {@link MonotonicClock#nanoTime()} terms. */
     private long deadline;
     /** The first error in the reply being read, thrown once all of it is read. */
     private @Nullable RedisCommandExecutionException error;
@@ -75,7 +77,7 @@ final class RespConnection implements AutoCloseable {
         try {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
-            long deadline = System.nanoTime() + timeoutNanos;
+            long deadline = MonotonicClock.nanoTime() + timeoutNanos;
             socket.connect(address, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeoutNanos / 1_000_000)));
             RespConnection connection = new RespConnection(socket, spin, deadlines);
             for (byte[][] command : handshake) {
@@ -303,11 +305,11 @@ final class RespConnection implements AutoCloseable {
     }
 
     private void fill() throws IOException {
-        long now = System.nanoTime();
+        long now = MonotonicClock.nanoTime();
         long pollUntil = spin.pollUntil(now, deadline);
         boolean answered = false;
         if (pollUntil != now) {
-            while (!(answered = in.available() > 0) && (now = System.nanoTime()) - pollUntil < 0) {
+            while (!(answered = in.available() > 0) && (now = MonotonicClock.nanoTime()) - pollUntil < 0) {
                 Thread.onSpinWait();
             }
             spin.polled(answered, now);

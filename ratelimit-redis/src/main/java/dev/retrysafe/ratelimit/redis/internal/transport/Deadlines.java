@@ -1,5 +1,6 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -20,11 +21,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>After {@link #close} the thread goes on until everything already tracked is done or
  * expired, so no waiter is left without its deadline; then it ends. Threadsafe.
  */
-public final class Deadlines implements AutoCloseable {
+final class Deadlines implements AutoCloseable {
 
     /** Something a thread waits for, with a deadline. */
     interface Expiring {
-        /** In {@link System#nanoTime()} terms. */
+        /** In {@link MonotonicClock#nanoTime()} terms. */
         long deadline();
 
         boolean isDone();
@@ -46,7 +47,7 @@ public final class Deadlines implements AutoCloseable {
      * it scans, {@link #FAR} ahead: whatever is tracked then wakes it again, as the scan may have
      * passed it.
      */
-    private volatile long wakeAt = System.nanoTime() + FAR;
+    private volatile long wakeAt = MonotonicClock.nanoTime() + FAR;
     private volatile boolean closed;
     private final Thread thread;
 
@@ -77,8 +78,8 @@ public final class Deadlines implements AutoCloseable {
     private void run() {
         while (!(closed && tracked.isEmpty())) {
             try {
-                wakeAt = System.nanoTime() + FAR;
-                long now = System.nanoTime();
+                wakeAt = MonotonicClock.nanoTime() + FAR;
+                long now = MonotonicClock.nanoTime();
                 long next = now + FAR;
                 for (Iterator<Expiring> it = tracked.iterator(); it.hasNext(); ) {
                     Expiring e = it.next();
@@ -95,7 +96,7 @@ public final class Deadlines implements AutoCloseable {
                     return;
                 }
                 wakeAt = next;
-                LockSupport.parkNanos(this, next - System.nanoTime());
+                LockSupport.parkNanos(this, next - MonotonicClock.nanoTime());
             } catch (RuntimeException | Error e) {
                 // never seen; the thread must outlive it, or waiters would wait past their deadlines
                 LOG.log(System.Logger.Level.ERROR, "rate-limit deadlines: " + e, e);

@@ -1,5 +1,6 @@
-package dev.retrysafe.ratelimit.redis.internal;
+package dev.retrysafe.ratelimit.redis.internal.transport;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
 
 /**
@@ -17,7 +18,7 @@ import java.time.Duration;
  *
  * <p>Not threadsafe: used by the one thread holding the connection.
  */
-public final class SpinWait {
+final class SpinWait {
 
     /** The default limit. */
     public static final Duration DEFAULT_LIMIT = Duration.ofNanos(100_000);
@@ -50,7 +51,7 @@ public final class SpinWait {
     }
 
     /**
-     * Until when (in {@link System#nanoTime()} terms) to poll for a reply awaited from {@code now}
+     * Until when (in {@link MonotonicClock#nanoTime()} terms) to poll for a reply awaited from {@code now}
      * and due by {@code deadline}: {@code now} itself when not polling.
      */
     long pollUntil(long now, long deadline) {
