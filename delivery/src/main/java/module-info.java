@@ -4,6 +4,7 @@ module dev.retrysafe.delivery {
     requires transitive dev.retrysafe.webhooks;
     requires transitive java.sql;
     requires dev.retrysafe.common;
+    requires dev.retrysafe.client; // its Retry-After parser, through a qualified export
     requires org.eclipse.jetty.client;
 
     exports dev.retrysafe.delivery;

@@ -5,6 +5,7 @@ module dev.retrysafe.servlet {
     requires transitive dev.retrysafe.ratelimit;
     requires transitive dev.retrysafe.webhooks;
     requires transitive jakarta.servlet;
+    requires dev.retrysafe.common;
 
     exports dev.retrysafe.servlet;
 }

@@ -2,14 +2,13 @@ package db.migration;
 
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.flywaydb.core.api.migration.Context;
 
 /**
- * Creates the idempotency store's table from {@link JdbcIdempotencyStore#schemaSql()}, so the
- * library stays the single owner of its DDL while the server versions when it is applied.
+ * Creates the idempotency store's table from {@link JdbcIdempotencyStore#schemaStatements()}, so
+ * the library stays the single owner of its DDL, and of how it is split into statements, while
+ * the server versions when it is applied.
  */
 public final class V2__Idempotency_keys extends BaseJavaMigration {
 
@@ -20,21 +19,9 @@ public final class V2__Idempotency_keys extends BaseJavaMigration {
     @Override
     public void migrate(Context context) throws Exception {
         try (Statement s = context.getConnection().createStatement()) {
-            for (String sql : statements(JdbcIdempotencyStore.schemaSql())) {
+            for (String sql : JdbcIdempotencyStore.schemaStatements()) {
                 s.execute(sql);
             }
         }
-    }
-
-    /** Splits a script on semicolons that end a line; the DDL holds no semicolons elsewhere. Package-private for tests. */
-    static List<String> statements(String script) {
-        List<String> out = new ArrayList<>();
-        for (String part : script.split(";\\s*(\\R|$)")) {
-            // a chunk of only comments is no statement, and some drivers reject an empty one
-            if (!part.replaceAll("(?m)^\\s*--.*$", "").isBlank()) {
-                out.add(part.strip());
-            }
-        }
-        return out;
     }
 }

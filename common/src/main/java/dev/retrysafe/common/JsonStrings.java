@@ -2,7 +2,14 @@ package dev.retrysafe.common;
 
 /**
  * The one way Retrysafe escapes a JSON string, and the code point order of member names. Shared
- * by the canonicaliser and by writers of small JSON documents. Stateless and threadsafe.
+ * by the canonicaliser and by writers of small JSON documents (problem details, webhook events,
+ * the SDK's request bodies). Stateless and threadsafe.
+ *
+ * <p>Two forms, one escaper: the canonical form ({@link #appendCanonical}) and the document form
+ * ({@link #appendDocument}), which also escapes U+2028 and U+2029. Both are valid JSON for the
+ * same string; they differ because JavaScript before ES2019 reads those two as line ends inside
+ * a string literal, so a document a receiver may embed in a script escapes them, while the
+ * canonical form may not change at all: fingerprints stored under it must still match.
  */
 public final class JsonStrings {
 
@@ -24,6 +31,26 @@ public final class JsonStrings {
      * (so the result always encodes to UTF-8 losslessly), everything else literally.
      */
     public static void appendCanonical(StringBuilder out, String s) {
+        append(out, s, false);
+    }
+
+    /** {@code s} as a quoted JSON string, escaped as {@link #appendDocument} does. */
+    public static String document(String s) {
+        StringBuilder out = new StringBuilder(s.length() + 2);
+        appendDocument(out, s);
+        return out.toString();
+    }
+
+    /**
+     * Appends {@code s} as a quoted JSON string for a document Retrysafe writes out: as
+     * {@link #appendCanonical}, and the line and paragraph separators U+2028 and U+2029 as
+     * <code>&#92;u2028</code> and <code>&#92;u2029</code>.
+     */
+    public static void appendDocument(StringBuilder out, String s) {
+        append(out, s, true);
+    }
+
+    private static void append(StringBuilder out, String s, boolean escapeSeparators) {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -36,7 +63,7 @@ public final class JsonStrings {
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
                 default -> {
-                    if (c < 0x20) {
+                    if (c < 0x20 || escapeSeparators && (c == '\u2028' || c == '\u2029')) {
                         appendUnicodeEscape(out, c);
                     } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
                             && Character.isLowSurrogate(s.charAt(i + 1))) {

@@ -1,5 +1,6 @@
 package dev.retrysafe.servlet;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.servlet.internal.BodySettings;
 import dev.retrysafe.servlet.internal.Handoff;
 import dev.retrysafe.servlet.internal.HttpOnly;
@@ -112,7 +113,7 @@ public final class RequestBodyFilter implements Filter {
         private long maxBufferedBytes = 64L * 1024 * 1024;
         private ReadDeadlines readDeadlines = ReadDeadlines.NONE;
         private Listener listener = reason -> { };
-        private LongSupplier nanoTime = System::nanoTime;
+        private LongSupplier nanoTime = MonotonicClock::nanoTime;
         private String problemTypeBase = "/problems/";
 
         private Builder() {
@@ -166,7 +167,7 @@ public final class RequestBodyFilter implements Filter {
             return this;
         }
 
-        /** Monotonic time in nanoseconds (default {@link System#nanoTime}); for tests. */
+        /** Monotonic time in nanoseconds (default: the JVM's monotonic clock); for tests. */
         public Builder nanoTime(LongSupplier nanoTime) {
             this.nanoTime = nanoTime;
             return this;

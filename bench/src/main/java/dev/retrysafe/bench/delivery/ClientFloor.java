@@ -1,6 +1,7 @@
 package dev.retrysafe.bench.delivery;
 
 import com.sun.management.OperatingSystemMXBean;
+import dev.retrysafe.common.MonotonicClock;
 import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -84,13 +85,13 @@ public final class ClientFloor {
             Thread.sleep(warmUp.toMillis());
             OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             phase.set(1);
-            long start = System.nanoTime();
+            long start = MonotonicClock.nanoTime();
             long cpuStart = os.getProcessCpuTime();
             System.out.println("MEASURING");
             System.out.flush();
             Thread.sleep(measured.toMillis());
             phase.set(2);
-            double seconds = (System.nanoTime() - start) / 1e9;
+            double seconds = (MonotonicClock.nanoTime() - start) / 1e9;
             long cpuNanos = os.getProcessCpuTime() - cpuStart;
             long done = requests.sum();
             long failed = errors.sum();

@@ -1,5 +1,6 @@
 package dev.retrysafe.bench.ratelimit;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -26,9 +27,12 @@ public class ClockBenchmark {
         return System.currentTimeMillis();
     }
 
-    /** What Resilience4j reads. */
+    /**
+     * What Resilience4j reads: the JVM's monotonic counter, read through Retrysafe's one seam for
+     * it (a static call the JIT inlines, so the price measured is the counter's).
+     */
     @Benchmark
     public long nanoTime() {
-        return System.nanoTime();
+        return MonotonicClock.nanoTime();
     }
 }

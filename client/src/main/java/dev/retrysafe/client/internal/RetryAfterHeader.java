@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.format.TextStyle;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  * HTTP-date in any of the three forms a recipient must accept (IMF-fixdate, RFC 850, asctime).
  * What is not one of them (negative, fractional, words) is ignored. Huge values saturate instead
  * of overflowing. Stateless and threadsafe.
+ *
+ * <p>Retrysafe's one reader of the header: the typed SDK and the webhook dispatcher (which bounds
+ * what it reads by its own cap) use it through the qualified export of this package.
  */
 public final class RetryAfterHeader {
 
@@ -66,7 +71,7 @@ public final class RetryAfterHeader {
     }
 
     /** One value's delay from {@code now}, or {@code null} when it is neither form. */
-    static @Nullable Duration delay(String raw, Instant now) {
+    public static @Nullable Duration delay(String raw, Instant now) {
         String value = raw.strip();
         if (value.isEmpty()) {
             return null;
@@ -87,8 +92,12 @@ public final class RetryAfterHeader {
         try {
             Matcher m = IMF_FIXDATE.matcher(value);
             if (m.matches()) {
-                return instant(Integer.parseInt(m.group(3)), m.group(2), m.group(1), m, 4);
+                Instant date = instant(Integer.parseInt(m.group(3)), m.group(2), m.group(1), m, 4);
+                // the form senders generate from a clock: a day name that contradicts its date is
+                // a broken value, not an old sender's to read leniently as the obsolete forms are
+                return value.startsWith(dayName(date)) ? date : null;
             }
+            // the obsolete forms' day names are not checked: the date is what an old sender meant
             m = RFC_850.matcher(value);
             if (m.matches()) {
                 return instant(fullYear(Integer.parseInt(m.group(3)), now), m.group(2), m.group(1), m, 4);
@@ -103,8 +112,11 @@ public final class RetryAfterHeader {
         return null;
     }
 
+    private static String dayName(Instant date) {
+        return date.atZone(ZoneOffset.UTC).getDayOfWeek().getDisplayName(TextStyle.SHORT, Locale.US);
+    }
+
     private static Instant instant(int year, String month, String day, Matcher m, int timeGroup) {
-        // the day name is not checked against the date: the date is what the sender meant
         return LocalDateTime.of(year, MONTHS.get(month), Integer.parseInt(day),
                 Integer.parseInt(m.group(timeGroup)), Integer.parseInt(m.group(timeGroup + 1)),
                 Integer.parseInt(m.group(timeGroup + 2))).toInstant(ZoneOffset.UTC);

@@ -48,7 +48,7 @@ class RetryAfterHeaderTest {
     @ParameterizedTest(name = "''{0}''")
     @ValueSource(strings = {"-5", "-0", "+5", "1.5", "1e3", "soon", "", "  ", "5 s", "0x10", "Thu, 01 Jan 2026 00:00:05 CET",
             "Thu, 31 Feb 2026 00:00:05 GMT", "Thu, 01 Jan 2026 25:00:05 GMT", "2026-01-01T00:00:05Z",
-            "thu, 01 jan 2026 00:00:05 gmt", "Thu, 001 Jan 2026 00:00:05 GMT"})
+            "thu, 01 jan 2026 00:00:05 gmt", "Thu, 001 Jan 2026 00:00:05 GMT", "Fri, 01 Jan 2026 00:00:05 GMT"})
     void negativeOrMalformedValuesAreIgnored(String value) {
         assertThat(RetryAfterHeader.delay(value, NOW)).isNull();
     }

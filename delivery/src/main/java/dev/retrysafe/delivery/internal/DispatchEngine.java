@@ -1,5 +1,6 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.common.JsonStrings;
 import dev.retrysafe.delivery.AttemptResult;
 import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.DeliveryAttempt;
@@ -811,16 +812,16 @@ public final class DispatchEngine implements AutoCloseable {
             Instant now) {
         String id = ResourceIds.next(ResourceIds.EVENT, now);
         String type = EventSink.ENDPOINT_DISABLED;
-        String json = "{\"id\":" + JsonText.string(id)
-                + ",\"type\":" + JsonText.string(type)
-                + ",\"timestamp\":" + JsonText.string(now.toString())
+        String json = "{\"id\":" + JsonStrings.document(id)
+                + ",\"type\":" + JsonStrings.document(type)
+                + ",\"timestamp\":" + JsonStrings.document(now.toString())
                 + ",\"data\":{\"object\":\"webhook_endpoint\""
-                + ",\"id\":" + JsonText.string(endpointId)
-                + ",\"url\":" + JsonText.string(endpoint.url())
+                + ",\"id\":" + JsonStrings.document(endpointId)
+                + ",\"url\":" + JsonStrings.document(endpoint.url())
                 + ",\"enabled\":false"
-                + ",\"disabled_reason\":" + JsonText.string(reason.wireName())
+                + ",\"disabled_reason\":" + JsonStrings.document(reason.wireName())
                 + ",\"failing_since\":" + (endpoint.failingSince() == null ? "null"
-                        : JsonText.string(endpoint.failingSince().toString()))
+                        : JsonStrings.document(endpoint.failingSince().toString()))
                 + "}}";
         return new OutboxEvent(id, endpoint.accountId(), type, now, json.getBytes(StandardCharsets.UTF_8));
     }

@@ -1,5 +1,6 @@
 package dev.retrysafe.sdk.internal;
 
+import dev.retrysafe.common.JsonStrings;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -258,7 +259,7 @@ public final class Json {
     private static void write(@Nullable Object value, StringBuilder out) {
         switch (value) {
             case null -> out.append("null");
-            case String s -> writeString(s, out);
+            case String s -> JsonStrings.appendDocument(out, s);
             case Boolean b -> out.append(b);
             case Long l -> out.append(l);
             case Integer i -> out.append(i);
@@ -278,7 +279,7 @@ public final class Json {
                         out.append(',');
                     }
                     first = false;
-                    writeString(String.valueOf(e.getKey()), out);
+                    JsonStrings.appendDocument(out, String.valueOf(e.getKey()));
                     out.append(':');
                     write(e.getValue(), out);
                 }
@@ -296,29 +297,7 @@ public final class Json {
                 }
                 out.append(']');
             }
-            default -> writeString(value.toString(), out);
+            default -> JsonStrings.appendDocument(out, value.toString());
         }
-    }
-
-    private static void writeString(String s, StringBuilder out) {
-        out.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-                        out.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
     }
 }

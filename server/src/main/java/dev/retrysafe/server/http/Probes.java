@@ -1,5 +1,6 @@
 package dev.retrysafe.server.http;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.server.config.RedisConfig;
 import dev.retrysafe.server.db.Database;
 import io.javalin.http.Context;
@@ -65,12 +66,12 @@ public final class Probes {
         if (!redis.cluster()) {
             return RedisPing.ping(url, redis.port(), TIMEOUT);
         }
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        long deadline = MonotonicClock.nanoTime() + TIMEOUT.toNanos();
         List<URI> nodes = redis.nodes();
         for (int i = 0; i < nodes.size(); i++) {
             // each seed gets its share of what is left, so that one that never answers (a lost
             // host, not a refused connection) leaves time to ask the others
-            Duration share = Duration.ofNanos((deadline - System.nanoTime()) / (nodes.size() - i));
+            Duration share = Duration.ofNanos((deadline - MonotonicClock.nanoTime()) / (nodes.size() - i));
             if (share.isNegative() || share.isZero()) {
                 return false;
             }

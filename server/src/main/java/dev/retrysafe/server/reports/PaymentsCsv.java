@@ -1,6 +1,7 @@
 package dev.retrysafe.server.reports;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.jobs.JobContext;
 import dev.retrysafe.jobs.JobHandler;
 import dev.retrysafe.jobs.JobOutput;
@@ -61,7 +62,7 @@ final class PaymentsCsv implements JobHandler {
         Instant from = Instant.parse(params.path("from").asText());
         Instant to = Instant.parse(params.path("to").asText());
         String accountId = context.job().owner();
-        long started = System.nanoTime();
+        long started = MonotonicClock.nanoTime();
         return JobOutput.streamed(CONTENT_TYPE, out -> {
             Writer csv = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
             try {
@@ -112,7 +113,7 @@ final class PaymentsCsv implements JobHandler {
     static void stretch(JobContext context, Duration leastDuration, long startedNanos) throws InterruptedException {
         long total = leastDuration.toNanos();
         long elapsed;
-        while ((elapsed = System.nanoTime() - startedNanos) < total) {
+        while ((elapsed = MonotonicClock.nanoTime() - startedNanos) < total) {
             context.progress((int) Math.min(99, elapsed * 100 / total));
             Thread.sleep(Math.min(PAUSE_MILLIS, Math.max(1, (total - elapsed) / 1_000_000)));
         }

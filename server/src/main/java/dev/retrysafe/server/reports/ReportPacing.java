@@ -23,7 +23,7 @@ public interface ReportPacing {
      *
      * @param context       the report's job, for progress and checkpoints
      * @param leastDuration the least time the report takes (zero: none)
-     * @param startedNanos  {@link System#nanoTime()} when the report started
+     * @param startedNanos  {@link dev.retrysafe.common.MonotonicClock#nanoTime()} when the report started
      * @throws InterruptedException if interrupted while waiting
      */
     void pace(JobContext context, Duration leastDuration, long startedNanos) throws InterruptedException;

@@ -3,6 +3,7 @@ package dev.retrysafe.servlet.internal;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.common.JsonStrings;
 import dev.retrysafe.servlet.ProblemType;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,7 @@ class ProblemJsonTest {
     @Test
     void escapesEverythingJsonRequires() {
         StringBuilder out = new StringBuilder();
-        ProblemJson.string(out, "q\" b\\ n\n r\r t\t c\u0001 ls\u2028 ok\u00e9 pair\uD83D\uDE00 lone\uD800 end\uDC00");
+        JsonStrings.appendDocument(out, "q\" b\\ n\n r\r t\t c\u0001 ls\u2028 ok\u00e9 pair\uD83D\uDE00 lone\uD800 end\uDC00");
 
         assertThat(out).hasToString("\"q\\\" b\\\\ n\\n r\\r t\\t c\\u0001 ls\\u2028 ok\u00e9 pair\uD83D\uDE00"
                 + " lone\\ud800 end\\udc00\"");

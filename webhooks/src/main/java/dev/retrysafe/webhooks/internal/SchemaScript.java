@@ -11,6 +11,10 @@ import java.util.List;
  * The JDBC de-duplicator's DDL, kept in the resource {@code received_webhooks.sql} next to the
  * public facade. The script has no semicolons other than statement terminators, so splitting on
  * them is exact. Threadsafe.
+ *
+ * <p>It splits as {@code dev.retrysafe.common.SchemaScripts} does, which every other module uses,
+ * without depending on it: this module takes nothing but the JDK, so that a receiver that only
+ * verifies webhooks pulls in one jar (ARCHITECTURE.md).
  */
 public final class SchemaScript {
 
