@@ -22,21 +22,9 @@ import org.jspecify.annotations.Nullable;
  * One operation run under an acquired claim, in the claim's transaction, bound to the request.
  * Used once, by one thread; the caller closes the connection.
  */
-final class ClaimedOperation {
+record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key, Connection connection) {
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.servlet");
-
-    private final FilterSettings settings;
-    private final Claim claim;
-    private final IdempotencyKey key;
-    private final Connection connection;
-
-    ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key, Connection connection) {
-        this.settings = settings;
-        this.claim = claim;
-        this.key = key;
-        this.connection = connection;
-    }
 
     Answer run(HttpServletRequest original, HttpServletRequest replayable, HttpServletResponse response,
             RequestDecisions.Operation operation) {
