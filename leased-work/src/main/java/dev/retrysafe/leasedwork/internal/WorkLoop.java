@@ -392,8 +392,14 @@ public final class WorkLoop<C> implements AutoCloseable {
             }
             slots.release(room - claimed.size());
             List<Worker<?>> started = new ArrayList<>(claimed.size());
-            for (C claim : claimed) {
-                Worker<C> worker = launch(claim);
+            for (int i = 0; i < claimed.size(); i++) {
+                Worker<C> worker;
+                try {
+                    worker = launch(claimed.get(i));
+                } catch (Error e) {
+                    slots.release(claimed.size() - i - 1); // the claims not launched are left to their leases
+                    throw e;
+                }
                 if (worker != null) {
                     started.add(worker);
                 }
@@ -414,9 +420,12 @@ public final class WorkLoop<C> implements AutoCloseable {
             work.starting(claim);
             thread.start();
             return worker;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             running.remove(worker);
             slots.release();
+            if (e instanceof Error error) {
+                throw error; // no thread to be had (out of memory, say): not this loop's to hide
+            }
             log.log(Level.WARNING, settings.name() + ": could not start the work of a claim; it is left to its "
                     + "lease", e);
             return null;
