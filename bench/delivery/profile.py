@@ -6,10 +6,10 @@ import json
 import sys
 
 STAGES = [
-    ("claim (choose, reserve, claim, read claimed)", "dev.retrysafe.delivery.internal.DispatchEngine.claim"),
-    ("attempt: sign", "dev.retrysafe.delivery.internal.DispatchEngine.signer"),
+    ("claim (choose, reserve, claim, read claimed)", "dev.retrysafe.delivery.internal.DispatchWork.claim"),
+    ("attempt: sign", "dev.retrysafe.delivery.internal.DispatchWork.signer"),
     ("attempt: HTTP (HttpAttemptSender.send)", "dev.retrysafe.delivery.HttpAttemptSender.send"),
-    ("store a failure (one transaction)", "dev.retrysafe.delivery.internal.DispatchEngine.store"),
+    ("store a failure (one transaction)", "dev.retrysafe.delivery.internal.AttemptStore.store"),
     ("store successes (batched)", "dev.retrysafe.delivery.internal.SuccessStore.writeBatch"),
     ("producer: commit an event", "dev.retrysafe.bench.delivery.Instance.commitOne"),
     ("JDBC execute (all)", "org.postgresql.jdbc.PgPreparedStatement.execute"),

@@ -9,6 +9,7 @@ module dev.retrysafe.common {
     requires transitive java.sql;
 
     exports dev.retrysafe.common to
+            dev.retrysafe.leasedwork,
             dev.retrysafe.jobs,
             dev.retrysafe.delivery,
             dev.retrysafe.idempotency,

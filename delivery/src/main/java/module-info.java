@@ -2,6 +2,8 @@
 module dev.retrysafe.delivery {
     requires static transitive org.jspecify;
     requires transitive dev.retrysafe.webhooks;
+    // transitive: the outbox takes a Pipeline
+    requires transitive dev.retrysafe.leasedwork;
     requires transitive java.sql;
     requires dev.retrysafe.common;
     requires dev.retrysafe.client; // its Retry-After parser, through a qualified export

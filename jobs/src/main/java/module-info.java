@@ -3,6 +3,7 @@ module dev.retrysafe.jobs {
     requires static transitive org.jspecify;
     requires transitive java.sql;
     requires dev.retrysafe.common;
+    requires dev.retrysafe.leasedwork;
 
     exports dev.retrysafe.jobs;
 }

@@ -1,6 +1,6 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.internal.DispatchEngine;
+import dev.retrysafe.delivery.internal.DispatchWork;
 import dev.retrysafe.delivery.internal.DispatcherConfig;
 import dev.retrysafe.delivery.internal.ResourceIds;
 import java.time.Clock;
@@ -90,14 +90,14 @@ public final class Dispatcher implements AutoCloseable {
     /** Default look-ahead of rate slot reservations. */
     public static final Duration DEFAULT_RATE_LOOKAHEAD = Duration.ofSeconds(1);
 
-    private final DispatchEngine engine;
+    private final DispatchWork engine;
     private final DeliveryMetrics metrics;
     private final String instanceId;
 
     private Dispatcher(DispatcherConfig config) {
-        DispatchEngine[] holder = new DispatchEngine[1];
+        DispatchWork[] holder = new DispatchWork[1];
         this.metrics = new DeliveryMetrics(() -> holder[0] == null ? 0 : holder[0].inFlight());
-        this.engine = new DispatchEngine(config, metrics::record);
+        this.engine = new DispatchWork(config, metrics::record);
         holder[0] = engine;
         this.instanceId = config.instanceId();
     }

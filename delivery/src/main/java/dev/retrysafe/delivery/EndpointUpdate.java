@@ -1,6 +1,6 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.internal.Checks;
+import dev.retrysafe.delivery.internal.DeliveryChecks;
 import java.net.URI;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -28,16 +28,16 @@ public record EndpointUpdate(
     /** Checks the fields that are given. */
     public EndpointUpdate {
         if (url != null) {
-            Checks.url(url);
+            DeliveryChecks.url(url);
         }
         if (eventTypes != null) {
-            eventTypes = Checks.eventTypes(eventTypes);
+            eventTypes = DeliveryChecks.eventTypes(eventTypes);
         }
         if (description != null) {
-            Checks.description(description);
+            DeliveryChecks.description(description);
         }
         if (rateLimit != null) {
-            Checks.rateLimit(rateLimit);
+            DeliveryChecks.rateLimit(rateLimit);
             if (removeRateLimit) {
                 throw new IllegalArgumentException("rateLimit (" + rateLimit
                         + ") and removeRateLimit contradict each other: give one of them");
@@ -70,19 +70,19 @@ public record EndpointUpdate(
 
         /** Changes the URL. */
         public Builder url(URI url) {
-            this.url = Checks.url(url);
+            this.url = DeliveryChecks.url(url);
             return this;
         }
 
         /** Replaces the subscriptions. */
         public Builder eventTypes(Set<String> eventTypes) {
-            this.eventTypes = Checks.eventTypes(eventTypes);
+            this.eventTypes = DeliveryChecks.eventTypes(eventTypes);
             return this;
         }
 
         /** Changes the description. */
         public Builder description(String description) {
-            this.description = Checks.description(description);
+            this.description = DeliveryChecks.description(description);
             return this;
         }
 
@@ -94,7 +94,7 @@ public record EndpointUpdate(
 
         /** Limits attempts to {@code perSecond} (1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}). */
         public Builder rateLimit(int perSecond) {
-            this.rateLimit = Checks.rateLimit(perSecond);
+            this.rateLimit = DeliveryChecks.rateLimit(perSecond);
             this.removeRateLimit = false;
             return this;
         }

@@ -1,6 +1,7 @@
 package dev.retrysafe.delivery;
 
 import dev.retrysafe.delivery.AttemptResult.Outcome;
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.delivery.internal.CheckedAddressResolver;
 import dev.retrysafe.delivery.internal.CheckedTarget;
 import dev.retrysafe.delivery.internal.ConnectGate;
@@ -130,7 +131,7 @@ public final class HttpAttemptSender implements AttemptSender {
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(body, "body");
         Headers.validate(headers);
-        long start = System.nanoTime();
+        long start = MonotonicClock.nanoTime();
         if (closed) {
             return failure(Outcome.CONNECTION_ERROR, start, "the sender is closed");
         }
@@ -148,7 +149,7 @@ public final class HttpAttemptSender implements AttemptSender {
             return failure(outcome, start, refused.message());
         }
         TargetDecision.Allowed allowed = (TargetDecision.Allowed) decision;
-        long remaining = timeout.toNanos() - (System.nanoTime() - start);
+        long remaining = timeout.toNanos() - (MonotonicClock.nanoTime() - start);
         if (remaining <= 0) {
             return failure(Outcome.TIMEOUT, start, "resolving the host took longer than " + timeout);
         }
@@ -221,7 +222,7 @@ public final class HttpAttemptSender implements AttemptSender {
     }
 
     private static Duration latency(long start) {
-        return Duration.ofNanos(System.nanoTime() - start);
+        return Duration.ofNanos(MonotonicClock.nanoTime() - start);
     }
 
     private static String decode(byte[] snippet) {

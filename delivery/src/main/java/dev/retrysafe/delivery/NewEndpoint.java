@@ -1,6 +1,6 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.internal.Checks;
+import dev.retrysafe.delivery.internal.DeliveryChecks;
 import java.net.URI;
 import java.util.Objects;
 import java.util.Set;
@@ -21,11 +21,11 @@ public record NewEndpoint(URI url, Set<String> eventTypes, String description, @
 
     /** Checks every field. */
     public NewEndpoint {
-        Checks.url(Objects.requireNonNull(url, "url"));
-        eventTypes = Checks.eventTypes(Objects.requireNonNull(eventTypes, "eventTypes"));
-        Checks.description(Objects.requireNonNull(description, "description"));
+        DeliveryChecks.url(Objects.requireNonNull(url, "url"));
+        eventTypes = DeliveryChecks.eventTypes(Objects.requireNonNull(eventTypes, "eventTypes"));
+        DeliveryChecks.description(Objects.requireNonNull(description, "description"));
         if (rateLimit != null) {
-            Checks.rateLimit(rateLimit);
+            DeliveryChecks.rateLimit(rateLimit);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.retrysafe.delivery;
 
 import dev.retrysafe.delivery.internal.FanOut;
+import dev.retrysafe.leasedwork.Pipeline;
 import java.sql.Connection;
 
 /**

@@ -1,6 +1,6 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.internal.Checks;
+import dev.retrysafe.delivery.internal.DeliveryChecks;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
@@ -25,9 +25,9 @@ public record OutboxEvent(String id, String accountId, String type, Instant crea
 
     /** Checks every field and copies the payload. */
     public OutboxEvent {
-        Checks.name("id", Objects.requireNonNull(id, "id"));
-        Checks.name("accountId", Objects.requireNonNull(accountId, "accountId"));
-        Checks.eventType("type", Objects.requireNonNull(type, "type"));
+        DeliveryChecks.name("id", Objects.requireNonNull(id, "id"));
+        DeliveryChecks.name("accountId", Objects.requireNonNull(accountId, "accountId"));
+        DeliveryChecks.eventType("type", Objects.requireNonNull(type, "type"));
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(payload, "payload");
         if (payload.length == 0 || payload.length > MAX_PAYLOAD_BYTES) {

@@ -1,6 +1,6 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.internal.Checks;
+import dev.retrysafe.delivery.internal.DeliveryChecks;
 import java.net.URI;
 import java.time.Instant;
 import java.util.Objects;
@@ -49,7 +49,7 @@ public record WebhookEndpoint(
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
         if (rateLimit != null) {
-            Checks.rateLimit(rateLimit);
+            DeliveryChecks.rateLimit(rateLimit);
         }
         if (enabled != (disabledReason == null)) {
             throw new IllegalArgumentException("disabledReason goes with a disabled endpoint only: enabled="

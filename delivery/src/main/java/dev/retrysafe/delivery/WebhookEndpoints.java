@@ -1,6 +1,6 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.internal.Checks;
+import dev.retrysafe.delivery.internal.DeliveryChecks;
 import dev.retrysafe.delivery.internal.EndpointStore;
 import dev.retrysafe.webhooks.WebhookSecret;
 import java.time.Clock;
@@ -37,7 +37,7 @@ public final class WebhookEndpoints {
     /** Longest rotation grace accepted. */
     public static final Duration MAX_ROTATION_GRACE = Duration.ofDays(7);
     /** Highest per-endpoint rate limit accepted, attempts per second. */
-    public static final int MAX_RATE_LIMIT = Checks.MAX_RATE_LIMIT;
+    public static final int MAX_RATE_LIMIT = DeliveryChecks.MAX_RATE_LIMIT;
 
     /** Most hours {@link #attemptsPerHour} counts at once (31 days). */
     public static final int MAX_STATS_HOURS = 31 * 24;

@@ -1,6 +1,6 @@
 package dev.retrysafe.jobs;
 
-import dev.retrysafe.jobs.internal.Checks;
+import dev.retrysafe.leasedwork.internal.Checks;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.retrysafe.jobs;
 
-import dev.retrysafe.jobs.internal.Checks;
+import dev.retrysafe.leasedwork.internal.Checks;
 
 /**
  * Why a job failed, in the shape of an RFC 9457 problem without its URI: the server maps the

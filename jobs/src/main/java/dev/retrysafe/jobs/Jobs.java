@@ -1,10 +1,10 @@
 package dev.retrysafe.jobs;
 
-import dev.retrysafe.jobs.internal.Checks;
 import dev.retrysafe.jobs.internal.JobEngine;
 import dev.retrysafe.jobs.internal.JobIds;
 import dev.retrysafe.jobs.internal.JobQueue;
 import dev.retrysafe.jobs.internal.JobsConfig;
+import dev.retrysafe.leasedwork.internal.Checks;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.sql.Connection;

@@ -1,6 +1,6 @@
 package dev.retrysafe.jobs;
 
-import dev.retrysafe.jobs.internal.Checks;
+import dev.retrysafe.leasedwork.internal.Checks;
 
 /**
  * A job to enqueue.

@@ -2,6 +2,7 @@ package dev.retrysafe.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
@@ -28,9 +29,9 @@ final class RecordingThreads implements ThreadFactory {
 
     /** Fails unless every thread made has ended (waiting a bounded time for those about to). */
     void assertAllEnded() throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long deadline = MonotonicClock.nanoTime() + Duration.ofSeconds(5).toNanos();
         for (Thread thread : made) {
-            thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            thread.join(Duration.ofNanos(Math.max(1, deadline - MonotonicClock.nanoTime())));
         }
         List<String> alive = made.stream().filter(Thread::isAlive).map(Thread::getName).toList();
         assertThat(alive).as("threads still alive").isEmpty();

@@ -8,6 +8,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameStartingWith;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,11 +17,16 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.retrysafe.client.RetryingHttpClient;
 import dev.retrysafe.sdk.RetrysafeClient;
 import dev.retrysafe.servlet.RequestDecisions;
 import jakarta.servlet.ServletRequest;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.module.ModuleDescriptor;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
@@ -28,11 +34,17 @@ import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.locks.Condition;
 import org.junit.jupiter.api.Test;
 
 /** The boundaries of ARCHITECTURE.md, as seen from the server. */
@@ -50,6 +62,10 @@ class ArchitectureTest {
     private static final JavaClasses RATELIMIT_REDIS = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.retrysafe.ratelimit.redis");
+    /** The two modules whose leased work runs on dev.retrysafe.leasedwork. */
+    private static final JavaClasses DELIVERY_AND_JOBS = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.retrysafe.delivery", "dev.retrysafe.jobs");
 
     @Test
     void serverUsesOnlyThePublicApiOfOtherModules() {
@@ -161,8 +177,7 @@ class ArchitectureTest {
 
     @Test
     void theServletModuleExportsItsApiAlone() throws Exception {
-        URL jar = RequestDecisions.class.getProtectionDomain().getCodeSource()
-                .getLocation();
+        URL jar = RequestDecisions.class.getProtectionDomain().getCodeSource().getLocation();
         ModuleDescriptor descriptor;
         try (URLClassLoader loader = new URLClassLoader(new URL[] {jar}, null)) {
             URL moduleInfo = loader.findResource("module-info.class"); // in that jar alone
@@ -175,5 +190,62 @@ class ArchitectureTest {
                 .extracting(ModuleDescriptor.Exports::source)
                 .containsExactly("dev.retrysafe.servlet");
         assertThat(descriptor.opens()).as("what it opens to reflection").isEmpty();
+    }
+
+    @Test
+    void deliveryAndJobsRunNoClaimLoopOrWorkersOfTheirOwn() {
+        // the claim loop waits on a Condition and bounds its workers with a Semaphore; workers are
+        // threads of a ThreadFactory or a thread-per-task executor: all of that is the engine's
+        noClasses().should().dependOnClassesThat().areAssignableTo(Semaphore.class)
+                .orShould().dependOnClassesThat().areAssignableTo(Condition.class)
+                .orShould().callMethod(ThreadFactory.class, "newThread", Runnable.class)
+                .orShould().callMethod(Executors.class, "newThreadPerTaskExecutor", ThreadFactory.class)
+                .because("one leased-work engine (dev.retrysafe.leasedwork) claims, wakes, bounds and closes the "
+                        + "workers of delivery and jobs")
+                .check(DELIVERY_AND_JOBS);
+    }
+
+    @Test
+    void deliveryAndJobsHoldNoLeaseSql() {
+        classes().should(holdNoStringConstantWith(List.of("SKIP LOCKED", "lease_owner = ?", "lease_expires_at",
+                        "lease_token = NULL")))
+                .because("taking, extending, giving back and ending a lease is SQL the engine builds "
+                        + "(dev.retrysafe.leasedwork.internal.LeaseSql), the same for every table")
+                .check(DELIVERY_AND_JOBS);
+    }
+
+    @Test
+    void deliveryAndJobsHaveNoMirroredJdbcHelpers() {
+        noClasses().should().haveSimpleName("Checks").orShould().haveSimpleName("Jdbc").orShould().haveSimpleName("Rows")
+                .because("the shared JDBC helpers live once, in dev.retrysafe.leasedwork.internal")
+                .check(DELIVERY_AND_JOBS);
+    }
+
+    /** Fails a class whose constant pool (string literals, text blocks) holds one of {@code fragments}. */
+    private static ArchCondition<JavaClass> holdNoStringConstantWith(List<String> fragments) {
+        return new ArchCondition<>("hold no string constant with any of " + fragments) {
+            @Override
+            public void check(JavaClass item, ConditionEvents events) {
+                String constants = classFileText(item);
+                for (String fragment : fragments) {
+                    if (constants.contains(fragment)) {
+                        events.add(SimpleConditionEvent.violated(item, item.getName() + " holds '" + fragment + "'"));
+                    }
+                }
+            }
+        };
+    }
+
+    /** The class file as Latin-1 text: the constant pool's ASCII strings appear in it as written. */
+    private static String classFileText(JavaClass item) {
+        String resource = "/" + item.getName().replace('.', '/') + ".class";
+        try (InputStream in = ArchitectureTest.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("no class file " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

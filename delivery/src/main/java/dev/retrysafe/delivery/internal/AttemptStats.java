@@ -3,6 +3,7 @@ package dev.retrysafe.delivery.internal;
 import dev.retrysafe.delivery.AttemptBucket;
 import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.EndpointHealth;
+import dev.retrysafe.leasedwork.internal.Rows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -74,7 +75,7 @@ final class AttemptStats {
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     found.put(r.getString("endpoint_id"), new EndpointHealth(r.getLong("attempts"),
-                            r.getLong("succeeded"), Jdbc.millis(r, "last_attempt_at"),
+                            r.getLong("succeeded"), Rows.millis(r, "last_attempt_at"),
                             Outcome.valueOf(r.getString("last_outcome"))));
                 }
             }

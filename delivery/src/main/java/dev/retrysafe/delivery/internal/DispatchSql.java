@@ -1,11 +1,13 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.leasedwork.internal.LeaseSql;
+
 /**
  * The SQL of the dispatcher: claiming due deliveries with a lease, recording attempts, endpoint
  * bookkeeping. Plain statements that use an index on both PostgreSQL and H2 2.x (H2 runs
  * {@code IN (subquery)} and window functions row by row, so the claim's selection is done in
  * Java over a keyset scan, and the claim itself is a batch of conditional updates on H2, one
- * update that skips locked rows on PostgreSQL). Every
+ * update that skips locked rows on PostgreSQL, both built by the engine's {@link LeaseSql}). Every
  * write to a claimed delivery names the claim's lease token, so a holder whose lease ran out and
  * was taken over changes nothing.
  */
@@ -15,14 +17,19 @@ final class DispatchSql {
     }
 
     /**
+     * The leases of {@code deliveries}: a claimed delivery is {@code delivering}, and its
+     * {@code next_attempt_at} (and {@code lease_expires_at}) hold the lease's end: if this instance
+     * dies, the delivery is due again then, for anyone.
+     */
+    static final LeaseSql LEASES = new LeaseSql("deliveries", "delivering", "next_attempt_at", true);
+
+    /**
      * Attempts in flight per endpoint, over the live claims of every instance; param: now. The
      * claim fills each endpoint up to its cap from these counts, so a saturated endpoint's
      * backlog never takes a batch's room (head-of-line isolation).
      */
-    static final String IN_FLIGHT_BY_ENDPOINT = """
-            SELECT endpoint_id, COUNT(*) FROM deliveries
-            WHERE status = 'delivering' AND lease_expires_at > ?
-            GROUP BY endpoint_id""";
+    static final String IN_FLIGHT_BY_ENDPOINT = "SELECT endpoint_id, COUNT(*) FROM deliveries WHERE "
+            + LEASES.live() + " GROUP BY endpoint_id";
 
     /**
      * Due deliveries of open endpoints (enabled, not slowed down, with a free rate slot within the
@@ -67,36 +74,6 @@ final class DispatchSql {
             UPDATE webhook_endpoints SET rate_next_slot_ns = ?
             WHERE id = ? AND rate_limit = ? AND COALESCE(rate_next_slot_ns, -1) = ?""";
 
-    /**
-     * Claims one delivery if it is still due: a conditional update, so of two instances that chose
-     * the same delivery exactly one changes the row (the other waits for its commit, then finds it
-     * no longer due). Run as one batch in id order, so concurrent batches lock rows in the same
-     * order and cannot deadlock. A claim moves {@code next_attempt_at} to the lease's end: if
-     * this instance dies, the delivery is due again then, for anyone. Params: owner, token,
-     * lease end, lease end, id, now.
-     */
-    static final String CLAIM_ONE = """
-            UPDATE deliveries
-            SET status = 'delivering', lease_owner = ?, lease_token = ?, lease_expires_at = ?, next_attempt_at = ?
-            WHERE id = ? AND next_attempt_at <= ?""";
-
-    /**
-     * PostgreSQL's claim, in one statement: takes the chosen deliveries that are still due and
-     * that no other transaction holds, skipping (not waiting for) rows another instance is
-     * claiming or finishing at that moment, and returns what their attempts need. The row locks
-     * are re-checked against the newest row version, so a delivery another instance claimed
-     * since this one chose it is no longer due and is left out. Params: owner, token, lease end,
-     * lease end, chosen ids (array), now.
-     */
-    static final String CLAIM_SKIP_LOCKED = """
-            UPDATE deliveries d
-            SET status = 'delivering', lease_owner = ?, lease_token = ?, lease_expires_at = ?, next_attempt_at = ?
-            FROM webhook_endpoints e
-            WHERE e.id = d.endpoint_id
-              AND d.id IN (SELECT id FROM deliveries WHERE id = ANY (?) AND next_attempt_at <= ? FOR UPDATE SKIP LOCKED)
-            RETURNING d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
-                      e.url, e.secret, e.previous_secret, e.previous_secret_expires_at""";
-
     /** What an attempt needs of the deliveries of one claim; param: lease token. */
     static final String SELECT_CLAIMED = """
             SELECT d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
@@ -105,11 +82,19 @@ final class DispatchSql {
             WHERE d.lease_token = ?
             ORDER BY d.next_attempt_at, d.id""";
 
+    /**
+     * How the engine claims chosen deliveries ({@code LeaseSql.claimChosen}): one conditional
+     * update per delivery on H2 then {@link #SELECT_CLAIMED}, one update that skips locked rows
+     * and returns what the attempts need on PostgreSQL.
+     */
+    static final LeaseSql.Readback READBACK = new LeaseSql.Readback("d", "webhook_endpoints e", "e.id = d.endpoint_id",
+            """
+            d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
+            e.url, e.secret, e.previous_secret, e.previous_secret_expires_at""",
+            SELECT_CLAIMED);
+
     /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
-    static final String RELEASE = """
-            UPDATE deliveries
-            SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-            WHERE id = ? AND lease_token = ? AND status = 'delivering'""";
+    static final String RELEASE = LEASES.endHeld("status = 'pending', next_attempt_at = ?");
 
     /** A success ends the endpoint's failing streak; param: endpoint. */
     static final String CLEAR_FAILING = """
@@ -137,11 +122,9 @@ final class DispatchSql {
      * Stores an attempt's consequence and ends the claim. Params: status, next attempt, last
      * attempt, last outcome, last status code, id, token.
      */
-    static final String FINISH_ATTEMPT = """
-            UPDATE deliveries
-            SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?, last_outcome = ?,
-                last_status_code = ?, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
-            WHERE id = ? AND lease_token = ?""";
+    static final String FINISH_ATTEMPT = LEASES.end("""
+            status = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?, last_outcome = ?,
+            last_status_code = ?""");
 
     /** Queue depth; params: now, now. */
     static final String QUEUE_DEPTH = """

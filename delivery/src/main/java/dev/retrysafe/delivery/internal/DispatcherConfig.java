@@ -65,7 +65,7 @@ public record DispatcherConfig(
         Objects.requireNonNull(instanceId, "instanceId");
         if (instanceId.isBlank() || instanceId.length() > 128) {
             throw new IllegalArgumentException("instanceId must be 1 to 128 characters and not blank, was '"
-                    + Checks.abbreviate(instanceId) + "'");
+                    + DeliveryChecks.abbreviate(instanceId) + "'");
         }
         Objects.requireNonNull(random, "random");
         Objects.requireNonNull(eventSink, "eventSink");

@@ -5,6 +5,7 @@ import dev.retrysafe.delivery.Delivery;
 import dev.retrysafe.delivery.DeliveryAttempt;
 import dev.retrysafe.delivery.DeliveryDetail;
 import dev.retrysafe.delivery.DeliveryStatus;
+import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.delivery.DisabledReason;
 import dev.retrysafe.delivery.EndpointHealth;
 import dev.retrysafe.delivery.EndpointUpdate;
@@ -14,6 +15,7 @@ import dev.retrysafe.delivery.Page;
 import dev.retrysafe.delivery.PageRequest;
 import dev.retrysafe.delivery.RetryOutcome;
 import dev.retrysafe.delivery.WebhookEndpoint;
+import dev.retrysafe.leasedwork.internal.Jdbc;
 import dev.retrysafe.webhooks.WebhookSecret;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -46,7 +48,7 @@ public final class EndpointStore {
 
     /** A store over {@code dataSource}. */
     public EndpointStore(DataSource dataSource, Clock clock, Duration rotationGrace) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new Jdbc(dataSource, DeliveryStoreException::new);
         this.clock = clock;
         this.rotationGrace = rotationGrace;
     }
@@ -89,7 +91,7 @@ public final class EndpointStore {
                 s.setInt(i, page.limit() + 1); // one more than asked tells whether more follow
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        rows.add(new Row(r.getString("id"), Rows.endpoint(r, Set.of("*"))));
+                        rows.add(new Row(r.getString("id"), DeliveryRows.endpoint(r, Set.of("*"))));
                     }
                 }
             }
@@ -235,7 +237,7 @@ public final class EndpointStore {
                     if (!r.next()) {
                         return Optional.<DeliveryDetail>empty();
                     }
-                    delivery = Rows.delivery(r);
+                    delivery = DeliveryRows.delivery(r);
                     payload = r.getBytes("payload");
                 }
             }
@@ -244,7 +246,7 @@ public final class EndpointStore {
                 s.setString(1, deliveryId);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        attempts.add(Rows.attempt(r));
+                        attempts.add(DeliveryRows.attempt(r));
                     }
                 }
             }
@@ -361,7 +363,7 @@ public final class EndpointStore {
                 if (!r.next()) {
                     return Optional.empty();
                 }
-                endpoint = Rows.endpoint(r, Set.of("*"));
+                endpoint = DeliveryRows.endpoint(r, Set.of("*"));
             }
         }
         Set<String> types = new LinkedHashSet<>();
@@ -381,7 +383,7 @@ public final class EndpointStore {
             s.setString(1, accountId);
             s.setString(2, id);
             try (ResultSet r = s.executeQuery()) {
-                return r.next() ? Optional.of(Rows.delivery(r)) : Optional.empty();
+                return r.next() ? Optional.of(DeliveryRows.delivery(r)) : Optional.empty();
             }
         }
     }
@@ -400,7 +402,7 @@ public final class EndpointStore {
             s.setInt(i, page.limit() + 1); // one more than asked tells whether more follow
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
-                    rows.add(Rows.delivery(r));
+                    rows.add(DeliveryRows.delivery(r));
                 }
             }
         }

@@ -2,7 +2,7 @@ package dev.retrysafe.delivery.internal;
 
 import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.delivery.OutboxEvent;
-import dev.retrysafe.delivery.Pipeline;
+import dev.retrysafe.leasedwork.Pipeline;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -22,7 +22,7 @@ final class RatePacing {
      * rate is never exceeded (at 3 per second, slots 333,333,334 ns apart: three per second, not four).
      */
     static long intervalNanos(int perSecond) {
-        Checks.rateLimit(perSecond);
+        DeliveryChecks.rateLimit(perSecond);
         return Math.ceilDiv(NANOS_PER_SECOND, perSecond);
     }
 

@@ -3,6 +3,7 @@ package dev.retrysafe.delivery.internal;
 import dev.retrysafe.delivery.AttemptResult;
 import dev.retrysafe.delivery.DeliveryStatus;
 import dev.retrysafe.delivery.DeliveryStoreException;
+import dev.retrysafe.leasedwork.internal.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -158,7 +159,7 @@ final class SuccessStore implements AutoCloseable {
         }
         try (PreparedStatement s = c.prepareStatement(DispatchSql.INSERT_ATTEMPT)) {
             for (Pending p : batch) {
-                DispatchEngine.bindAttempt(s, p.success().claimed(), p.success().attemptId(), p.success().started(),
+                AttemptStore.bindAttempt(s, p.success().claimed(), p.success().attemptId(), p.success().started(),
                         p.success().result());
                 s.addBatch();
             }

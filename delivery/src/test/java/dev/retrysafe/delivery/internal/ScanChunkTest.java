@@ -11,18 +11,18 @@ class ScanChunkTest {
     @ParameterizedTest
     @CsvSource({"100, 100", "64, 64", "499, 499", "500, 500"})
     void aClaimReadsChunksAsLargeAsWhatItMayTake(int limit, int chunk) {
-        assertThat(DispatchEngine.scanChunk(limit)).isEqualTo(chunk);
+        assertThat(DueScan.scanChunk(limit)).isEqualTo(chunk);
     }
 
     @ParameterizedTest
     @CsvSource({"1, 50", "2, 50", "49, 50", "50, 50"})
     void aClaimWithRoomForAFewStillReadsPastAFilledEndpoint(int limit, int chunk) {
-        assertThat(DispatchEngine.scanChunk(limit)).isEqualTo(chunk);
+        assertThat(DueScan.scanChunk(limit)).isEqualTo(chunk);
     }
 
     @ParameterizedTest
     @CsvSource({"501, 500", "1000, 500", "10000, 500"})
     void aChunkNeverExceedsFiveHundredRows(int limit, int chunk) {
-        assertThat(DispatchEngine.scanChunk(limit)).isEqualTo(chunk);
+        assertThat(DueScan.scanChunk(limit)).isEqualTo(chunk);
     }
 }

@@ -3,9 +3,11 @@ package dev.retrysafe.delivery.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.retrysafe.delivery.AttemptResult;
 import dev.retrysafe.delivery.AttemptResult.Outcome;
+import dev.retrysafe.delivery.AttemptResult;
 import dev.retrysafe.delivery.DeliverySchema;
+import dev.retrysafe.delivery.DeliveryStoreException;
+import dev.retrysafe.leasedwork.internal.Jdbc;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -56,7 +58,7 @@ class SuccessStoreTest {
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
         }
-        store = new SuccessStore(new Jdbc(gated(database.dataSource())), "test");
+        store = new SuccessStore(new Jdbc(gated(database.dataSource()), DeliveryStoreException::new), "test");
     }
 
     @AfterEach

@@ -5,11 +5,10 @@ import dev.retrysafe.jobs.JobCanceledException;
 import dev.retrysafe.jobs.JobContext;
 import dev.retrysafe.jobs.JobLeaseLostException;
 import dev.retrysafe.jobs.JobObserver;
+import dev.retrysafe.leasedwork.internal.Checks;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
-import org.jspecify.annotations.Nullable;
 
 /**
  * One run of one job under one claim: the handler's {@link JobContext}, and the state its worker,
@@ -33,21 +32,21 @@ final class Execution implements JobContext {
 
     private final Job job;
     private final String token;
+    private final boolean takeover;
     private final LeaseStore store;
     private final Clock clock;
     private final JobObserver observer;
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.RUNNING);
-    private final CompletableFuture<Void> done = new CompletableFuture<>();
     private volatile boolean cancelRequested;
     private volatile boolean leaseLost;
     private volatile boolean cancelSeen;
-    private volatile @Nullable Thread thread;
     private int storedProgress;
 
-    Execution(Job job, String token, LeaseStore store, Clock clock, JobObserver observer) {
+    Execution(Job job, String token, boolean takeover, LeaseStore store, Clock clock, JobObserver observer) {
         this.job = job;
         this.observer = observer;
         this.token = token;
+        this.takeover = takeover;
         this.store = store;
         this.clock = clock;
         this.cancelRequested = job.cancelRequested();
@@ -110,6 +109,11 @@ final class Execution implements JobContext {
         return token;
     }
 
+    /** Whether the claim took the job over from a lost worker. */
+    boolean takeover() {
+        return takeover;
+    }
+
     /** Whether a checkpoint threw {@link JobCanceledException} in this run. */
     boolean cancelSeen() {
         return cancelSeen;
@@ -143,23 +147,5 @@ final class Execution implements JobContext {
     /** Who owns the end of the run now. */
     Phase phase() {
         return phase.get();
-    }
-
-    /** Sets the worker thread, before it starts. */
-    void thread(Thread worker) {
-        this.thread = worker;
-    }
-
-    /** Interrupts the worker thread. */
-    void interrupt() {
-        Thread worker = thread;
-        if (worker != null) {
-            worker.interrupt();
-        }
-    }
-
-    /** Completes when the worker is done with this run, whatever the outcome. */
-    CompletableFuture<Void> done() {
-        return done;
     }
 }

@@ -1,5 +1,7 @@
 package dev.retrysafe.jobs.internal;
 
+import dev.retrysafe.leasedwork.internal.LeaseSql;
+
 /**
  * The SQL of the job store. Plain statements that run unchanged on PostgreSQL and H2 2.x and use
  * an index on both. Every write by a worker names its claim's lease token and expects the job to
@@ -11,7 +13,13 @@ final class JobSql {
     private JobSql() {
     }
 
-    /** The columns {@link Rows#job} reads. */
+    /**
+     * The leases of {@code jobs}: a claimed job is {@code running}, and its {@code due_at} holds the
+     * lease's end, so the job of a lost worker comes due for a takeover by itself.
+     */
+    static final LeaseSql LEASES = new LeaseSql("jobs", "running", "due_at", false);
+
+    /** The columns {@link JobRows#job} reads. */
     static final String COLUMNS = """
             id, owner, kind, status, params, created_at, started_at, finished_at, progress, attempts,
             max_attempts, cancel_requested, error_type, error_title, error_detail, result_content_type,
@@ -107,22 +115,16 @@ final class JobSql {
      * Takes over a job whose worker was lost, if its lease is still the expired one read.
      * Params: owner, token, lease end, now, id, old token, now.
      */
-    static final String TAKE_OVER = """
-            UPDATE jobs SET lease_owner = ?, lease_token = ?, due_at = ?, started_at = ?, attempts = attempts + 1,
-                            progress = 0
-            WHERE id = ? AND lease_token = ? AND status = 'running' AND due_at <= ?""";
+    static final String TAKE_OVER = LEASES.takeOver("started_at = ?, attempts = attempts + 1, progress = 0");
 
     /** Claims a queued job if it is still queued; params: owner, token, lease end, now, id. */
-    static final String CLAIM_QUEUED = """
-            UPDATE jobs SET status = 'running', lease_owner = ?, lease_token = ?, due_at = ?, started_at = ?,
-                            attempts = attempts + 1, progress = 0
-            WHERE id = ? AND status = 'queued'""";
+    static final String CLAIM_QUEUED = LEASES.claim("started_at = ?, attempts = attempts + 1, progress = 0",
+            "status = 'queued'");
 
     // --- while running -----------------------------------------------------------------------
 
     /** Extends a claim's lease (a heartbeat); params: lease end, id, token. */
-    static final String EXTEND = """
-            UPDATE jobs SET due_at = ? WHERE id = ? AND lease_token = ? AND status = 'running'""";
+    static final String EXTEND = LEASES.extend();
 
     /** The cancel flag of a claim still held; params: id, token. */
     static final String CANCEL_FLAG = """
@@ -138,11 +140,9 @@ final class JobSql {
      * Records a success; params: now, content type, size, expiry, id, token. The result's bytes
      * follow with {@link #INSERT_RESULT} in the same transaction.
      */
-    static final String SUCCEED = """
-            UPDATE jobs SET status = 'succeeded', finished_at = ?, due_at = NULL, lease_owner = NULL,
-                            lease_token = NULL, progress = 100, result_content_type = ?, result_size = ?,
-                            result_expires_at = ?
-            WHERE id = ? AND lease_token = ? AND status = 'running'""";
+    static final String SUCCEED = LEASES.endHeld("""
+            status = 'succeeded', finished_at = ?, due_at = NULL, progress = 100, result_content_type = ?,
+            result_size = ?, result_expires_at = ?""");
 
     /** The result's bytes; params: job id, expiry, body. */
     static final String INSERT_RESULT = "INSERT INTO job_results (job_id, expires_at, body) VALUES (?, ?, ?)";
@@ -151,10 +151,8 @@ final class JobSql {
      * Records a failure or a cancel seen by the worker; params: status, now, error type, title,
      * detail, id, token.
      */
-    static final String END = """
-            UPDATE jobs SET status = ?, finished_at = ?, due_at = NULL, lease_owner = NULL, lease_token = NULL,
-                            error_type = ?, error_title = ?, error_detail = ?
-            WHERE id = ? AND lease_token = ? AND status = 'running'""";
+    static final String END = LEASES.endHeld("""
+            status = ?, finished_at = ?, due_at = NULL, error_type = ?, error_title = ?, error_detail = ?""");
 
     /**
      * Ends a job whose lease ran out (failed: out of workers; or canceled), if its lease is still
@@ -170,10 +168,8 @@ final class JobSql {
      * Hands a claim back (closing instance): queued again in its old place, the attempt not
      * counted. Params: id, token.
      */
-    static final String RELEASE = """
-            UPDATE jobs SET status = 'queued', due_at = created_at, lease_owner = NULL, lease_token = NULL,
-                            started_at = NULL, progress = 0, attempts = attempts - 1
-            WHERE id = ? AND lease_token = ? AND status = 'running'""";
+    static final String RELEASE = LEASES.endHeld("""
+            status = 'queued', due_at = created_at, started_at = NULL, progress = 0, attempts = attempts - 1""");
 
     // --- results, retention, statistics ------------------------------------------------------
 

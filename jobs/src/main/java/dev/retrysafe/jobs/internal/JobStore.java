@@ -8,6 +8,7 @@ import dev.retrysafe.jobs.JobStats;
 import dev.retrysafe.jobs.JobStatus;
 import dev.retrysafe.jobs.JobStoreException;
 import dev.retrysafe.jobs.NewJob;
+import dev.retrysafe.leasedwork.internal.Jdbc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -44,7 +45,7 @@ final class JobStore {
     private final JobListener listener;
 
     JobStore(DataSource dataSource, JobListener listener) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new Jdbc(dataSource, JobStoreException::new);
         this.listener = listener;
     }
 
@@ -103,7 +104,7 @@ final class JobStore {
                 s.setInt(i, limit + 1); // one more than asked tells whether more follow
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        jobs.add(Rows.job(r, now));
+                        jobs.add(JobRows.job(r, now));
                     }
                 }
             }
@@ -118,7 +119,7 @@ final class JobStore {
             s.setString(1, id);
             s.setString(2, owner);
             try (ResultSet r = s.executeQuery()) {
-                return r.next() ? Optional.of(Rows.job(r, now)) : Optional.empty();
+                return r.next() ? Optional.of(JobRows.job(r, now)) : Optional.empty();
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.retrysafe.jobs.internal;
 import dev.retrysafe.jobs.JobHandler;
 import dev.retrysafe.jobs.JobListener;
 import dev.retrysafe.jobs.JobObserver;
+import dev.retrysafe.leasedwork.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;

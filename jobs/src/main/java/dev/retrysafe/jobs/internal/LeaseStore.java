@@ -4,6 +4,8 @@ import dev.retrysafe.jobs.Job;
 import dev.retrysafe.jobs.JobListener;
 import dev.retrysafe.jobs.JobProblem;
 import dev.retrysafe.jobs.JobStatus;
+import dev.retrysafe.jobs.JobStoreException;
+import dev.retrysafe.leasedwork.internal.Jdbc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.sql.Connection;
@@ -81,7 +83,7 @@ final class LeaseStore {
     private final JobListener listener;
 
     LeaseStore(DataSource dataSource, JobListener listener) {
-        this.jdbc = new Jdbc(dataSource);
+        this.jdbc = new Jdbc(dataSource, JobStoreException::new);
         this.listener = listener;
     }
 

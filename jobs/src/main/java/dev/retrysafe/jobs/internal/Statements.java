@@ -22,7 +22,7 @@ final class Statements {
                 if (!r.next()) {
                     throw new SQLException("job " + id + " vanished inside its own transaction");
                 }
-                return Rows.job(r, now);
+                return JobRows.job(r, now);
             }
         }
     }

@@ -5,7 +5,7 @@ import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.delivery.EventSink;
 import dev.retrysafe.delivery.Outbox;
 import dev.retrysafe.delivery.OutboxEvent;
-import dev.retrysafe.delivery.Pipeline;
+import dev.retrysafe.leasedwork.Pipeline;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.http.Json;
 import dev.retrysafe.server.http.RequestEffects;

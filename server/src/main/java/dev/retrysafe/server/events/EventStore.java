@@ -1,7 +1,7 @@
 package dev.retrysafe.server.events;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.retrysafe.delivery.Pipeline;
+import dev.retrysafe.leasedwork.Pipeline;
 import dev.retrysafe.server.http.Json;
 import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.server.http.Page;

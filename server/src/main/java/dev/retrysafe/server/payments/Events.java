@@ -1,6 +1,6 @@
 package dev.retrysafe.server.payments;
 
-import dev.retrysafe.delivery.Pipeline;
+import dev.retrysafe.leasedwork.Pipeline;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.events.EventLog;
 import dev.retrysafe.server.events.EventTypes;

@@ -1,6 +1,6 @@
 package dev.retrysafe.server.payments;
 
-import dev.retrysafe.delivery.Pipeline;
+import dev.retrysafe.leasedwork.Pipeline;
 import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.server.http.Page;
 import java.sql.Connection;

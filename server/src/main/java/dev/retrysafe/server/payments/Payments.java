@@ -1,6 +1,6 @@
 package dev.retrysafe.server.payments;
 
-import dev.retrysafe.delivery.Pipeline;
+import dev.retrysafe.leasedwork.Pipeline;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.server.bank.ChargeKeys;

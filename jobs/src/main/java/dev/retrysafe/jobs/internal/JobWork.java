@@ -1,10 +1,13 @@
 package dev.retrysafe.jobs.internal;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.jobs.JobStatus;
 import dev.retrysafe.jobs.internal.JobsConfig.Registration;
 import dev.retrysafe.jobs.internal.LeaseStore.Claim;
 import dev.retrysafe.jobs.internal.LeaseStore.Lease;
 import dev.retrysafe.jobs.internal.LeaseStore.LeaseState;
+import dev.retrysafe.leasedwork.internal.LeasedWork;
+import dev.retrysafe.leasedwork.internal.WorkLoop;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,19 +18,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
- * This instance's workers: claim rounds, one thread per running job, heartbeats, and handing
- * claims back on close. At most {@code workers} jobs run at once. Threadsafe.
+ * The jobs' leased work, run by the engine's {@link WorkLoop}: claim rounds over every kind this
+ * instance runs, one run per claimed job, heartbeats, and handing claims back on close. Threadsafe.
  */
-final class WorkerPool {
+final class JobWork implements LeasedWork<Execution> {
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.jobs.Jobs");
     /** How long a close waits for interrupted handlers before handing their claims back. */
@@ -39,29 +39,17 @@ final class WorkerPool {
     private final LeaseStore leases;
     private final JobRunner runner;
     private final Counters counters;
-    private final ThreadFactory threads;
-    private final Runnable workerFreed;
-    private final Semaphore workers;
+    private final Supplier<WorkLoop<Execution>> loop;
     private final List<String> kinds;
     private final AtomicInteger rotation = new AtomicInteger();
     private final Set<String> kindRows = ConcurrentHashMap.newKeySet();
-    /** Runs of this instance by lease token (an instance may take its own lost job over). */
-    private final Map<String, Execution> running;
-    /** Serializes claim rounds (the loop and {@code runDue()}). */
-    private final ReentrantLock roundLock = new ReentrantLock();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition idle = lock.newCondition();
-    private boolean stopped;
 
-    WorkerPool(JobsConfig config, Counters counters, Map<String, Execution> running, Runnable workerFreed) {
+    JobWork(JobsConfig config, Counters counters, Supplier<WorkLoop<Execution>> loop) {
         this.config = config;
         this.leases = new LeaseStore(config.dataSource(), config.listener());
         this.runner = new JobRunner(config, leases, counters);
         this.counters = counters;
-        this.threads = config.threadFactory();
-        this.running = running;
-        this.workerFreed = workerFreed;
-        this.workers = new Semaphore(config.workers());
+        this.loop = loop;
         this.kinds = List.copyOf(config.handlers().keySet());
     }
 
@@ -69,49 +57,33 @@ final class WorkerPool {
         return Instant.ofEpochMilli(config.clock().millis());
     }
 
-    /** Whether a worker is free. */
-    boolean hasFreeWorker() {
-        return workers.availablePermits() > 0;
-    }
-
     /**
      * Ends the jobs out of workers, then claims jobs of every kind this instance runs (kinds in
-     * turn, so none starves another of workers) and starts them. Returns the runs started; none
-     * once stopped.
+     * turn, so none starves another of workers), at most {@code room} in all.
      */
-    List<Execution> claimRound() {
-        roundLock.lock();
-        try {
-            if (stopped) {
-                return List.of();
-            }
-            List<Execution> started = new ArrayList<>();
-            int free = workers.drainPermits();
+    @Override
+    public Claims<Execution> claim(int room) {
+        List<Execution> claimed = new ArrayList<>();
+        int free = room;
+        int first = Math.floorMod(rotation.getAndIncrement(), Math.max(1, kinds.size()));
+        for (int i = 0; i < kinds.size(); i++) {
+            String kind = kinds.get((first + i) % kinds.size());
             try {
-                int first = Math.floorMod(rotation.getAndIncrement(), Math.max(1, kinds.size()));
-                for (int i = 0; i < kinds.size(); i++) {
-                    String kind = kinds.get((first + i) % kinds.size());
-                    try {
-                        endExhausted(kind);
-                        if (free > 0) {
-                            for (Claim claim : claim(kind, free)) {
-                                started.add(launch(claim, config.handlers().get(kind)));
-                                free--;
-                            }
-                        }
-                    } catch (RuntimeException e) {
-                        // one kind's trouble (its listener, a conflict) must not stop the others
-                        LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": claiming jobs of kind " + kind
-                                + " failed", e);
+                endExhausted(kind);
+                if (free > 0) {
+                    for (Claim claim : claim(kind, free)) {
+                        claimed.add(new Execution(claim.job(), claim.token(), claim.takeover(), leases,
+                                config.clock(), config.observer()));
+                        free--;
                     }
                 }
-            } finally {
-                workers.release(free);
+            } catch (RuntimeException e) {
+                // one kind's trouble (its listener, a conflict) must not stop the others
+                LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": claiming jobs of kind " + kind
+                        + " failed", e);
             }
-            return started;
-        } finally {
-            roundLock.unlock();
         }
+        return new Claims<>(claimed, false);
     }
 
     /** Ends this kind's jobs out of workers, each on its own: a failing listener holds up only its job. */
@@ -147,45 +119,23 @@ final class WorkerPool {
                 config.lease());
     }
 
-    private Execution launch(Claim claim, Registration registration) {
-        Execution execution = new Execution(claim.job(), claim.token(), leases, config.clock(), config.observer());
-        Thread worker = threads.newThread(() -> work(execution, registration));
-        if (worker == null) {
-            throw new IllegalStateException("the thread factory of jobs " + config.instanceId() + " made no thread");
-        }
-        execution.thread(worker);
-        running.put(claim.token(), execution);
-        // told before the worker starts, so that its progress and end come after its claim
-        Observers.tell(config.observer(), claim.job());
-        try {
-            worker.start();
-        } catch (RuntimeException | Error e) {
-            running.remove(claim.token()); // the claim is left to its lease
-            throw e;
-        }
-        if (claim.takeover()) {
+    /** Told before the worker starts, so that its progress and end come after its claim. */
+    @Override
+    public void starting(Execution execution) {
+        Observers.tell(config.observer(), execution.job());
+        if (execution.takeover()) {
             counters.tookOver();
         }
-        return execution;
     }
 
-    private void work(Execution execution, Registration registration) {
+    @Override
+    public void run(Execution execution) {
+        Registration registration = config.handlers().get(execution.job().kind());
         try {
             runner.run(execution, registration);
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "jobs " + config.instanceId() + ": worker of job " + execution.job().id()
                     + " failed unexpectedly; the job is left to its lease", e);
-        } finally {
-            running.remove(execution.token());
-            workers.release();
-            execution.done().complete(null);
-            lock.lock();
-            try {
-                idle.signalAll();
-            } finally {
-                lock.unlock();
-            }
-            workerFreed.run();
         }
     }
 
@@ -193,7 +143,7 @@ final class WorkerPool {
     void heartbeat() {
         List<Lease> held = new ArrayList<>();
         Map<Lease, Execution> byLease = new HashMap<>();
-        for (Execution execution : running.values()) {
+        for (Execution execution : loop.get().running()) {
             // a run recording its outcome holds its row locked until it commits (a large result
             // takes a while): extending it would stall this heartbeat, and no one can take it over
             if (execution.phase() == Execution.Phase.RUNNING && !execution.leaseLost()) {
@@ -216,41 +166,10 @@ final class WorkerPool {
 
     /** Tells the runs of job {@code id} here that a cancel was requested. */
     void requestCancel(String id) {
-        for (Execution execution : running.values()) {
+        for (Execution execution : loop.get().running()) {
             if (execution.job().id().equals(id)) {
                 execution.requestCancel();
             }
-        }
-    }
-
-    /** Claims nothing more; returns once a round under way has started its jobs. */
-    void stopClaiming() {
-        roundLock.lock();
-        try {
-            stopped = true;
-        } finally {
-            roundLock.unlock();
-        }
-    }
-
-    /** Waits up to {@code timeout} until no job runs here; whether none does. */
-    boolean awaitIdle(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        lock.lock();
-        try {
-            while (!running.isEmpty()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                idle.awaitNanos(left);
-            }
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return running.isEmpty();
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -260,21 +179,22 @@ final class WorkerPool {
      * with the attempt not counted, or canceled if a cancel was requested. Runs whose outcome is
      * being recorded are left to finish.
      */
-    void abandonRunning() {
-        List<Execution> abandoned = new ArrayList<>();
-        for (Execution execution : running.values()) {
-            if (execution.abandon()) {
-                abandoned.add(execution);
-                execution.interrupt();
+    @Override
+    public void abandon(List<WorkLoop.Worker<Execution>> stillRunning) {
+        List<WorkLoop.Worker<Execution>> abandoned = new ArrayList<>();
+        for (WorkLoop.Worker<Execution> worker : stillRunning) {
+            if (worker.claim().abandon()) {
+                abandoned.add(worker);
+                worker.interrupt();
             }
         }
         awaitDone(abandoned, ABANDON_GRACE);
-        for (Execution execution : abandoned) {
-            handBack(execution);
+        for (WorkLoop.Worker<Execution> worker : abandoned) {
+            handBack(worker.claim());
         }
-        if (!awaitIdle(ABANDON_GRACE)) {
+        if (!loop.get().awaitIdle(ABANDON_GRACE)) {
             LOG.log(Level.WARNING, "jobs {0}: {1} job(s) still running after close; their handlers ignore interrupts",
-                    config.instanceId(), running.size());
+                    config.instanceId(), loop.get().inFlight());
         }
     }
 
@@ -298,11 +218,11 @@ final class WorkerPool {
         }
     }
 
-    private static void awaitDone(List<Execution> executions, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (Execution execution : executions) {
+    private static void awaitDone(List<WorkLoop.Worker<Execution>> workers, Duration timeout) {
+        long deadline = MonotonicClock.nanoTime() + timeout.toNanos();
+        for (WorkLoop.Worker<Execution> worker : workers) {
             try {
-                execution.done().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                worker.done().get(Math.max(0, deadline - MonotonicClock.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException | ExecutionException e) {
                 return;
             } catch (InterruptedException e) {

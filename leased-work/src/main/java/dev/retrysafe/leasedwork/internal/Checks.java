@@ -1,4 +1,4 @@
-package dev.retrysafe.jobs.internal;
+package dev.retrysafe.leasedwork.internal;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -112,8 +112,13 @@ public final class Checks {
         return value;
     }
 
-    /** The first characters of {@code value}, for messages. */
-    static String abbreviate(String value) {
-        return value.length() <= SHOWN_CHARS ? value : value.substring(0, SHOWN_CHARS) + "...";
+    /** The first 40 characters of {@code value}, for messages. */
+    public static String abbreviate(String value) {
+        return abbreviate(value, SHOWN_CHARS);
+    }
+
+    /** The first {@code chars} characters of {@code value}, for messages. */
+    public static String abbreviate(String value, int chars) {
+        return value.length() <= chars ? value : value.substring(0, chars) + "...";
     }
 }

@@ -1,4 +1,4 @@
-package dev.retrysafe.delivery;
+package dev.retrysafe.leasedwork;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * flush instead of from the write itself, which is why writes here are those whose only result is
  * success (an insert whose key is fresh, say) and never those whose failure the caller handles.
  *
- * <p>The {@link Outbox} takes one so that the change an event describes goes to the database in
+ * <p>The delivery module's {@code Outbox} takes one so that the change an event describes goes to the database in
  * the same round trip as the outbox's lookup of the subscribed endpoints:
  *
  * <pre>{@code

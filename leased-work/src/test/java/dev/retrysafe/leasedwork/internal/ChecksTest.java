@@ -1,8 +1,9 @@
-package dev.retrysafe.jobs.internal;
+package dev.retrysafe.leasedwork.internal;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.common.MonotonicClock;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -10,7 +11,7 @@ class ChecksTest {
 
     @Test
     void utf8LengthEqualsTheEncodedLengthForRandomStrings() {
-        long seed = System.nanoTime();
+        long seed = MonotonicClock.nanoTime();
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < 2_000; i++) {
             String s = randomString(random);

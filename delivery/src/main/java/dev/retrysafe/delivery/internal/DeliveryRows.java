@@ -6,6 +6,7 @@ import dev.retrysafe.delivery.DeliveryAttempt;
 import dev.retrysafe.delivery.DeliveryStatus;
 import dev.retrysafe.delivery.DisabledReason;
 import dev.retrysafe.delivery.WebhookEndpoint;
+import dev.retrysafe.leasedwork.internal.Rows;
 import java.net.URI;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,9 +16,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /** Reads the module's rows into its public records. Stateless and threadsafe. */
-final class Rows {
+final class DeliveryRows {
 
-    private Rows() {
+    private DeliveryRows() {
     }
 
     static WebhookEndpoint endpoint(ResultSet r, Set<String> eventTypes) throws SQLException {
@@ -32,9 +33,9 @@ final class Rows {
                 reason == null ? null : DisabledReason.fromWireName(reason),
                 Instant.ofEpochMilli(r.getLong("created_at")),
                 Instant.ofEpochMilli(r.getLong("updated_at")),
-                Jdbc.millis(r, "failing_since"),
-                Jdbc.millis(r, "previous_secret_expires_at"),
-                Jdbc.integer(r, "rate_limit"));
+                Rows.millis(r, "failing_since"),
+                Rows.millis(r, "previous_secret_expires_at"),
+                Rows.integer(r, "rate_limit"));
     }
 
     static Delivery delivery(ResultSet r) throws SQLException {
@@ -47,11 +48,11 @@ final class Rows {
                 r.getString("event_type"),
                 DeliveryStatus.fromWireName(r.getString("status")),
                 r.getInt("attempts"),
-                Jdbc.millis(r, "next_attempt_at"),
+                Rows.millis(r, "next_attempt_at"),
                 Instant.ofEpochMilli(r.getLong("created_at")),
-                Jdbc.millis(r, "last_attempt_at"),
+                Rows.millis(r, "last_attempt_at"),
                 outcome == null ? null : Outcome.valueOf(outcome),
-                Jdbc.integer(r, "last_status_code"));
+                Rows.integer(r, "last_status_code"));
     }
 
     static DeliveryAttempt attempt(ResultSet r) throws SQLException {
@@ -61,7 +62,7 @@ final class Rows {
                 r.getInt("attempt_number"),
                 Instant.ofEpochMilli(r.getLong("started_at")),
                 Outcome.valueOf(r.getString("outcome")),
-                Jdbc.integer(r, "status_code"),
+                Rows.integer(r, "status_code"),
                 Duration.ofMillis(r.getLong("latency_ms")),
                 Objects.requireNonNullElse(r.getString("response_snippet"), ""),
                 Objects.requireNonNullElse(r.getString("error_detail"), ""));

@@ -1,5 +1,6 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.leasedwork.internal.Checks;
 import java.net.URI;
 import java.util.LinkedHashSet;
 import java.util.Locale;
@@ -7,7 +8,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /** Validation shared by the public records; messages name the parameter and the bad value. */
-public final class Checks {
+public final class DeliveryChecks {
 
     /** The event type that subscribes an endpoint to every type. */
     public static final String ALL_EVENT_TYPES = "*";
@@ -25,7 +26,7 @@ public final class Checks {
     // dotted lower-case words: payment.succeeded, webhook_endpoint.disabled
     private static final Pattern EVENT_TYPE = Pattern.compile("[a-z0-9_]+(\\.[a-z0-9_]+)*");
 
-    private Checks() {
+    private DeliveryChecks() {
     }
 
     /** {@code value} if it is 1 to 255 characters and not blank. */
@@ -93,6 +94,6 @@ public final class Checks {
 
     /** The first 64 characters, for messages. */
     public static String abbreviate(String s) {
-        return s.length() <= 64 ? s : s.substring(0, 64) + "...";
+        return Checks.abbreviate(s, 64);
     }
 }

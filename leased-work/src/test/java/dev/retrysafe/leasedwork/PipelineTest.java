@@ -1,4 +1,4 @@
-package dev.retrysafe.delivery;
+package dev.retrysafe.leasedwork;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
