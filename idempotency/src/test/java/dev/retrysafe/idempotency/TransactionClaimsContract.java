@@ -273,8 +273,10 @@ abstract class TransactionClaimsContract {
     @Test
     void aHolderStuckPastItsLeaseIsTakenOverAndCannotCommit() throws Exception {
         boolean advisory = mode() == ClaimMode.POSTGRES_ADVISORY_LOCKS;
-        // advisory locks: the lease is the transaction's idle timeout, in real time
-        Duration lease = advisory ? Duration.ofMillis(300) : LEASE;
+        // advisory locks: the lease is the transaction's idle timeout, in real time; long enough
+        // that the check "within the lease" below comes inside it on a loaded machine (at 300 ms
+        // it did not, twice, with the load average at 10 on two cores)
+        Duration lease = advisory ? Duration.ofSeconds(2) : LEASE;
         Connection stuck = transaction();
         try {
             Claim held = acquired(store.claim(stuck, scope("k"), fp("a"), clock.instant(), lease));
