@@ -1,21 +1,19 @@
 package dev.retrysafe.delivery;
 
+import dev.retrysafe.delivery.internal.WireNames;
+
 /** Where a delivery stands; {@link #wireName()} is stored and shown in the API. */
 public enum DeliveryStatus {
     /** Waiting for its next attempt (due at {@link Delivery#nextAttemptAt()}). */
-    PENDING("pending"),
+    PENDING,
     /** Claimed by a dispatcher, whose attempt is under way. */
-    DELIVERING("delivering"),
+    DELIVERING,
     /** The receiver answered {@code 2xx}. */
-    SUCCEEDED("succeeded"),
+    SUCCEEDED,
     /** Every scheduled attempt failed, or the endpoint was disabled; it can be retried by hand. */
-    FAILED("failed");
+    FAILED;
 
-    private final String wireName;
-
-    DeliveryStatus(String wireName) {
-        this.wireName = wireName;
-    }
+    private final String wireName = WireNames.of(this);
 
     /** The stored and shown name. */
     public String wireName() {
@@ -24,11 +22,6 @@ public enum DeliveryStatus {
 
     /** The status with this stored name. */
     public static DeliveryStatus fromWireName(String name) {
-        for (DeliveryStatus status : values()) {
-            if (status.wireName.equals(name)) {
-                return status;
-            }
-        }
-        throw new IllegalArgumentException("unknown delivery status: " + name);
+        return WireNames.parse(DeliveryStatus.class, name, "delivery status");
     }
 }

@@ -1,19 +1,17 @@
 package dev.retrysafe.delivery;
 
+import dev.retrysafe.delivery.internal.WireNames;
+
 /** Why a webhook endpoint is disabled; {@link #wireName()} is stored and shown in the API. */
 public enum DisabledReason {
     /** Its owner disabled it. */
-    MANUAL("manual"),
+    MANUAL,
     /** Every attempt failed for the configured time (5 days by default). */
-    FAILING("failing"),
+    FAILING,
     /** The receiver answered {@code 410 Gone}. */
-    GONE("gone");
+    GONE;
 
-    private final String wireName;
-
-    DisabledReason(String wireName) {
-        this.wireName = wireName;
-    }
+    private final String wireName = WireNames.of(this);
 
     /** The stored and shown name. */
     public String wireName() {
@@ -22,11 +20,6 @@ public enum DisabledReason {
 
     /** The reason with this stored name. */
     public static DisabledReason fromWireName(String name) {
-        for (DisabledReason reason : values()) {
-            if (reason.wireName.equals(name)) {
-                return reason;
-            }
-        }
-        throw new IllegalArgumentException("unknown disabled reason: " + name);
+        return WireNames.parse(DisabledReason.class, name, "disabled reason");
     }
 }

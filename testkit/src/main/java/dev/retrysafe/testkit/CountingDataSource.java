@@ -6,11 +6,9 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -18,7 +16,7 @@ import javax.sql.DataSource;
  * assert that none leaked. (Driver DataSource classes need java.naming, which this module's
  * descriptor rightly does not read.)
  */
-public final class CountingDataSource implements DataSource {
+public final class CountingDataSource implements FixtureDataSource {
 
     private final String url;
     private final Properties properties = new Properties();
@@ -73,11 +71,6 @@ public final class CountingDataSource implements DataSource {
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
-        throw new UnsupportedOperationException("not needed by tests");
-    }
-
-    @Override
     public void setLoginTimeout(int seconds) {
         loginTimeout = seconds;
     }
@@ -85,20 +78,5 @@ public final class CountingDataSource implements DataSource {
     @Override
     public int getLoginTimeout() {
         return loginTimeout;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException("no parent logger");
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper of " + iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }

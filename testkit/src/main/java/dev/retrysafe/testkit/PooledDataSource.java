@@ -11,7 +11,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -19,7 +18,7 @@ import javax.sql.DataSource;
  * PostgreSQL do not each open a connection. Counts borrowed connections so tests can assert none
  * leaked. Threadsafe.
  */
-public final class PooledDataSource implements DataSource, AutoCloseable {
+public final class PooledDataSource implements FixtureDataSource, AutoCloseable {
 
     private final BlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
     private final AtomicInteger borrowed = new AtomicInteger();
@@ -96,11 +95,6 @@ public final class PooledDataSource implements DataSource, AutoCloseable {
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
-        throw new UnsupportedOperationException("not needed by tests");
-    }
-
-    @Override
     public void setLoginTimeout(int seconds) {
         throw new UnsupportedOperationException("not needed by tests");
     }
@@ -108,20 +102,5 @@ public final class PooledDataSource implements DataSource, AutoCloseable {
     @Override
     public int getLoginTimeout() {
         return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException("no parent logger");
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        throw new SQLException("not a wrapper of " + iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-        return false;
     }
 }

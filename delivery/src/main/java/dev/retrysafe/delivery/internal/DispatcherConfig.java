@@ -1,5 +1,6 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.leasedwork.internal.Checks;
 import dev.retrysafe.delivery.AttemptObserver;
 import dev.retrysafe.delivery.AttemptSender;
 import dev.retrysafe.delivery.EventSink;
@@ -80,20 +81,13 @@ public record DispatcherConfig(
     /** The longest rate look-ahead. */
     public static final Duration MAX_RATE_LOOKAHEAD = Duration.ofSeconds(10);
 
-    /** {@code value} if within {@code [min, max]}. */
+    /** {@code value} if within {@code [min, max]} (the engine's one check, under this module's name). */
     public static Duration checkRange(String name, Duration value, Duration min, Duration max) {
-        Objects.requireNonNull(value, name);
-        if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new IllegalArgumentException(name + " must be " + min + " to " + max + ", was " + value);
-        }
-        return value;
+        return Checks.range(name, value, min, max);
     }
 
     /** {@code value} if within {@code [min, max]}. */
     public static int checkRange(String name, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(name + " must be " + min + " to " + max + ", was " + value);
-        }
-        return value;
+        return Checks.range(name, value, min, max);
     }
 }
