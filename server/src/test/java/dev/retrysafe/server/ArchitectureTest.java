@@ -5,11 +5,14 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPac
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
 import dev.retrysafe.client.RetryingHttpClient;
+import dev.retrysafe.liveevents.internal.StreamRuntime;
 import dev.retrysafe.sdk.RetrysafeClient;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
@@ -45,6 +48,31 @@ class ArchitectureTest {
         noClasses().should().dependOnClassesThat().resideInAPackage("dev.retrysafe.common..")
                 .because("retrysafe-common is internal to the libraries, not an API")
                 .check(SERVER);
+    }
+
+    /** The live-events module is wired through its API alone, as any other application would. */
+    private static final ArchRule NO_LIVE_EVENTS_INTERNALS = noClasses()
+            .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.liveevents.internal..")
+            .because("the server uses the live-events module as another application would: through its API");
+
+    @Test
+    void serverDoesNotDependOnTheLiveEventsModulesInternals() {
+        NO_LIVE_EVENTS_INTERNALS.check(SERVER);
+    }
+
+    @Test
+    void theLiveEventsRuleFailsOnAServerClassThatImportsAnInternal() {
+        JavaClasses offending = new ClassFileImporter().importClasses(ReachesIntoLiveEvents.class);
+        assertThatThrownBy(() -> NO_LIVE_EVENTS_INTERNALS.check(offending))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("StreamRuntime");
+    }
+
+    /** What the rule must catch: a server class that uses the live streams' machinery directly. */
+    private static final class ReachesIntoLiveEvents {
+        @SuppressWarnings("unused")
+        private StreamRuntime runtime() {
+            throw new UnsupportedOperationException();
+        }
     }
 
     @Test
