@@ -263,6 +263,20 @@ public final class RetrysafeServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The configuration a one-off command of the command line ({@code migrate},
+     * {@code create-account}) uses: through a running server's loopback port to the embedded
+     * database when one answers, else as given.
+     */
+    public static ServerConfig forOneOffCommand(ServerConfig config) {
+        return EmbeddedH2.forOneOffCommand(config);
+    }
+
+    /** Opens the database of {@code config} for a one-off command and migrates it; the caller closes it. */
+    public static Database openStorage(ServerConfig config, String name) throws IOException {
+        return Storage.open(config, name, null);
+    }
+
     /** Opening the request pool, shared with the command line's one-off commands. */
     static final class Storage {
 

@@ -3,6 +3,7 @@ package dev.retrysafe.server;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleName;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,9 +77,18 @@ class ArchitectureTest {
     }
 
     @Test
-    void domainCodeDoesNotDependOnTheCommandLine() {
-        noClasses().that().resideOutsideOfPackages("dev.retrysafe.server", "dev.retrysafe.server.cli")
+    void nothingOfTheHttpAppDependsOnTheCommandLine() {
+        noClasses().that().resideOutsideOfPackage("dev.retrysafe.server.cli..")
                 .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.server.cli..")
+                .because("the command line starts the HTTP app and runs its tools; the app never calls back into it")
+                .check(SERVER);
+    }
+
+    @Test
+    void theCommandLineIsTheOnlyEntryPoint() {
+        methods().that().haveName("main").and().areStatic().and().arePublic()
+                .should().beDeclaredInClassesThat().resideInAPackage("dev.retrysafe.server.cli..")
+                .because("a command of the jar lives in the command line's package, not beside the HTTP code")
                 .check(SERVER);
     }
 

@@ -1,19 +1,15 @@
-package dev.retrysafe.server;
+package dev.retrysafe.server.cli;
 
+import dev.retrysafe.server.RetrysafeServer;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.accounts.ApiKeys;
-import dev.retrysafe.server.cli.Command;
-import dev.retrysafe.server.cli.CommandLine;
-import dev.retrysafe.server.cli.DemoCommands;
-import dev.retrysafe.server.cli.DemoEnvironment;
 import dev.retrysafe.server.config.ConfigException;
 import dev.retrysafe.server.config.ConfigLoader;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Database;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
-import dev.retrysafe.server.cli.WebhookCommands;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -24,7 +20,8 @@ import java.util.concurrent.CountDownLatch;
  * The command line of the Retrysafe server: {@code serve} (default), {@code create-account},
  * {@code migrate}, {@code webhooks sign|verify|listen}, {@code demo retry|lost-answer}, {@code --help}. Exit
  * codes: 0 success, 1 failure (or a rejected webhook, or a demo whose outcome was not the promised
- * one), 2 bad command line or configuration.
+ * one), 2 bad command line or configuration. The main class of the server's jar; it starts the
+ * HTTP app ({@link RetrysafeServer}) and never the other way round.
  */
 public final class Main {
 
@@ -79,13 +76,13 @@ public final class Main {
                     yield USAGE;
                 }
                 case Command.Migrate m -> {
-                    ServerConfig config = EmbeddedH2.forOneOffCommand(ConfigLoader.load(m.config(), env));
-                    RetrysafeServer.Storage.open(config, "retrysafe-migrate", null).close();
+                    ServerConfig config = RetrysafeServer.forOneOffCommand(ConfigLoader.load(m.config(), env));
+                    RetrysafeServer.openStorage(config, "retrysafe-migrate").close();
                     err.println("Database migrated: " + config.database().describe(config.dataDir()));
                     yield 0;
                 }
                 case Command.CreateAccount c ->
-                        createAccount(c, EmbeddedH2.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
+                        createAccount(c, RetrysafeServer.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
                 case Command.WebhookSign sign -> WebhookCommands.sign(sign, in, out, err);
                 case Command.WebhookVerify verify -> WebhookCommands.verify(verify, in, out, err, Clock.systemUTC());
                 case Command.WebhookListen listen -> WebhookCommands.listen(listen, out, err, Clock.systemUTC());
@@ -104,7 +101,7 @@ public final class Main {
 
     private static int createAccount(Command.CreateAccount c, ServerConfig config, PrintStream out, PrintStream err)
             throws Exception {
-        try (Database db = RetrysafeServer.Storage.open(config, "retrysafe-cli", null)) {
+        try (Database db = RetrysafeServer.openStorage(config, "retrysafe-cli")) {
             Clock clock = Clock.systemUTC();
             AccountStore accounts = new AccountStore(new Transactions(db.dataSource()), new Ids(clock), clock);
             String key = ApiKeys.generate();
