@@ -31,7 +31,7 @@ class ArchitectureTest {
 
     private static final JavaClasses SERVER = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.retrysafe.server", "db.migration");
+            .importPackages("dev.retrysafe.server");
     private static final JavaClasses CLIENT_AND_SDK = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.retrysafe.client", "dev.retrysafe.sdk");

@@ -1,4 +1,4 @@
-package db.migration;
+package dev.retrysafe.server.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
