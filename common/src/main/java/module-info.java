@@ -15,5 +15,6 @@ module dev.retrysafe.common {
             dev.retrysafe.idempotency,
             dev.retrysafe.ratelimit.redis,
             dev.retrysafe.servlet,
+            dev.retrysafe.liveevents,
             dev.retrysafe.sdk;
 }

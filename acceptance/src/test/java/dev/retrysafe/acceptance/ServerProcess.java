@@ -34,7 +34,7 @@ import org.jspecify.annotations.Nullable;
 final class ServerProcess implements AutoCloseable {
 
     /** The main class of the server. */
-    static final String MAIN_CLASS = "dev.retrysafe.server.Main";
+    static final String MAIN_CLASS = "dev.retrysafe.server.cli.Main";
     /** What {@link Process#exitValue()} reports for a process ended by SIGKILL: 128 + 9. */
     static final int EXIT_SIGKILL = 128 + 9;
     /** What {@link Process#exitValue()} reports for a JVM that shut down on SIGTERM: 128 + 15. */

@@ -16,7 +16,7 @@ import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.reports.JobRoutes;
-import dev.retrysafe.server.streams.LiveEvents;
+import dev.retrysafe.server.streams.EventStream;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.WebhookRoutes;
 import dev.retrysafe.servlet.ClientAddressFilter;
@@ -60,7 +60,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link DispatcherWakeUp}: after a successful POST has committed, the webhook dispatcher
  *       and the job workers are told to claim at once;</li>
  *   <li>the idempotency filter, scoped by that account (when enabled);</li>
- *   <li>Javalin's routes, with every error mapped to a problem; or, for {@link LiveEvents#PATH},
+ *   <li>Javalin's routes, with every error mapped to a problem; or, for {@link EventStream#PATH},
  *       the WebSocket servlet of the live event stream.</li>
  * </ol>
  *
@@ -129,7 +129,7 @@ final class HttpApp {
                     addFilter(context, rateLimit);
                 }
                 // the stream's upgrade may come without a header: its first message then carries the key
-                addFilter(context, new AccountRequired(LiveEvents.PATH));
+                addFilter(context, new AccountRequired(EventStream.PATH));
                 addFilter(context, limits.bodies());
                 // outside the idempotency filter, so it runs after the request's transaction committed
                 addFilter(context, h.wakeUp());
@@ -138,7 +138,7 @@ final class HttpApp {
                 }
                 // an exact mapping wins over Javalin's servlet at /*; behind the same filters. It
                 // answers HEAD as it answers a GET that is no upgrade, like every GET route here
-                addServlet(context, "live-events", h.stream(), LiveEvents.PATH, "GET", "HEAD");
+                addServlet(context, "live-events", h.stream(), EventStream.PATH, "GET", "HEAD");
             });
 
             // every GET also answers HEAD (same status and headers, no body); without this Javalin

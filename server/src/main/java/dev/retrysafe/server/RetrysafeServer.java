@@ -3,6 +3,7 @@ package dev.retrysafe.server;
 import dev.retrysafe.delivery.WebhookEndpoints;
 import dev.retrysafe.idempotency.ClaimMode;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
+import dev.retrysafe.liveevents.LiveEvents;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.server.config.ServerConfig;
@@ -27,7 +28,7 @@ import dev.retrysafe.server.ratelimits.RateLimiting;
 import dev.retrysafe.server.reports.JobMetricsText;
 import dev.retrysafe.server.reports.ReportPacing;
 import dev.retrysafe.server.reports.Reports;
-import dev.retrysafe.server.streams.LiveEvents;
+import dev.retrysafe.server.streams.EventStream;
 import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.EndpointSecretReplays;
@@ -161,7 +162,7 @@ public final class RetrysafeServer implements AutoCloseable {
                     bankProcessing, config.idempotency().retention());
             AuthFilter auth = new AuthFilter(accounts);
             // started before what signals it, so that it closes after them
-            LiveEvents live = LiveEvents.start(config, ds, auth::authenticate, clock, resources);
+            LiveEvents live = EventStream.start(config, ds, auth, clock, resources);
             Webhooks webhooks = Webhooks.start(config, ds, clock, resources, live);
             Reports reports = Reports.start(config, ds, ids, clock, resources, live, reportPacing);
             EventRoutes events = new EventRoutes(transactions);
@@ -177,7 +178,7 @@ public final class RetrysafeServer implements AutoCloseable {
                     new DispatcherWakeUp(DispatcherWakeUp.targets(
                             webhooks.dispatcher()::wakeUp, reports.jobs()::wakeUp, live::eventsCommitted)),
                     new MetricsRoute(List.of(new DeliveryMetricsRoute(webhooks.dispatcher()),
-                            new JobMetricsText(reports.jobs()), live.metricsText(), limits)),
+                            new JobMetricsText(reports.jobs()), EventStream.metricsText(live), limits)),
                     new DocsRoutes(OpenApiDocument.load()),
                     live.servlet());
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources);
@@ -260,6 +261,20 @@ public final class RetrysafeServer implements AutoCloseable {
                 LOG.warn("failed to close {}: {}", resources.get(i), e.toString());
             }
         }
+    }
+
+    /**
+     * The configuration a one-off command of the command line ({@code migrate},
+     * {@code create-account}) uses: through a running server's loopback port to the embedded
+     * database when one answers, else as given.
+     */
+    public static ServerConfig forOneOffCommand(ServerConfig config) {
+        return EmbeddedH2.forOneOffCommand(config);
+    }
+
+    /** Opens the database of {@code config} for a one-off command and migrates it; the caller closes it. */
+    public static Database openStorage(ServerConfig config, String name) throws IOException {
+        return Storage.open(config, name, null);
     }
 
     /** Opening the request pool, shared with the command line's one-off commands. */

@@ -3,6 +3,7 @@ package dev.retrysafe.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.retrysafe.server.accounts.ApiKeys;
+import dev.retrysafe.server.cli.Main;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,8 +9,10 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.simpleNameSt
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
 import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -18,9 +20,11 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.retrysafe.client.RetryingHttpClient;
+import dev.retrysafe.liveevents.internal.StreamRuntime;
 import dev.retrysafe.sdk.RetrysafeClient;
 import dev.retrysafe.servlet.RequestDecisions;
 import jakarta.servlet.ServletRequest;
@@ -52,7 +56,7 @@ class ArchitectureTest {
 
     private static final JavaClasses SERVER = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.retrysafe.server", "db.migration");
+            .importPackages("dev.retrysafe.server");
     private static final JavaClasses SERVLET = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.retrysafe.servlet");
@@ -84,10 +88,44 @@ class ArchitectureTest {
                 .check(SERVER);
     }
 
+    /** The live-events module is wired through its API alone, as any other application would. */
+    private static final ArchRule NO_LIVE_EVENTS_INTERNALS = noClasses()
+            .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.liveevents.internal..")
+            .because("the server uses the live-events module as another application would: through its API");
+
     @Test
-    void domainCodeDoesNotDependOnTheCommandLine() {
-        noClasses().that().resideOutsideOfPackages("dev.retrysafe.server", "dev.retrysafe.server.cli")
+    void serverDoesNotDependOnTheLiveEventsModulesInternals() {
+        NO_LIVE_EVENTS_INTERNALS.check(SERVER);
+    }
+
+    @Test
+    void theLiveEventsRuleFailsOnAServerClassThatImportsAnInternal() {
+        JavaClasses offending = new ClassFileImporter().importClasses(ReachesIntoLiveEvents.class);
+        assertThatThrownBy(() -> NO_LIVE_EVENTS_INTERNALS.check(offending))
+                .isInstanceOf(AssertionError.class).hasMessageContaining("StreamRuntime");
+    }
+
+    /** What the rule must catch: a server class that uses the live streams' machinery directly. */
+    private static final class ReachesIntoLiveEvents {
+        @SuppressWarnings("unused")
+        private StreamRuntime runtime() {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    @Test
+    void nothingOfTheHttpAppDependsOnTheCommandLine() {
+        noClasses().that().resideOutsideOfPackage("dev.retrysafe.server.cli..")
                 .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.server.cli..")
+                .because("the command line starts the HTTP app and runs its tools; the app never calls back into it")
+                .check(SERVER);
+    }
+
+    @Test
+    void theCommandLineIsTheOnlyEntryPoint() {
+        methods().that().haveName("main").and().areStatic().and().arePublic()
+                .should().beDeclaredInClassesThat().resideInAPackage("dev.retrysafe.server.cli..")
+                .because("a command of the jar lives in the command line's package, not beside the HTTP code")
                 .check(SERVER);
     }
 
@@ -247,5 +285,20 @@ class ArchitectureTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    @Test
+    void monotonicTimeIsReadBehindItsSeamAlone() {
+        // common's MonotonicClock for the libraries and the server; the zero-dependency client keeps
+        // its own (it may not depend on common); testkit cannot depend on common (common's tests use it)
+        JavaClasses everything = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.retrysafe");
+        noClasses().that().resideOutsideOfPackage("dev.retrysafe.testkit..")
+                .and().doNotHaveFullyQualifiedName("dev.retrysafe.common.MonotonicClock")
+                .and().doNotHaveFullyQualifiedName("dev.retrysafe.client.internal.MonotonicClock")
+                .should().callMethod(System.class, "nanoTime")
+                .because("one seam for monotonic time (issue 32): tests inject a clock instead of waiting")
+                .check(everything);
     }
 }

@@ -10,6 +10,7 @@ import dev.retrysafe.server.cli.Command;
 import dev.retrysafe.server.cli.CommandLine;
 import dev.retrysafe.server.cli.DemoCommands;
 import dev.retrysafe.server.cli.DemoEnvironment;
+import dev.retrysafe.server.cli.Main;
 import dev.retrysafe.testkit.FakeClock;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -2,6 +2,7 @@ package dev.retrysafe.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.retrysafe.server.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

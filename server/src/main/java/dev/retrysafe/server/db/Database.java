@@ -9,12 +9,18 @@ import java.sql.SQLException;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A connection pool on the configured database, with its schema migrated. Closing it closes
  * every connection. This class is threadsafe.
  */
 public final class Database implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
 
     private final HikariDataSource pool;
 
@@ -72,13 +78,23 @@ public final class Database implements AutoCloseable {
         return new Database(new HikariDataSource(hc));
     }
 
-    /** Applies every pending migration of {@code db/migration} (SQL files and Java classes). */
+    /**
+     * Applies every pending migration of {@code db/migration} (SQL files), after realigning the
+     * history of a database whose V2 to V6 ran as the Java classes they were ({@link FormerJavaMigrations}).
+     */
     public void migrate() {
-        Flyway.configure()
+        FluentConfiguration flyway = Flyway.configure()
                 .dataSource(pool)
-                .locations("classpath:db/migration")
-                .load()
-                .migrate();
+                .locations("classpath:db/migration");
+        try {
+            int realigned = FormerJavaMigrations.realign(pool, flyway);
+            if (realigned > 0) {
+                LOG.info("migration history: V2 to V6 recorded as SQL files now ({} rows realigned)", realigned);
+            }
+        } catch (SQLException e) {
+            throw new FlywayException("cannot realign the history of the former Java migrations V2 to V6", e);
+        }
+        flyway.load().migrate();
     }
 
     /** The pooled data source. */

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.events;
 
+import dev.retrysafe.liveevents.PositionedEvent;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,10 +1,12 @@
 package dev.retrysafe.server.http;
 
+import dev.retrysafe.liveevents.MetricsWriter;
+
 /**
  * Writes metric families in the Prometheus text exposition format (0.0.4): a {@code HELP} and a
  * {@code TYPE} line per family, then one line per sample. Not threadsafe: one per rendering.
  */
-public final class PrometheusText {
+public final class PrometheusText implements MetricsWriter {
 
     /** The content type of {@code GET /metrics}. */
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -12,6 +14,7 @@ public final class PrometheusText {
     private final StringBuilder out = new StringBuilder(2048);
 
     /** Starts family {@code name} of {@code type} ({@code counter}, {@code gauge}, {@code histogram}). */
+    @Override
     public PrometheusText family(String name, String type, String help) {
         out.append("# HELP ").append(name).append(' ').append(help).append('\n');
         out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
@@ -19,6 +22,7 @@ public final class PrometheusText {
     }
 
     /** One sample: {@code series} is the name with its labels. */
+    @Override
     public PrometheusText sample(String series, long value) {
         out.append(series).append(' ').append(value).append('\n');
         return this;

@@ -3,14 +3,14 @@ package dev.retrysafe.server.reports;
 import dev.retrysafe.jobs.Job;
 import dev.retrysafe.jobs.JobStatus;
 import dev.retrysafe.jobs.Jobs;
+import dev.retrysafe.liveevents.StreamSignals;
 import dev.retrysafe.server.config.JobsConfig;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.events.EventLog;
 import dev.retrysafe.server.events.EventTypes;
-import dev.retrysafe.server.streams.LiveEvents;
-import dev.retrysafe.server.streams.StreamSignals;
+import dev.retrysafe.server.streams.EventStream;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -66,7 +66,7 @@ public final class Reports {
                         settings.workers())
                 .listener((transaction, job) -> announce(events, transaction, job))
                 // after the commit: a finished report's event is in the same transaction
-                .observer(job -> streams.update(job.owner(), LiveEvents.JOB_UPDATED, Map.of("job", JobJson.of(job))))
+                .observer(job -> streams.update(job.owner(), EventStream.JOB_UPDATED, Map.of("job", JobJson.of(job))))
                 .build();
         resources.add(jobs);
         jobs.start();

@@ -5,11 +5,11 @@ import dev.retrysafe.delivery.HttpAttemptSender;
 import dev.retrysafe.delivery.RetrySchedule;
 import dev.retrysafe.delivery.TargetGuard;
 import dev.retrysafe.delivery.WebhookEndpoints;
+import dev.retrysafe.liveevents.StreamSignals;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.config.WebhooksConfig;
 import dev.retrysafe.server.events.EventLog;
-import dev.retrysafe.server.streams.LiveEvents;
-import dev.retrysafe.server.streams.StreamSignals;
+import dev.retrysafe.server.streams.EventStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -72,7 +72,7 @@ public final class Webhooks {
                 .shutdownTimeout(shutdown)
                 .eventSink(EventLog.sink())
                 // after the commit: an attempt that disabled its endpoint also recorded an event
-                .attemptObserver(a -> streams.update(a.accountId(), LiveEvents.DELIVERY_ATTEMPTED, WebhookJson.attempted(a)))
+                .attemptObserver(a -> streams.update(a.accountId(), EventStream.DELIVERY_ATTEMPTED, WebhookJson.attempted(a)))
                 .build();
         resources.add(dispatcher);
         dispatcher.start();

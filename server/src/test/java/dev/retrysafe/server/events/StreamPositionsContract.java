@@ -3,6 +3,7 @@ package dev.retrysafe.server.events;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.retrysafe.leasedwork.Pipeline;
+import dev.retrysafe.liveevents.PositionedEvent;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.accounts.ApiKeys;

@@ -51,7 +51,7 @@ final class RawWebSocket implements AutoCloseable {
         socket.connect(new InetSocketAddress("127.0.0.1", base.getPort()), 5000);
         socket.setSoTimeout(10_000);
         RawWebSocket ws = new RawWebSocket(socket);
-        String request = RawHttp.webSocketUpgrade(base, LiveEvents.PATH, apiKey);
+        String request = RawHttp.webSocketUpgrade(base, EventStream.PATH, apiKey);
         ws.out.write(request.getBytes(StandardCharsets.US_ASCII));
         ws.out.flush();
         String head = RawHttp.readHead(ws.in);

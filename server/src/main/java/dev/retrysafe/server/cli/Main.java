@@ -1,0 +1,144 @@
+package dev.retrysafe.server.cli;
+
+import dev.retrysafe.server.RetrysafeServer;
+import dev.retrysafe.server.accounts.Account;
+import dev.retrysafe.server.accounts.AccountStore;
+import dev.retrysafe.server.accounts.ApiKeys;
+import dev.retrysafe.server.config.ConfigException;
+import dev.retrysafe.server.config.ConfigLoader;
+import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.db.Database;
+import dev.retrysafe.server.db.Ids;
+import dev.retrysafe.server.db.Transactions;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The command line of the Retrysafe server: {@code serve} (default), {@code create-account},
+ * {@code migrate}, {@code webhooks sign|verify|listen}, {@code demo retry|lost-answer}, {@code --help}. Exit
+ * codes: 0 success, 1 failure (or a rejected webhook, or a demo whose outcome was not the promised
+ * one), 2 bad command line or configuration. The main class of the server's jar; it starts the
+ * HTTP app ({@link RetrysafeServer}) and never the other way round.
+ */
+public final class Main {
+
+    /** Exit code of a bad command line or configuration. */
+    public static final int USAGE = 2;
+    /** Exit code of a failure at run time. */
+    public static final int FAILURE = 1;
+
+    private Main() {
+    }
+
+    /** Runs the command in {@code args} and exits with its code (serving until SIGTERM). */
+    public static void main(String[] args) {
+        Command command = CommandLine.parse(args);
+        if (command instanceof Command.Serve) {
+            int code = serve(command, System.getenv(), System.out, System.err);
+            if (code != 0) {
+                System.exit(code);
+            }
+            return;
+        }
+        System.exit(run(command, System.getenv(), System.in, System.out, System.err));
+    }
+
+    /**
+     * Runs every command but {@code serve}, returning the exit code; a separate method so tests
+     * can call it in-process.
+     */
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        return run(args, env, InputStream.nullInputStream(), out, err);
+    }
+
+    /**
+     * Runs every command but {@code serve} with {@code in} as standard input (the body of
+     * {@code webhooks sign} and {@code webhooks verify}), returning the exit code.
+     */
+    public static int run(String[] args, Map<String, String> env, InputStream in, PrintStream out, PrintStream err) {
+        return run(CommandLine.parse(args), env, in, out, err);
+    }
+
+    private static int run(Command command, Map<String, String> env, InputStream in, PrintStream out,
+            PrintStream err) {
+        try {
+            return switch (command) {
+                case Command.Help h -> {
+                    out.print(CommandLine.USAGE);
+                    yield 0;
+                }
+                case Command.Invalid invalid -> {
+                    err.println("retrysafe: " + invalid.message());
+                    err.println("Run with --help to see the commands and options.");
+                    yield USAGE;
+                }
+                case Command.Migrate m -> {
+                    ServerConfig config = RetrysafeServer.forOneOffCommand(ConfigLoader.load(m.config(), env));
+                    RetrysafeServer.openStorage(config, "retrysafe-migrate").close();
+                    err.println("Database migrated: " + config.database().describe(config.dataDir()));
+                    yield 0;
+                }
+                case Command.CreateAccount c ->
+                        createAccount(c, RetrysafeServer.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
+                case Command.WebhookSign sign -> WebhookCommands.sign(sign, in, out, err);
+                case Command.WebhookVerify verify -> WebhookCommands.verify(verify, in, out, err, Clock.systemUTC());
+                case Command.WebhookListen listen -> WebhookCommands.listen(listen, out, err, Clock.systemUTC());
+                case Command.DemoRetry retry -> DemoCommands.retry(out, DemoEnvironment.system());
+                case Command.DemoLostAnswer lost -> DemoCommands.lostAnswer(lost, out, err, DemoEnvironment.system());
+                case Command.Serve s -> throw new IllegalArgumentException("serve is run by main()");
+            };
+        } catch (ConfigException e) {
+            err.println("retrysafe: invalid configuration: " + e.getMessage());
+            return USAGE;
+        } catch (Exception e) {
+            err.println("retrysafe: " + e);
+            return FAILURE;
+        }
+    }
+
+    private static int createAccount(Command.CreateAccount c, ServerConfig config, PrintStream out, PrintStream err)
+            throws Exception {
+        try (Database db = RetrysafeServer.openStorage(config, "retrysafe-cli")) {
+            Clock clock = Clock.systemUTC();
+            AccountStore accounts = new AccountStore(new Transactions(db.dataSource()), new Ids(clock), clock);
+            String key = ApiKeys.generate();
+            Account account = accounts.create(c.name(), c.plan(), key);
+            err.println("Created account " + account.id() + " '" + account.name() + "' on plan " + account.plan()
+                    + ". Its API key (shown only now):");
+            out.println(key);
+            return 0;
+        }
+    }
+
+    private static int serve(Command command, Map<String, String> env, PrintStream out, PrintStream err) {
+        ServerConfig config;
+        try {
+            config = ConfigLoader.load(command.config(), env);
+        } catch (ConfigException e) {
+            err.println("retrysafe: invalid configuration: " + e.getMessage());
+            return USAGE;
+        }
+        RetrysafeServer server;
+        try {
+            server = RetrysafeServer.start(config, Clock.systemUTC(), out);
+        } catch (Exception e) {
+            err.println("retrysafe: cannot start: " + e);
+            return FAILURE;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "retrysafe-shutdown"));
+        out.println("Retrysafe is ready on http://localhost:" + server.port() + " (Ctrl-C stops it)");
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+}
