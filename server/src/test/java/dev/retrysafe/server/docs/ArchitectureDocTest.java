@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code docs/architecture.md} stays true as files move: its module table names every module of
  * the build, and the life of a request names, step by step, files that exist, never one twice.
+ * And {@code ./run} rebuilds the server when any module in its jar changes.
  */
 class ArchitectureDocTest {
 
@@ -53,6 +54,18 @@ class ArchitectureDocTest {
         }
 
         assertThat(files).as("steps").hasSizeBetween(8, 14).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void theRunScriptRebuildsWhenAnyModuleInTheServerJarChanges() throws Exception {
+        // a module missing from ./run's list leaves a stale jar running after its sources changed
+        Path root = RepositoryRoot.find();
+        Set<String> inTheJar = matches(MODULE, Files.readString(root.resolve("pom.xml")));
+        inTheJar.removeAll(Set.of("testkit", "bench", "acceptance"));
+        Matcher watched = Pattern.compile("\\{([a-z,-]+)}/src/main").matcher(Files.readString(root.resolve("run")));
+
+        assertThat(watched.find()).as("./run's list of sources it rebuilds for").isTrue();
+        assertThat(Set.of(watched.group(1).split(","))).containsExactlyInAnyOrderElementsOf(inTheJar);
     }
 
     private static Set<String> matches(Pattern pattern, String text) {
