@@ -10,5 +10,7 @@ module dev.retrysafe.client {
     exports dev.retrysafe.client;
     // the typed SDK reads Retry-After and sends Idempotency-Key as the client does, and the webhook
     // dispatcher reads a receiver's Retry-After with the same parser; not an API
-    exports dev.retrysafe.client.internal to dev.retrysafe.sdk, dev.retrysafe.delivery;
+    exports dev.retrysafe.client.internal to
+            dev.retrysafe.sdk,
+            dev.retrysafe.delivery;
 }

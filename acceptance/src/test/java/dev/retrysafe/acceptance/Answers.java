@@ -14,12 +14,14 @@ final class Answers {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private Answers() {
-    }
+    private Answers() {}
 
     /** Whether the server says this answer is a stored one, replayed rather than made now. */
     static boolean replayed(HttpResponse<byte[]> r) {
-        return r.headers().firstValue("Idempotent-Replayed").filter("true"::equals).isPresent();
+        return r.headers()
+                .firstValue("Idempotent-Replayed")
+                .filter("true"::equals)
+                .isPresent();
     }
 
     /** The body as JSON; fails with the status and body when it is not JSON. */
@@ -40,7 +42,9 @@ final class Answers {
     static void assertSameAnswer(HttpResponse<byte[]> actual, HttpResponse<byte[]> expected) {
         assertThat(actual.statusCode()).as(text(actual)).isEqualTo(expected.statusCode());
         assertThat(actual.body()).as("body bytes of %s", text(actual)).isEqualTo(expected.body());
-        assertThat(actual.headers().firstValue("Content-Type")).isEqualTo(expected.headers().firstValue("Content-Type"));
-        assertThat(actual.headers().firstValue("Location")).isEqualTo(expected.headers().firstValue("Location"));
+        assertThat(actual.headers().firstValue("Content-Type"))
+                .isEqualTo(expected.headers().firstValue("Content-Type"));
+        assertThat(actual.headers().firstValue("Location"))
+                .isEqualTo(expected.headers().firstValue("Location"));
     }
 }

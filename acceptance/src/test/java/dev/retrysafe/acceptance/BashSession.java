@@ -36,6 +36,7 @@ final class BashSession implements AutoCloseable {
     private final String marker = "__block_end_" + UUID.randomUUID().toString().replace("-", "") + "__";
     /** Output lines; empty at the end of the output. */
     private final BlockingQueue<Optional<String>> lines = new LinkedBlockingQueue<>();
+
     private final Thread reader;
     private int blocks;
 
@@ -79,8 +80,8 @@ final class BashSession implements AutoCloseable {
             }
             if (line.isEmpty()) {
                 boolean ended = bash.waitFor(EXIT_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-                throw new AssertionError("a command failed: bash ended" + (ended ? " with exit code " + bash.exitValue() : "")
-                        + "; its output:\n" + output);
+                throw new AssertionError("a command failed: bash ended"
+                        + (ended ? " with exit code " + bash.exitValue() : "") + "; its output:\n" + output);
             }
             if (line.get().equals(marker)) {
                 return output.toString();
@@ -98,7 +99,8 @@ final class BashSession implements AutoCloseable {
     }
 
     private void readOutput() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(bash.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(bash.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
                 lines.add(Optional.of(line));
             }

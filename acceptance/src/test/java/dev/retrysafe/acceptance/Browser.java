@@ -52,12 +52,23 @@ final class Browser implements AutoCloseable {
         try {
             ChromeOptions options = new ChromeOptions();
             options.setBinary(CHROMIUM.toFile());
-            options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    "--disable-default-apps", "--disable-extensions", "--disable-dev-shm-usage",
-                    "--disable-client-side-phishing-detection", "--no-default-browser-check",
+            options.addArguments(
+                    "--headless=new",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-quic",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--disable-default-apps",
+                    "--disable-extensions",
+                    "--disable-dev-shm-usage",
+                    "--disable-client-side-phishing-detection",
+                    "--no-default-browser-check",
                     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-                    "--user-data-dir=" + profile, "--window-size=" + width + "," + height);
+                    "--user-data-dir=" + profile,
+                    "--window-size=" + width + "," + height);
             ChromeDriverService service = new ChromeDriverService.Builder()
                     .usingDriverExecutable(CHROMEDRIVER.toFile())
                     .usingAnyFreePort()
@@ -82,7 +93,9 @@ final class Browser implements AutoCloseable {
      * the page redrew meanwhile (stale) only means "ask again". Never sleeps a fixed time.
      */
     void waitUntil(Duration within, Function<WebDriver, Boolean> condition) {
-        new WebDriverWait(driver, within).ignoring(StaleElementReferenceException.class).until(condition::apply);
+        new WebDriverWait(driver, within)
+                .ignoring(StaleElementReferenceException.class)
+                .until(condition::apply);
     }
 
     /** Saves what the window shows as the PNG file {@code name} in {@link #SCREENSHOTS}; answers the file. */

@@ -17,15 +17,12 @@ import java.util.Map;
 final class BudgetHeaders {
 
     /** A {@code RateLimit-Policy} item: {@code quota} units per {@code windowSeconds}. */
-    record Allowance(long quota, long windowSeconds) {
-    }
+    record Allowance(long quota, long windowSeconds) {}
 
     /** A {@code RateLimit} item: {@code remaining} units, whole again in {@code resetSeconds}. */
-    record Budget(long remaining, long resetSeconds) {
-    }
+    record Budget(long remaining, long resetSeconds) {}
 
-    private BudgetHeaders() {
-    }
+    private BudgetHeaders() {}
 
     /** Every policy of {@code RateLimit-Policy}, by name; the header must be there. */
     static Map<String, Allowance> allowances(Api.Answer answer) {
@@ -34,7 +31,9 @@ final class BudgetHeaders {
         Map<String, Allowance> allowances = new LinkedHashMap<>();
         for (StructuredFields.Item item : items(field)) {
             Allowance previous = allowances.put(name(item), new Allowance(integer(item, "q"), integer(item, "w")));
-            assertThat(previous).as("policy %s listed twice in %s", name(item), field).isNull();
+            assertThat(previous)
+                    .as("policy %s listed twice in %s", name(item), field)
+                    .isNull();
         }
         return allowances;
     }
@@ -53,7 +52,9 @@ final class BudgetHeaders {
         for (StructuredFields.Item item : items(field)) {
             String name = name(item);
             Allowance allowance = allowances.get(name);
-            assertThat(allowance).as("RateLimit names %s, which RateLimit-Policy does not list", name).isNotNull();
+            assertThat(allowance)
+                    .as("RateLimit names %s, which RateLimit-Policy does not list", name)
+                    .isNotNull();
             Budget budget = new Budget(integer(item, "r"), integer(item, "t"));
             assertThat(budget.remaining()).as("r of %s", name).isBetween(0L, allowance.quota());
             assertThat(budget.resetSeconds()).as("t of %s", name).isBetween(0L, allowance.windowSeconds());
@@ -76,7 +77,8 @@ final class BudgetHeaders {
         assertThat(number(answer, "X-RateLimit-Limit")).isEqualTo(quota);
         assertThat(number(answer, "X-RateLimit-Remaining")).isEqualTo(budget.remaining());
         assertThat(number(answer, "X-RateLimit-Used")).isEqualTo(quota - budget.remaining());
-        assertThat(number(answer, "X-RateLimit-Reset")).as("X-RateLimit-Reset, in UTC epoch seconds")
+        assertThat(number(answer, "X-RateLimit-Reset"))
+                .as("X-RateLimit-Reset, in UTC epoch seconds")
                 .isBetween(sentAt.getEpochSecond() - 1, answeredAt.getEpochSecond() + budget.resetSeconds() + 1);
         return budget;
     }
@@ -87,12 +89,16 @@ final class BudgetHeaders {
      * otherwise report a budget nobody counted.
      */
     static void unknown(Api.Answer answer, String policy, Allowance configured) {
-        assertThat(allowances(answer)).as("RateLimit-Policy on a %d", answer.status())
+        assertThat(allowances(answer))
+                .as("RateLimit-Policy on a %d", answer.status())
                 .containsExactly(Map.entry(policy, configured));
-        assertThat(answer.header("RateLimit")).as("RateLimit of an uncounted %d", answer.status()).isNull();
+        assertThat(answer.header("RateLimit"))
+                .as("RateLimit of an uncounted %d", answer.status())
+                .isNull();
         for (String name : new String[] {"Limit", "Remaining", "Used", "Reset", "Resource"}) {
-            assertThat(answer.header("X-RateLimit-" + name)).as("X-RateLimit-%s of an uncounted %d", name,
-                    answer.status()).isNull();
+            assertThat(answer.header("X-RateLimit-" + name))
+                    .as("X-RateLimit-%s of an uncounted %d", name, answer.status())
+                    .isNull();
         }
     }
 
@@ -106,14 +112,18 @@ final class BudgetHeaders {
     }
 
     private static Iterable<StructuredFields.Item> items(String field) {
-        return StructuredFields.parseList(field).stream().map(member -> {
-            assertThat(member).as("a member of %s", field).isInstanceOf(StructuredFields.Item.class);
-            return (StructuredFields.Item) member;
-        }).toList();
+        return StructuredFields.parseList(field).stream()
+                .map(member -> {
+                    assertThat(member).as("a member of %s", field).isInstanceOf(StructuredFields.Item.class);
+                    return (StructuredFields.Item) member;
+                })
+                .toList();
     }
 
     private static String name(StructuredFields.Item item) {
-        assertThat(item.value()).as("a policy is named by an sf-string: %s", item).isInstanceOf(String.class);
+        assertThat(item.value())
+                .as("a policy is named by an sf-string: %s", item)
+                .isInstanceOf(String.class);
         return (String) item.value();
     }
 

@@ -42,7 +42,8 @@ class ClusterScriptTest {
         List<Integer> instancePorts = List.of(ServerProcess.freePort(), ServerProcess.freePort());
         Path dir = temp.resolve("cluster");
         List<ServerProcess> commands = new ArrayList<>();
-        try (PostgresTestDatabase db = PostgresTestDatabase.create(); RedisServerProcess redis = RedisServerProcess.start()) {
+        try (PostgresTestDatabase db = PostgresTestDatabase.create();
+                RedisServerProcess redis = RedisServerProcess.start()) {
             Map<String, String> env = new HashMap<>();
             env.put("RETRYSAFE_DATABASE_URL", db.jdbcUrl());
             env.put("RETRYSAFE_DATABASE_USER", db.user());
@@ -51,22 +52,40 @@ class ClusterScriptTest {
             env.put("RETRYSAFE_BANK_LATENCY_MS", "0");
             try {
                 // when: two instances start behind nginx
-                ServerProcess start = cluster(commands, env, "start", "--instances", "2", "--port", Integer.toString(port),
-                        "--instance-ports", instancePorts.get(0) + "," + instancePorts.get(1), "--dir", dir.toString());
-                assertThat(start.waitFor(COMMAND_DEADLINE)).as("start\n%s", start.describe()).isZero();
+                ServerProcess start = cluster(
+                        commands,
+                        env,
+                        "start",
+                        "--instances",
+                        "2",
+                        "--port",
+                        Integer.toString(port),
+                        "--instance-ports",
+                        instancePorts.get(0) + "," + instancePorts.get(1),
+                        "--dir",
+                        dir.toString());
+                assertThat(start.waitFor(COMMAND_DEADLINE))
+                        .as("start\n%s", start.describe())
+                        .isZero();
                 ServerProcess status = cluster(commands, env, "status", "--dir", dir.toString());
-                assertThat(status.waitFor(COMMAND_DEADLINE)).as("status\n%s", status.describe()).isZero();
-                assertThat(status.stdout()).contains("instance 1: pid", "instance 2: pid", "nginx: pid")
+                assertThat(status.waitFor(COMMAND_DEADLINE))
+                        .as("status\n%s", status.describe())
+                        .isZero();
+                assertThat(status.stdout())
+                        .contains("instance 1: pid", "instance 2: pid", "nginx: pid")
                         .doesNotContain("not ready");
 
                 // then: payments through nginx reach both instances
                 Api api = new Api(ServerProcess.base(port), apiKey);
                 for (int i = 0; i < 6; i++) {
-                    Api.Answer paid = api.post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}", "cluster-" + i);
+                    Api.Answer paid =
+                            api.post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}", "cluster-" + i);
                     assertThat(paid.status()).as(paid.raw().body()).isEqualTo(201);
                 }
-                assertThat(upstreams(dir)).as("instances that served requests (nginx access log)")
-                        .containsExactlyInAnyOrder("127.0.0.1:" + instancePorts.get(0), "127.0.0.1:" + instancePorts.get(1));
+                assertThat(upstreams(dir))
+                        .as("instances that served requests (nginx access log)")
+                        .containsExactlyInAnyOrder(
+                                "127.0.0.1:" + instancePorts.get(0), "127.0.0.1:" + instancePorts.get(1));
 
                 // when: one instance dies, then: nginx sends every request to the other
                 long first = pid(dir, 1);
@@ -78,20 +97,28 @@ class ClusterScriptTest {
                 victim.destroyForcibly();
                 victim.onExit().get(COMMAND_DEADLINE.toSeconds(), TimeUnit.SECONDS);
                 for (int i = 0; i < 6; i++) {
-                    Api.Answer paid = api.post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}", "after-" + i);
-                    assertThat(paid.status()).as("with instance 1 dead: %s", paid.raw().body()).isEqualTo(201);
+                    Api.Answer paid =
+                            api.post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}", "after-" + i);
+                    assertThat(paid.status())
+                            .as("with instance 1 dead: %s", paid.raw().body())
+                            .isEqualTo(201);
                 }
 
                 // when: stopped, then: no process is left
                 long second = pid(dir, 2);
-                long nginx = Long.parseLong(Files.readString(dir.resolve("nginx.pid"), StandardCharsets.UTF_8).strip());
+                long nginx = Long.parseLong(Files.readString(dir.resolve("nginx.pid"), StandardCharsets.UTF_8)
+                        .strip());
                 ServerProcess stop = cluster(commands, env, "stop", "--dir", dir.toString());
-                assertThat(stop.waitFor(COMMAND_DEADLINE)).as("stop\n%s", stop.describe()).isZero();
+                assertThat(stop.waitFor(COMMAND_DEADLINE))
+                        .as("stop\n%s", stop.describe())
+                        .isZero();
                 for (long pid : List.of(first, second, nginx)) {
-                    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).as("process %d", pid)
+                    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive))
+                            .as("process %d", pid)
                             .isNotEqualTo(java.util.Optional.of(true));
                 }
-                assertThat(FaultCluster.status(ServerProcess.base(port).resolve("/ready"), null)).isEqualTo(-1);
+                assertThat(FaultCluster.status(ServerProcess.base(port).resolve("/ready"), null))
+                        .isEqualTo(-1);
             } catch (Throwable failure) {
                 ServerProcess.attachLogs(failure, new ArrayList<>(commands));
                 throw failure;
@@ -108,17 +135,19 @@ class ClusterScriptTest {
 
     private static ServerProcess cluster(List<ServerProcess> commands, Map<String, String> env, String... args)
             throws Exception {
-        List<String> command = new ArrayList<>(List.of(RepositoryRoot.find().resolve("run").toString(), "cluster"));
+        List<String> command =
+                new ArrayList<>(List.of(RepositoryRoot.find().resolve("run").toString(), "cluster"));
         command.addAll(List.of(args));
         Path logs = Files.createDirectories(Path.of("target", "cluster-script"));
-        ServerProcess p = ServerProcess.start("cluster-" + args[0] + "-" + commands.size(), command,
-                ServerProcess.environment(env), logs, logs);
+        ServerProcess p = ServerProcess.start(
+                "cluster-" + args[0] + "-" + commands.size(), command, ServerProcess.environment(env), logs, logs);
         commands.add(p);
         return p;
     }
 
     private static long pid(Path dir, int instance) throws Exception {
-        return Long.parseLong(Files.readString(dir.resolve("instance-" + instance + ".pid"), StandardCharsets.UTF_8).strip());
+        return Long.parseLong(Files.readString(dir.resolve("instance-" + instance + ".pid"), StandardCharsets.UTF_8)
+                .strip());
     }
 
     /** The upstream addresses in nginx's access log (the template's log format: fifth field). */

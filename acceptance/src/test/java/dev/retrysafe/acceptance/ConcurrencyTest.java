@@ -54,16 +54,15 @@ class ConcurrencyTest {
         AtomicBoolean first = new AtomicBoolean(true);
         AtomicBoolean holdRanOut = new AtomicBoolean();
         Bank.Processing holdFirst = (chargeKey, latency) -> {
-            if (first.compareAndSet(true, false)
-                    && !enoughInUse.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (first.compareAndSet(true, false) && !enoughInUse.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
                 holdRanOut.set(true);
             }
             Bank.Processing.SLEEP.process(chargeKey, latency);
         };
 
-        try (Deployment d = Deployment.start(storage,
-                b -> b.bankLatency(Duration.ofMillis(20)).bankProcessing(holdFirst));
-             HttpClient http = PaymentsClient.newHttpClient()) {
+        try (Deployment d = Deployment.start(
+                        storage, b -> b.bankLatency(Duration.ofMillis(20)).bankProcessing(holdFirst));
+                HttpClient http = PaymentsClient.newHttpClient()) {
             PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             AtomicInteger next = new AtomicInteger();
             AtomicReferenceArray<HttpResponse<byte[]>> answers = new AtomicReferenceArray<>(requests);
@@ -88,19 +87,24 @@ class ConcurrencyTest {
             }
             ParallelTasks.runTogether(workers, THREADS, DEADLINE, RUN_DEADLINE);
 
-            List<HttpResponse<byte[]>> all = IntStream.range(0, requests).mapToObj(answers::get).toList();
+            List<HttpResponse<byte[]>> all =
+                    IntStream.range(0, requests).mapToObj(answers::get).toList();
             assertThat(all).doesNotContainNull();
-            Map<Integer, Long> byStatus = all.stream()
-                    .collect(Collectors.groupingBy(HttpResponse::statusCode, Collectors.counting()));
+            Map<Integer, Long> byStatus =
+                    all.stream().collect(Collectors.groupingBy(HttpResponse::statusCode, Collectors.counting()));
             assertThat(byStatus.keySet()).as("statuses %s", byStatus).containsOnly(201, 409);
-            List<HttpResponse<byte[]>> successes = all.stream().filter(r -> r.statusCode() / 100 == 2).toList();
-            assertThat(successes.stream().filter(r -> !replayed(r))).as("answers that ran the payment").hasSize(1);
+            List<HttpResponse<byte[]>> successes =
+                    all.stream().filter(r -> r.statusCode() / 100 == 2).toList();
+            assertThat(successes.stream().filter(r -> !replayed(r)))
+                    .as("answers that ran the payment")
+                    .hasSize(1);
             assertThat(successes.size() - 1).as("replays").isGreaterThanOrEqualTo(sentAfterTheAnswer);
             HttpResponse<byte[]> answer = successes.get(0);
             for (HttpResponse<byte[]> r : successes) {
                 assertSameAnswer(r, answer);
             }
-            List<HttpResponse<byte[]>> inUse = all.stream().filter(r -> r.statusCode() == 409).toList();
+            List<HttpResponse<byte[]>> inUse =
+                    all.stream().filter(r -> r.statusCode() == 409).toList();
             assertThat(inUse).hasSizeGreaterThanOrEqualTo(inUseBeforeRelease);
             for (HttpResponse<byte[]> r : inUse) {
                 assertThat(json(r).get("type").asText()).isEqualTo("/problems/idempotency-key-in-use");
@@ -108,9 +112,12 @@ class ConcurrencyTest {
             }
 
             assertThat(d.paymentsPerKey()).isEqualTo(Map.of("one-key", 1L));
-            assertThat(d.paymentIdsByKey()).isEqualTo(Map.of("one-key", json(answer).get("id").asText()));
+            assertThat(d.paymentIdsByKey())
+                    .isEqualTo(Map.of("one-key", json(answer).get("id").asText()));
             assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(1);
-            assertThat(holdRanOut).as("64 tries were answered 409 while the first was at the bank").isFalse();
+            assertThat(holdRanOut)
+                    .as("64 tries were answered 409 while the first was at the bank")
+                    .isFalse();
         }
     }
 
@@ -124,7 +131,7 @@ class ConcurrencyTest {
         int keys = 1_000;
         int copies = 3;
         try (Deployment d = Deployment.start(storage, b -> b.bankLatency(Duration.ofMillis(5)));
-             HttpClient http = PaymentsClient.newHttpClient()) {
+                HttpClient http = PaymentsClient.newHttpClient()) {
             PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             Map<String, List<HttpResponse<byte[]>>> answers = new ConcurrentHashMap<>();
             AtomicInteger inUseAnswers = new AtomicInteger();
@@ -135,7 +142,8 @@ class ConcurrencyTest {
                 for (int c = 0; c < copies; c++) {
                     tasks.add(() -> {
                         HttpResponse<byte[]> r = client.payUntilAnswered(key, PAYMENT, inUseAnswers);
-                        answers.computeIfAbsent(key, x -> new CopyOnWriteArrayList<>()).add(r);
+                        answers.computeIfAbsent(key, x -> new CopyOnWriteArrayList<>())
+                                .add(r);
                         return null;
                     });
                 }
@@ -150,7 +158,8 @@ class ConcurrencyTest {
                     assertThat(r.statusCode()).as("%s: %s", key, text(r)).isEqualTo(201);
                     assertSameAnswer(r, list.get(0));
                 }
-                assertThat(list.stream().filter(r -> !replayed(r))).as("%s: answers that ran the payment", key)
+                assertThat(list.stream().filter(r -> !replayed(r)))
+                        .as("%s: answers that ran the payment", key)
                         .hasSize(1);
                 answeredIds.put(key, json(list.get(0)).get("id").asText());
             });

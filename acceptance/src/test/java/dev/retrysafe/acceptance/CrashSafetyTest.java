@@ -44,10 +44,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Crash safety, process level: a server process is killed with SIGKILL while eight clients make
@@ -70,10 +70,12 @@ class CrashSafetyTest {
     private static final int TOTAL = CLIENTS * PAYMENTS_PER_CLIENT;
     /** Kill once this many payments have their 201, well before the clients are done. */
     private static final int KILL_AFTER = TOTAL / 4;
+
     private static final Duration LEASE = Duration.ofSeconds(2);
     private static final int BANK_LATENCY_MS = 50;
     /** How long a request must have been under way to count as inside the server at the kill. */
     private static final Duration UNDER_WAY = Duration.ofMillis(10);
+
     private static final Duration CLIENT_DEADLINE = Duration.ofSeconds(45);
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(3);
     private static final Duration START_DEADLINE = Duration.ofSeconds(60);
@@ -149,23 +151,26 @@ class CrashSafetyTest {
             }
             // kill midway, at a moment when most clients have a request under way for a while:
             // past authentication and the claim, held by the bank's latency
-            await("at least " + KILL_AFTER + " payments answered 201 and " + CLIENTS / 2
-                    + " requests under way for " + UNDER_WAY.toMillis() + " ms")
+            await("at least " + KILL_AFTER + " payments answered 201 and " + CLIENTS / 2 + " requests under way for "
+                            + UNDER_WAY.toMillis() + " ms")
                     .atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(1))
                     .until(() -> {
                         failIfAnyClientFailed(running);
                         long now = System.nanoTime();
                         return paid.get() >= KILL_AFTER
-                                && clients.stream().filter(c -> c.underWayFor(now) >= UNDER_WAY.toNanos()).count()
-                                >= CLIENTS / 2;
+                                && clients.stream()
+                                                .filter(c -> c.underWayFor(now) >= UNDER_WAY.toNanos())
+                                                .count()
+                                        >= CLIENTS / 2;
                     });
 
             generation.set(DOWN);
             long killedAt = System.nanoTime();
             first.kill9();
             int paidAtKill = paid.get();
-            assertThat(paidAtKill).as("payments answered before the kill (the kill must come midway)")
+            assertThat(paidAtKill)
+                    .as("payments answered before the kill (the kill must come midway)")
                     .isLessThan(TOTAL);
             CrashState atCrash = store.queryableWhileDown() ? store.inspectAfterCrash() : null;
 
@@ -184,35 +189,50 @@ class CrashSafetyTest {
             Map<String, Paid> answers = new LinkedHashMap<>();
             clients.forEach(c -> answers.putAll(c.paid));
             assertThat(answers).as("a 201 for every key").hasSize(TOTAL);
-            List<Attempt> attempts = clients.stream().flatMap(c -> c.attempts.stream()).toList();
+            List<Attempt> attempts =
+                    clients.stream().flatMap(c -> c.attempts.stream()).toList();
             printSummary(store, paidAtKill, restart, atCrash, attempts);
-            System.out.printf("%s: first start %d ms, load until the kill %d ms, clients done %d ms after the kill%n",
+            System.out.printf(
+                    "%s: first start %d ms, load until the kill %d ms, clients done %d ms after the kill%n",
                     store, millis(firstReady - began), millis(killedAt - firstReady), millis(clientsDone - killedAt));
 
             // at least one request was inside the first server when it died, and was retried on the second
             Set<String> lostInFlight = attempts.stream()
                     .filter(a -> a.startedIn() == FIRST && a.lostInFlight())
-                    .map(Attempt::key).collect(Collectors.toSet());
-            assertThat(lostInFlight).as("keys whose request was cut off by the kill").isNotEmpty();
-            assertThat(lostInFlight).as("keys cut off by the kill got their 201 from an attempt after the kill")
+                    .map(Attempt::key)
+                    .collect(Collectors.toSet());
+            assertThat(lostInFlight)
+                    .as("keys whose request was cut off by the kill")
+                    .isNotEmpty();
+            assertThat(lostInFlight)
+                    .as("keys cut off by the kill got their 201 from an attempt after the kill")
                     .allSatisfy(k -> assertThat(answers.get(k).startedIn()).isGreaterThan(FIRST));
             if (atCrash != null && claims.equals("locks")) {
                 // an advisory lock ends with its connection: the kill left no claim behind
-                assertThat(atCrash.inProgressKeys()).as("claim rows (advisory locks write none)").isEmpty();
-                assertThat(atCrash.paymentsWithoutCompletedKey()).as("payments committed without their stored answer")
+                assertThat(atCrash.inProgressKeys())
+                        .as("claim rows (advisory locks write none)")
+                        .isEmpty();
+                assertThat(atCrash.paymentsWithoutCompletedKey())
+                        .as("payments committed without their stored answer")
                         .isZero();
-                assertThat(atCrash.completedKeysWithoutPayment()).as("stored answers committed without their payment")
+                assertThat(atCrash.completedKeysWithoutPayment())
+                        .as("stored answers committed without their payment")
                         .isZero();
             } else if (atCrash != null) {
-                assertThat(atCrash.inProgressKeys()).as("claims the killed server held (requests in flight)")
+                assertThat(atCrash.inProgressKeys())
+                        .as("claims the killed server held (requests in flight)")
                         .isNotEmpty();
-                assertThat(atCrash.leaseMillis()).as("lease of those claims (the configured one)")
+                assertThat(atCrash.leaseMillis())
+                        .as("lease of those claims (the configured one)")
                         .containsExactly(LEASE.toMillis());
-                assertThat(atCrash.paymentsWithoutCompletedKey()).as("payments committed without their stored answer")
+                assertThat(atCrash.paymentsWithoutCompletedKey())
+                        .as("payments committed without their stored answer")
                         .isZero();
-                assertThat(atCrash.completedKeysWithoutPayment()).as("stored answers committed without their payment")
+                assertThat(atCrash.completedKeysWithoutPayment())
+                        .as("stored answers committed without their payment")
                         .isZero();
-                assertThat(atCrash.inProgressKeys()).as("claims orphaned by the kill were retried after it")
+                assertThat(atCrash.inProgressKeys())
+                        .as("claims orphaned by the kill were retried after it")
                         .allSatisfy(k -> assertThat(answers.get(k).startedIn()).isGreaterThan(FIRST));
             }
 
@@ -262,13 +282,20 @@ class CrashSafetyTest {
     /** Lists the account's payments page by page and compares them with what the clients were told. */
     private static void assertPaymentsListed(URI base, String apiKey, Map<String, Paid> answers) throws Exception {
         Map<String, Long> listed = new HashMap<>();
-        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2)).build()) {
+        try (HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .build()) {
             String after = null;
             for (int page = 0; page <= TOTAL / 100 + 1; page++) {
                 String query = "/v1/payments?limit=100" + (after == null ? "" : "&starting_after=" + after);
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve(query)).timeout(REQUEST_TIMEOUT)
-                        .header("Authorization", "Bearer " + apiKey).GET().build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(base.resolve(query))
+                                .timeout(REQUEST_TIMEOUT)
+                                .header("Authorization", "Bearer " + apiKey)
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 assertThat(r.statusCode()).as("GET %s: %s", query, r.body()).isEqualTo(200);
                 JsonNode body = JSON.readTree(r.body());
                 for (JsonNode p : body.path("data")) {
@@ -281,23 +308,33 @@ class CrashSafetyTest {
             }
         }
         List<String> missing = answers.entrySet().stream()
-                .filter(e -> !Long.valueOf(e.getValue().amount()).equals(listed.get(e.getValue().paymentId())))
+                .filter(e -> !Long.valueOf(e.getValue().amount())
+                        .equals(listed.get(e.getValue().paymentId())))
                 .map(e -> e.getKey() + " -> " + e.getValue())
                 .toList();
-        assertThat(missing).as("payments answered 201 to a client but not listed after the restart").isEmpty();
+        assertThat(missing)
+                .as("payments answered 201 to a client but not listed after the restart")
+                .isEmpty();
         assertThat(listed).as("payments listed").hasSize(TOTAL);
     }
 
     private static void replayAll(URI base, String apiKey, Map<String, Paid> answers) throws Exception {
-        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2)).build()) {
+        try (HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .build()) {
             for (Map.Entry<String, Paid> e : answers.entrySet()) {
-                HttpResponse<String> r = http.send(paymentRequest(base, apiKey, e.getKey(), e.getValue().amount()),
+                HttpResponse<String> r = http.send(
+                        paymentRequest(base, apiKey, e.getKey(), e.getValue().amount()),
                         HttpResponse.BodyHandlers.ofString());
-                assertThat(r.statusCode()).as("replay of %s: %s", e.getKey(), r.body()).isEqualTo(201);
-                assertThat(r.headers().firstValue("Idempotent-Replayed")).as("replay of %s: %s", e.getKey(), r.body())
+                assertThat(r.statusCode())
+                        .as("replay of %s: %s", e.getKey(), r.body())
+                        .isEqualTo(201);
+                assertThat(r.headers().firstValue("Idempotent-Replayed"))
+                        .as("replay of %s: %s", e.getKey(), r.body())
                         .contains("true");
-                assertThat(JSON.readTree(r.body()).path("id").asText()).as("replayed payment id of %s", e.getKey())
+                assertThat(JSON.readTree(r.body()).path("id").asText())
+                        .as("replayed payment id of %s", e.getKey())
                         .isEqualTo(e.getValue().paymentId());
             }
         }
@@ -323,26 +360,35 @@ class CrashSafetyTest {
                     }
                 }
             }
-            assertThat(perKey.entrySet()).as("idempotency keys with more than one payment")
-                    .filteredOn(e -> e.getValue() != 1).isEmpty();
+            assertThat(perKey.entrySet())
+                    .as("idempotency keys with more than one payment")
+                    .filteredOn(e -> e.getValue() != 1)
+                    .isEmpty();
             assertThat(perKey.keySet()).as("keys that have a payment").isEqualTo(answers.keySet());
-            assertThat(count(c, "SELECT count(*) FROM payments")).as("payments in the database").isEqualTo(TOTAL);
+            assertThat(count(c, "SELECT count(*) FROM payments"))
+                    .as("payments in the database")
+                    .isEqualTo(TOTAL);
             assertThat(statuses).as("payment statuses (nothing is declined)").containsExactly("succeeded");
             answers.forEach((key, paid) -> {
-                assertThat(idOf.get(key)).as("stored payment of %s is the one its client got", key)
+                assertThat(idOf.get(key))
+                        .as("stored payment of %s is the one its client got", key)
                         .isEqualTo(paid.paymentId());
                 assertThat(amountOf.get(key)).as("amount of %s", key).isEqualTo(paid.amount());
             });
 
             assertThat(count(c, "SELECT count(*) FROM idempotency_keys WHERE completed_at IS NULL"))
-                    .as("idempotency keys left in progress (stuck claims)").isZero();
+                    .as("idempotency keys left in progress (stuck claims)")
+                    .isZero();
             assertThat(count(c, "SELECT count(*) FROM idempotency_keys WHERE response_status = 201"))
-                    .as("keys with a stored 201").isEqualTo(TOTAL);
-            assertThat(count(c, "SELECT count(*) FROM idempotency_keys")).as("idempotency keys").isEqualTo(TOTAL);
+                    .as("keys with a stored 201")
+                    .isEqualTo(TOTAL);
+            assertThat(count(c, "SELECT count(*) FROM idempotency_keys"))
+                    .as("idempotency keys")
+                    .isEqualTo(TOTAL);
 
             Map<String, String[]> charges = new HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT charge_key, outcome, amount FROM bank_charges WHERE account_id = ?")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("SELECT charge_key, outcome, amount FROM bank_charges WHERE account_id = ?")) {
                 ps.setString(1, account);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -350,43 +396,52 @@ class CrashSafetyTest {
                     }
                 }
             }
-            assertThat(count(c, "SELECT count(*) FROM bank_charges")).as("bank charges: one per payment, no more")
+            assertThat(count(c, "SELECT count(*) FROM bank_charges"))
+                    .as("bank charges: one per payment, no more")
                     .isEqualTo(TOTAL);
             answers.forEach((key, paid) -> assertThat(charges.get(ChargeKeys.derive(account, key)))
                     .as("the bank charge of %s", key)
                     .containsExactly("APPROVED", Long.toString(paid.amount())));
 
             assertThat(count(c, "SELECT count(*) FROM events WHERE type = 'payment.succeeded'"))
-                    .as("payment.succeeded events: one per payment").isEqualTo(TOTAL);
+                    .as("payment.succeeded events: one per payment")
+                    .isEqualTo(TOTAL);
             assertThat(count(c, "SELECT count(*) FROM events")).as("events").isEqualTo(TOTAL);
         }
     }
 
-    private void printSummary(Store store, int paidAtKill, Duration restart, @Nullable CrashState atCrash,
-                              List<Attempt> attempts) {
-        Map<String, Long> outcomes = attempts.stream().collect(Collectors.groupingBy(
-                a -> (a.startedIn() == FIRST ? "first:" : a.startedIn() == DOWN ? "down:" : "second:") + a.outcome(),
-                java.util.TreeMap::new, Collectors.counting()));
-        System.out.printf("%s: %d of %d paid at the kill; restart took %d ms; %s; attempts by generation and outcome: %s%n",
-                store, paidAtKill, TOTAL, restart.toMillis(),
-                atCrash == null ? "database not inspected at the crash"
+    private void printSummary(
+            Store store, int paidAtKill, Duration restart, @Nullable CrashState atCrash, List<Attempt> attempts) {
+        Map<String, Long> outcomes = attempts.stream()
+                .collect(Collectors.groupingBy(
+                        a -> (a.startedIn() == FIRST ? "first:" : a.startedIn() == DOWN ? "down:" : "second:")
+                                + a.outcome(),
+                        java.util.TreeMap::new,
+                        Collectors.counting()));
+        System.out.printf(
+                "%s: %d of %d paid at the kill; restart took %d ms; %s; attempts by generation and outcome: %s%n",
+                store,
+                paidAtKill,
+                TOTAL,
+                restart.toMillis(),
+                atCrash == null
+                        ? "database not inspected at the crash"
                         : atCrash.inProgressKeys().size() + " claims in progress at the crash, "
-                        + atCrash.chargedButUnpaid() + " of them already charged by the bank",
+                                + atCrash.chargedButUnpaid() + " of them already charged by the bank",
                 outcomes);
     }
 
     private static HttpRequest paymentRequest(URI base, String apiKey, String key, long amount) {
-        String body = "{\"amount\": " + amount + ", \"currency\": \"eur\", \"description\": \"crash safety " + key + "\"}";
+        String body =
+                "{\"amount\": " + amount + ", \"currency\": \"eur\", \"description\": \"crash safety " + key + "\"}";
         return PaymentsClient.paymentRequest(base, apiKey, key, body, REQUEST_TIMEOUT);
     }
 
     /** One try of one key: the server generation when it was sent, and what came back. */
-    record Attempt(String key, int startedIn, String outcome, boolean lostInFlight) {
-    }
+    record Attempt(String key, int startedIn, String outcome, boolean lostInFlight) {}
 
     /** The 201 a client got for a key. */
-    record Paid(String paymentId, long amount, int startedIn, boolean replayed) {
-    }
+    record Paid(String paymentId, long amount, int startedIn, boolean replayed) {}
 
     /**
      * A client that pays its keys one after another and retries each with the same key and body
@@ -419,8 +474,10 @@ class CrashSafetyTest {
 
         void payAll() throws Exception {
             long deadline = System.nanoTime() + CLIENT_DEADLINE.toNanos();
-            try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(1)).build()) {
+            try (HttpClient http = HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(1))
+                    .build()) {
                 for (int i = 0; i < PAYMENTS_PER_CLIENT; i++) {
                     String key = "crash-" + number + "-" + i + "-" + UUID.randomUUID();
                     long amount = 1_000L + number * 100L + i;
@@ -449,7 +506,8 @@ class CrashSafetyTest {
                 } catch (IOException e) {
                     sentAt = 0;
                     // refused or cut off: the server is down or died under this request; same key again
-                    boolean beforeConnecting = e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
+                    boolean beforeConnecting =
+                            e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
                     attempts.add(new Attempt(key, startedIn, e.getClass().getSimpleName(), !beforeConnecting));
                     backOff(50);
                     continue;
@@ -461,19 +519,31 @@ class CrashSafetyTest {
                     JsonNode body = JSON.readTree(r.body());
                     String id = body.path("id").asText();
                     assertThat(id).as("payment id of %s", key).startsWith("pay_");
-                    assertThat(body.path("amount").asLong()).as("amount of %s", key).isEqualTo(amount);
-                    assertThat(body.path("status").asText()).as("status of %s", key).isEqualTo("succeeded");
-                    assertThat(r.headers().firstValue("Location")).as("Location of %s", key)
+                    assertThat(body.path("amount").asLong())
+                            .as("amount of %s", key)
+                            .isEqualTo(amount);
+                    assertThat(body.path("status").asText())
+                            .as("status of %s", key)
+                            .isEqualTo("succeeded");
+                    assertThat(r.headers().firstValue("Location"))
+                            .as("Location of %s", key)
                             .contains("/v1/payments/" + id);
-                    return new Paid(id, amount, startedIn,
-                            r.headers().firstValue("Idempotent-Replayed").orElse("").equals("true"));
+                    return new Paid(
+                            id,
+                            amount,
+                            startedIn,
+                            r.headers()
+                                    .firstValue("Idempotent-Replayed")
+                                    .orElse("")
+                                    .equals("true"));
                 }
                 if (status == 409 || status >= 500) {
                     // still in flight elsewhere (a claim whose holder may be dead) or a server error
                     backOff(50);
                     continue;
                 }
-                throw new AssertionError("client " + number + ": unexpected " + status + " for " + key + ": " + r.body());
+                throw new AssertionError(
+                        "client " + number + ": unexpected " + status + " for " + key + ": " + r.body());
             }
         }
 
@@ -484,9 +554,12 @@ class CrashSafetyTest {
     }
 
     /** What the database held right after the kill, before the restart. */
-    record CrashState(Set<String> inProgressKeys, Set<Long> leaseMillis, long paymentsWithoutCompletedKey,
-                      long completedKeysWithoutPayment, long chargedButUnpaid) {
-    }
+    record CrashState(
+            Set<String> inProgressKeys,
+            Set<Long> leaseMillis,
+            long paymentsWithoutCompletedKey,
+            long completedKeysWithoutPayment,
+            long chargedButUnpaid) {}
 
     /** The database of a test: its server settings and a way in for the assertions. */
     private interface Store {
@@ -506,7 +579,7 @@ class CrashSafetyTest {
                 Set<String> inProgress = new HashSet<>();
                 Set<Long> leases = new HashSet<>();
                 try (Statement s = c.createStatement();
-                     ResultSet rs = s.executeQuery("""
+                        ResultSet rs = s.executeQuery("""
                              SELECT idem_key, lease_expires_at - created_at FROM idempotency_keys
                              WHERE completed_at IS NULL""")) {
                     while (rs.next()) {
@@ -521,7 +594,8 @@ class CrashSafetyTest {
                 long keysWithoutPayment = count(c, """
                         SELECT count(*) FROM idempotency_keys k WHERE k.completed_at IS NOT NULL AND NOT EXISTS (
                           SELECT 1 FROM payments p WHERE p.idempotency_key = k.idem_key)""");
-                long charged = count(c, "SELECT count(*) FROM bank_charges") - count(c, "SELECT count(*) FROM payments");
+                long charged =
+                        count(c, "SELECT count(*) FROM bank_charges") - count(c, "SELECT count(*) FROM payments");
                 return new CrashState(inProgress, leases, paymentsWithoutKey, keysWithoutPayment, charged);
             }
         }

@@ -106,10 +106,14 @@ class DashboardBrowserTest {
             assertThat(within(attempt, "attempt-response")).isEqualTo("receiver is down");
             assertThat(within(attempt, "attempt-latency")).endsWith(" ms");
         }
-        assertThat(text(driver, delivery, "delivery-next-attempt")).as("no retry left").isEqualTo("\u2014");
+        assertThat(text(driver, delivery, "delivery-next-attempt"))
+                .as("no retry left")
+                .isEqualTo("\u2014");
         waitUntil(d -> text(d, endpointCard(endpoint), "endpoint-health").contains("0 of 2 attempts"));
-        assertThat(driver.findElements(By.cssSelector("[data-testid='chart-bar'][data-outcome='http_error']"))).isNotEmpty();
-        assertThat(driver.findElements(By.cssSelector("[data-testid='rate-limit']"))).isNotEmpty();
+        assertThat(driver.findElements(By.cssSelector("[data-testid='chart-bar'][data-outcome='http_error']")))
+                .isNotEmpty();
+        assertThat(driver.findElements(By.cssSelector("[data-testid='rate-limit']")))
+                .isNotEmpty();
 
         // when the receiver is fixed and the user presses replay
         receiver.answer(200, "thanks");
@@ -131,7 +135,8 @@ class DashboardBrowserTest {
         byte[] bytes = Files.readAllBytes(png);
         assertThat(bytes.length).isGreaterThan(1000);
         assertThat(java.util.Arrays.copyOf(bytes, 8))
-                .as("a PNG file").containsExactly(0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n');
+                .as("a PNG file")
+                .containsExactly(0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n');
 
         // and on a phone's width the page fits: nothing wider than the window but the tables' own scroll areas
         driver.manage().window().setSize(new Dimension(390, 2400));
@@ -159,10 +164,12 @@ class DashboardBrowserTest {
         assertThat(within(attempts.get(0), "attempt-response")).isEqualTo(SCRIPT);
         assertThat(within(attempts.get(1), "attempt-response")).isEqualTo(IMG);
         assertThat(driver.findElements(By.tagName("img"))).isEmpty();
-        assertThat(driver.findElements(By.tagName("script"))).singleElement()
+        assertThat(driver.findElements(By.tagName("script")))
+                .singleElement()
                 .satisfies(s -> assertThat(s.getAttribute("src")).endsWith("/dashboard/dashboard.js"));
         assertThat(driver.findElement(delivery).findElements(By.cssSelector("[data-testid='attempt-response'] *")))
-                .as("no element inside a snippet").isEmpty();
+                .as("no element inside a snippet")
+                .isEmpty();
         assertThat(driver.executeScript("return typeof window.pwned")).isEqualTo("undefined");
         screenshot("dashboard-xss.png");
     }
@@ -173,7 +180,10 @@ class DashboardBrowserTest {
         Api api = Api.of(server);
         String endpoint = endpoint(api);
         Delivered failed = failedDelivery(api, endpoint, 2);
-        Api.Answer disabled = api.send("PATCH", "/v1/webhook_endpoints/" + endpoint, "application/json",
+        Api.Answer disabled = api.send(
+                "PATCH",
+                "/v1/webhook_endpoints/" + endpoint,
+                "application/json",
                 "{\"enabled\": false}".getBytes(StandardCharsets.UTF_8));
         assertThat(disabled.status()).isEqualTo(200);
         open(server.apiKey());
@@ -186,14 +196,21 @@ class DashboardBrowserTest {
         driver.findElement(delivery).findElement(testId("delivery-replay")).click();
         waitUntil(d -> d.findElement(testId("error")).isDisplayed());
         assertThat(driver.findElement(testId("error-text")).getText())
-                .startsWith("Delivery cannot be retried now: ").contains("is disabled");
+                .startsWith("Delivery cannot be retried now: ")
+                .contains("is disabled");
 
         // when the user enables the endpoint from the dashboard
-        driver.findElement(endpointCard(endpoint)).findElement(testId("endpoint-enable")).click();
+        driver.findElement(endpointCard(endpoint))
+                .findElement(testId("endpoint-enable"))
+                .click();
 
         // then it is enabled, and a replay now goes through
         waitUntil(d -> text(d, endpointCard(endpoint), "endpoint-state").equals("enabled"));
-        assertThat(api.get("/v1/webhook_endpoints/" + endpoint).body().get("enabled").asBoolean()).isTrue();
+        assertThat(api.get("/v1/webhook_endpoints/" + endpoint)
+                        .body()
+                        .get("enabled")
+                        .asBoolean())
+                .isTrue();
         receiver.answer(204, "");
         driver.findElement(delivery).findElement(testId("delivery-replay")).click();
         waitUntil(d -> text(d, delivery, "delivery-status").equals("succeeded"));
@@ -203,7 +220,8 @@ class DashboardBrowserTest {
     void aWrongKeyIsRefusedWithTheProblemAndTheKeyIsForgotten() {
         open("rs_wrong_" + "x".repeat(20));
 
-        waitUntil(d -> d.findElement(testId("error")).isDisplayed() && d.findElement(testId("login")).isDisplayed());
+        waitUntil(d -> d.findElement(testId("error")).isDisplayed()
+                && d.findElement(testId("login")).isDisplayed());
         assertThat(driver.findElement(testId("error-text")).getText()).startsWith("The API key was not accepted");
         assertThat(driver.findElement(testId("app")).isDisplayed()).isFalse();
         assertThat(driver.executeScript("return window.sessionStorage.length")).isEqualTo(0L);
@@ -219,12 +237,18 @@ class DashboardBrowserTest {
         // when a payment commits
         Api.Answer payment = api.post("/v1/payments", "{\"amount\": 4242, \"currency\": \"eur\"}");
         assertThat(payment.status()).isEqualTo(201);
-        String eventId = api.get("/v1/events?limit=1").body().get("data").get(0).get("id").asText();
+        String eventId = api.get("/v1/events?limit=1")
+                .body()
+                .get("data")
+                .get(0)
+                .get("id")
+                .asText();
 
         // then its event shows within seconds: while live, the page polls only every 30 s, so only
         // the stream's message can have brought it this soon
-        new WebDriverWait(driver, Duration.ofSeconds(8)).until(d -> !d.findElements(
-                By.cssSelector("[data-testid='event'][data-event-id='" + eventId + "']")).isEmpty());
+        new WebDriverWait(driver, Duration.ofSeconds(8))
+                .until(d -> !d.findElements(By.cssSelector("[data-testid='event'][data-event-id='" + eventId + "']"))
+                        .isEmpty());
         screenshot("dashboard-live.png");
     }
 
@@ -242,14 +266,18 @@ class DashboardBrowserTest {
 
         // when the user presses "Recover failed" on the endpoint's card, with the time it offers (24 hours ago)
         By card = endpointCard(endpoint);
-        waitUntil(d -> !d.findElement(card).findElement(testId("recover-since")).getDomProperty("value").isEmpty());
+        waitUntil(d -> !d.findElement(card)
+                .findElement(testId("recover-since"))
+                .getDomProperty("value")
+                .isEmpty());
         press(card, "recover-submit");
 
         // then the notice says its one failed delivery is being sent again, and the new attempt shows
         waitUntil(d -> d.findElement(testId("notice")).isDisplayed());
         assertThat(driver.findElement(testId("notice")).getText())
                 .isEqualTo("1 failed deliveries of " + endpoint + " are being sent again.");
-        waitUntil(d -> text(d, delivery, "delivery-status").equals("succeeded") && attempts(d, delivery).size() == 3);
+        waitUntil(d -> text(d, delivery, "delivery-status").equals("succeeded")
+                && attempts(d, delivery).size() == 3);
         WebElement third = attempts(driver, delivery).get(2);
         assertThat(within(third, "attempt-outcome")).isEqualTo("success");
         assertThat(within(third, "attempt-status")).isEqualTo("200");
@@ -271,7 +299,12 @@ class DashboardBrowserTest {
         Api.Answer started = api.post("/v1/reports", "{\"kind\": \"payments_csv\"}");
         assertThat(started.status()).as(started.raw().body()).isEqualTo(202);
         String jobId = started.body().get("id").asText();
-        await().atMost(WAIT).until(() -> api.get("/v1/jobs/" + jobId).body().get("status").asText().equals("succeeded"));
+        await().atMost(WAIT)
+                .until(() -> api.get("/v1/jobs/" + jobId)
+                        .body()
+                        .get("status")
+                        .asText()
+                        .equals("succeeded"));
 
         // then its row shows in the jobs panel, with its kind and the state the API gives it
         By job = By.cssSelector("[data-testid='job'][data-job-id='" + jobId + "']");
@@ -285,11 +318,11 @@ class DashboardBrowserTest {
     // --- helpers ----------------------------------------------------------------------------
 
     /** A delivery of a payment's event and the event. */
-    private record Delivered(String deliveryId, String eventId) {
-    }
+    private record Delivered(String deliveryId, String eventId) {}
 
     private String endpoint(Api client) {
-        Api.Answer a = client.post("/v1/webhook_endpoints",
+        Api.Answer a = client.post(
+                "/v1/webhook_endpoints",
                 "{\"url\": \"" + receiver.url() + "\", \"event_types\": [\"payment.succeeded\"]}");
         assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
         return a.body().get("id").asText();
@@ -297,16 +330,21 @@ class DashboardBrowserTest {
 
     /** Makes a payment and waits until its delivery to {@code endpoint} failed after {@code attempts} attempts. */
     private Delivered failedDelivery(Api client, String endpoint, int attempts) {
-        Api.Answer payment = client.post("/v1/payments", "{\"amount\": 700, \"currency\": \"eur\", \"description\": \"dash\"}");
+        Api.Answer payment =
+                client.post("/v1/payments", "{\"amount\": 700, \"currency\": \"eur\", \"description\": \"dash\"}");
         assertThat(payment.status()).as(payment.raw().body()).isEqualTo(201);
         JsonNode[] found = new JsonNode[1];
         await().atMost(WAIT).until(() -> {
-            JsonNode data = client.get("/v1/webhook_endpoints/" + endpoint + "/deliveries").body().get("data");
+            JsonNode data = client.get("/v1/webhook_endpoints/" + endpoint + "/deliveries")
+                    .body()
+                    .get("data");
             found[0] = data.size() == 1 ? data.get(0) : null;
-            return found[0] != null && found[0].get("status").asText().equals("failed")
+            return found[0] != null
+                    && found[0].get("status").asText().equals("failed")
                     && found[0].get("attempt_count").asInt() == attempts;
         });
-        return new Delivered(found[0].get("id").asText(), found[0].get("event_id").asText());
+        return new Delivered(
+                found[0].get("id").asText(), found[0].get("event_id").asText());
     }
 
     private void open(String key) {
@@ -320,7 +358,8 @@ class DashboardBrowserTest {
         By event = By.cssSelector("[data-testid='event'][data-event-id='" + eventId + "']");
         waitUntil(d -> !d.findElements(event).isEmpty());
         driver.findElement(event).findElement(testId("event-toggle")).click();
-        waitUntil(d -> !d.findElement(event).findElements(testId("event-deliveries")).isEmpty());
+        waitUntil(d ->
+                !d.findElement(event).findElements(testId("event-deliveries")).isEmpty());
     }
 
     private static By testId(String id) {

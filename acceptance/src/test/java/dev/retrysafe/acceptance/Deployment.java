@@ -43,7 +43,8 @@ final class Deployment implements AutoCloseable {
         if (database != null) {
             return database.connect();
         }
-        return DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()), "", "");
+        return DriverManager.getConnection(
+                server.config().database().jdbcUrl(server.config().dataDir()), "", "");
     }
 
     /** See {@link Queries#count}. */

@@ -70,35 +70,53 @@ class DocsBrowserTest {
         driver.get(server.uri("/docs").toString());
 
         // then it renders (or says it could not, which fails at once with the reason)
-        browser.waitUntil(WAIT, d -> !d.findElements(By.id("op-createPayment")).isEmpty() || status(d).contains(FAILED));
+        browser.waitUntil(
+                WAIT,
+                d -> !d.findElements(By.id("op-createPayment")).isEmpty()
+                        || status(d).contains(FAILED));
         assertThat(status(driver)).as("the page's loading status").doesNotContain(FAILED);
-        assertThat(driver.findElements(By.id("status"))).as("the loading status is replaced by the reference").isEmpty();
+        assertThat(driver.findElements(By.id("status")))
+                .as("the loading status is replaced by the reference")
+                .isEmpty();
         assertThat(driver.findElement(By.tagName("body")).getText()).doesNotContain(FAILED);
         assertThat(driver.getTitle()).isEqualTo("Retrysafe API reference");
         assertThat(driver.findElement(By.id("title")).getText())
-                .isEqualTo(document.at("/info/title").asText() + " " + document.at("/info/version").asText());
+                .isEqualTo(document.at("/info/title").asText() + " "
+                        + document.at("/info/version").asText());
 
         // the operation POST /v1/payments, with its key parameter, body and responses
         WebElement payment = driver.findElement(By.id("op-createPayment"));
         assertThat(payment.findElement(By.cssSelector("h3 .method")).getText()).isEqualToIgnoringCase("post");
         assertThat(payment.findElement(By.cssSelector("h3 .path")).getText()).isEqualTo("/v1/payments");
         assertThat(payment.findElement(By.cssSelector("h3 .summary")).getText()).isEqualTo("Create a payment");
-        assertThat(payment.getText()).contains("Authorization: Bearer <API key>", "Idempotency-Key", "Request body",
-                "application/json", "Responses");
-        assertThat(payment.findElements(By.cssSelector(".response .status"))).extracting(WebElement::getText)
+        assertThat(payment.getText())
+                .contains(
+                        "Authorization: Bearer <API key>",
+                        "Idempotency-Key",
+                        "Request body",
+                        "application/json",
+                        "Responses");
+        assertThat(payment.findElements(By.cssSelector(".response .status")))
+                .extracting(WebElement::getText)
                 .contains("201", "400", "409", "422", "429");
-        assertThat(driver.findElement(By.cssSelector("nav a[href='#op-createPayment']")).getText())
+        assertThat(driver.findElement(By.cssSelector("nav a[href='#op-createPayment']"))
+                        .getText())
                 .isEqualTo("POST /v1/payments");
 
         // the Webhooks section, with each event of the document and its signature headers
         assertThat(driver.findElement(By.id("webhooks")).getText()).isEqualTo("Webhooks");
         for (String event : events) {
             WebElement hook = driver.findElement(By.id("webhook-" + event));
-            assertThat(hook.findElement(By.cssSelector("h3 .path")).getText()).as(event).isEqualTo(event);
-            assertThat(hook.getText()).as(event).contains("webhook-id", "webhook-timestamp", "webhook-signature", "Payload");
+            assertThat(hook.findElement(By.cssSelector("h3 .path")).getText())
+                    .as(event)
+                    .isEqualTo(event);
+            assertThat(hook.getText())
+                    .as(event)
+                    .contains("webhook-id", "webhook-timestamp", "webhook-signature", "Payload");
         }
         // (the navigation's headings are upper case by its style sheet: the text as written)
-        assertThat(driver.findElements(By.cssSelector("nav h2"))).extracting(h -> h.getDomProperty("textContent"))
+        assertThat(driver.findElements(By.cssSelector("nav h2")))
+                .extracting(h -> h.getDomProperty("textContent"))
                 .contains("Webhooks");
         browser.screenshot("docs.png");
     }

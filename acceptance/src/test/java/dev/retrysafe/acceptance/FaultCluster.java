@@ -41,6 +41,7 @@ final class FaultCluster implements AutoCloseable {
     static final Duration LEASE = Duration.ofSeconds(3);
     /** The {@code probe} policy: its quota per window, and its burst (the most allowed at once). */
     static final long PROBE_QUOTA = 20;
+
     static final Duration PROBE_WINDOW = Duration.ofSeconds(10);
     static final long PROBE_BURST = 4;
     static final String PROBE_POLICY = "probe";
@@ -50,14 +51,20 @@ final class FaultCluster implements AutoCloseable {
      * and the policy then fails open although Redis is up (docs/operations.md).
      */
     static final Duration REDIS_TIMEOUT = Duration.ofMillis(500);
+
     private static final Duration START_DEADLINE = Duration.ofSeconds(120);
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(1)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(1))
+            .build();
 
     /** One instance's slot: its port is kept across restarts, so nginx needs no reload. */
     private static final class Slot {
         final int port;
-        @Nullable ServerProcess process;
+
+        @Nullable
+        ServerProcess process;
+
         int generation;
 
         Slot(int port) {
@@ -86,7 +93,8 @@ final class FaultCluster implements AutoCloseable {
     /** Starts everything; on a failure stops what had started and throws. */
     static FaultCluster start(Path repositoryRoot) throws Exception {
         // named after this JVM, so ./test can sweep what a killed run left behind
-        Path dir = Files.createTempDirectory("rs-faults-" + ProcessHandle.current().pid() + "-");
+        Path dir =
+                Files.createTempDirectory("rs-faults-" + ProcessHandle.current().pid() + "-");
         FaultCluster cluster = new FaultCluster(dir, repositoryRoot);
         try {
             cluster.startAll();
@@ -111,8 +119,8 @@ final class FaultCluster implements AutoCloseable {
         launch(0);
         awaitReady(0);
         try (Connection c = connect();
-             PreparedStatement ps = c.prepareStatement("UPDATE accounts SET plan = 'enterprise' WHERE id ="
-                     + " (SELECT account_id FROM api_keys WHERE key_hash = ?)")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE accounts SET plan = 'enterprise' WHERE id ="
+                        + " (SELECT account_id FROM api_keys WHERE key_hash = ?)")) {
             ps.setString(1, ApiKeys.hash(loadKey));
             if (ps.executeUpdate() != 1) {
                 throw new AssertionError("the load account was not bootstrapped");
@@ -124,7 +132,11 @@ final class FaultCluster implements AutoCloseable {
         for (int i = 1; i < INSTANCES; i++) {
             awaitReady(i);
         }
-        nginx = NginxProcess.start(repositoryRoot, dir, ServerProcess.freePort(), slots.stream().map(s -> s.port).toList());
+        nginx = NginxProcess.start(
+                repositoryRoot,
+                dir,
+                ServerProcess.freePort(),
+                slots.stream().map(s -> s.port).toList());
     }
 
     /** The settings of every instance; see docs/configuration.md. */
@@ -166,8 +178,15 @@ final class FaultCluster implements AutoCloseable {
                   report_min_duration: 1s
                 shutdown:
                   timeout: 5s
-                """.formatted(seconds(LEASE), REDIS_TIMEOUT.toMillis() + "ms", PROBE_POLICY, PROBE_QUOTA, PROBE_WINDOW.toSeconds(), PROBE_BURST,
-                schedule, seconds(LEASE));
+                """.formatted(
+                        seconds(LEASE),
+                        REDIS_TIMEOUT.toMillis() + "ms",
+                        PROBE_POLICY,
+                        PROBE_QUOTA,
+                        PROBE_WINDOW.toSeconds(),
+                        PROBE_BURST,
+                        schedule,
+                        seconds(LEASE));
     }
 
     private static String seconds(Duration d) {
@@ -185,8 +204,12 @@ final class FaultCluster implements AutoCloseable {
         settings.put("RETRYSAFE_REDIS_URL", requireNonNull(redis).uri());
         settings.put("RETRYSAFE_BOOTSTRAP_API_KEYS", String.join(",", loadKey, probeKey, canaryKey));
         String name = "instance-" + (i + 1) + "." + slot.generation;
-        ServerProcess p = ServerProcess.start(name, ServerProcess.java("--config", requireNonNull(config).toString()),
-                ServerProcess.environment(settings), dir, dir);
+        ServerProcess p = ServerProcess.start(
+                name,
+                ServerProcess.java("--config", requireNonNull(config).toString()),
+                ServerProcess.environment(settings),
+                dir,
+                dir);
         processes.add(p);
         slot.process = p;
         // ./test kills what a killed run left behind
@@ -249,7 +272,8 @@ final class FaultCluster implements AutoCloseable {
 
     /** The status of a {@code GET}, or -1 when no answer came within 2 s. Threadsafe. */
     static int status(URI uri, @Nullable String apiKey) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET();
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).GET();
         if (apiKey != null) {
             b.header("Authorization", "Bearer " + apiKey);
         }
@@ -266,8 +290,13 @@ final class FaultCluster implements AutoCloseable {
     /** The headers of a {@code GET} with {@code apiKey}, or {@code null} when no answer came. Threadsafe. */
     static @Nullable HttpResponse<Void> get(URI uri, String apiKey) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2))
-                    .header("Authorization", "Bearer " + apiKey).GET().build(), HttpResponse.BodyHandlers.discarding());
+            return HTTP.send(
+                    HttpRequest.newBuilder(uri)
+                            .timeout(Duration.ofSeconds(2))
+                            .header("Authorization", "Bearer " + apiKey)
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
         } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {
@@ -302,7 +331,10 @@ final class FaultCluster implements AutoCloseable {
 
     /** Waits, bounded, until every instance is ready: for the end of the run. */
     void awaitAllReady(Duration deadline) {
-        await("every instance ready").atMost(deadline).pollInterval(Duration.ofMillis(200)).until(this::allReady);
+        await("every instance ready")
+                .atMost(deadline)
+                .pollInterval(Duration.ofMillis(200))
+                .until(this::allReady);
     }
 
     @Override
@@ -348,8 +380,10 @@ final class FaultCluster implements AutoCloseable {
             }
         }
         try (var files = Files.list(dir)) {
-            for (Path p : files.filter(f -> f.toString().endsWith(".out") || f.toString().endsWith(".err")
-                    || f.toString().endsWith(".log")).toList()) {
+            for (Path p : files.filter(f -> f.toString().endsWith(".out")
+                            || f.toString().endsWith(".err")
+                            || f.toString().endsWith(".log"))
+                    .toList()) {
                 Files.copy(p, target.resolve(p.getFileName()));
             }
         }

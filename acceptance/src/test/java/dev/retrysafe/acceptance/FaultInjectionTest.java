@@ -87,17 +87,19 @@ class FaultInjectionTest {
     private static final Duration SETTLE_DEADLINE = Duration.ofSeconds(180);
     /** A backlog that does not shrink for this long is stuck. */
     private static final Duration STALL = Duration.ofMinutes(2);
+
     private static final Duration DRAIN_DEADLINE = Duration.ofMinutes(30);
     private static final Set<String> PAYMENT_EVENTS = Set.of("payment.succeeded", "payment.failed", "refund.created");
 
     @Test
     void mixedLoadKeepsEveryPromiseWhileInstancesDatabaseAndRedisFail() throws Exception {
-        Scale scale = Scale.of(System.getProperty("retrysafe.faults", "short").strip().toLowerCase(Locale.ROOT));
+        Scale scale =
+                Scale.of(System.getProperty("retrysafe.faults", "short").strip().toLowerCase(Locale.ROOT));
         Instant started = Instant.now();
         try (FaultCluster cluster = FaultCluster.start(RepositoryRoot.find());
-             WebhookReceiver payments = WebhookReceiver.start();
-             WebhookReceiver everything = WebhookReceiver.start();
-             FaultLoad load = new FaultLoad(cluster)) {
+                WebhookReceiver payments = WebhookReceiver.start();
+                WebhookReceiver everything = WebhookReceiver.start();
+                FaultLoad load = new FaultLoad(cluster)) {
             try {
                 // given: two subscribers that fail a quarter of the deliveries they get
                 Api api = new Api(cluster.entry(), cluster.loadKey);
@@ -115,8 +117,10 @@ class FaultInjectionTest {
                     Thread.sleep(scale.calm().toMillis()); // pacing: calm load between two faults
                     faults.inject(kind, (next.merge(kind, 1, Integer::sum) - 1) % FaultCluster.INSTANCES);
                 }
-                await("at least " + scale.payments() + " payments").atMost(Duration.ofMinutes(60))
-                        .pollInterval(Duration.ofMillis(200)).until(() -> load.paid() >= scale.payments());
+                await("at least " + scale.payments() + " payments")
+                        .atMost(Duration.ofMinutes(60))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> load.paid() >= scale.payments());
                 load.stop();
                 assertThat(load.failures()).as("load threads").isEmpty();
 
@@ -125,26 +129,43 @@ class FaultInjectionTest {
                 cluster.awaitAllReady(SETTLE_DEADLINE);
                 int reconciled = load.reconcile();
                 FaultVerdict verdict = new FaultVerdict();
-                drain(cluster, verdict, "reports", "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+                drain(
+                        cluster,
+                        verdict,
+                        "reports",
+                        "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
                         "SELECT status, COUNT(*), MIN(due_at), MAX(attempts) FROM jobs GROUP BY status");
-                drain(cluster, verdict, "deliveries", "SELECT COUNT(*) FROM deliveries WHERE next_attempt_at IS NOT NULL",
+                drain(
+                        cluster,
+                        verdict,
+                        "deliveries",
+                        "SELECT COUNT(*) FROM deliveries WHERE next_attempt_at IS NOT NULL",
                         "SELECT status, COUNT(*), MIN(next_attempt_at), MAX(attempts), COUNT(lease_owner) FROM deliveries"
                                 + " GROUP BY status");
 
                 try (Connection c = cluster.connect()) {
-                    verdict.checkPayments(c, accountId(c, cluster.loadKey), load.outcomes(), faults.canaryIds(),
-                            reconciled);
+                    verdict.checkPayments(
+                            c, accountId(c, cluster.loadKey), load.outcomes(), faults.canaryIds(), reconciled);
                     verdict.checkEvents(c, subscribers);
                     verdict.checkJobs(c, load.jobIds(), load.reportsGivenUp());
                 }
-                verdict.checkRateLimit(load.probes(), faults.done(), FaultCluster.PROBE_QUOTA, FaultCluster.PROBE_WINDOW,
+                verdict.checkRateLimit(
+                        load.probes(),
+                        faults.done(),
+                        FaultCluster.PROBE_QUOTA,
+                        FaultCluster.PROBE_WINDOW,
                         FaultCluster.PROBE_BURST);
                 verdict.checkServerErrors(load.attempts(), faults.done(), cluster.internalErrors());
-                String table = verdict.table(faults.done(), "Fault-injection run, " + scale.name() + " form ("
-                        + FaultCluster.INSTANCES + " instances, " + Duration.between(started, Instant.now()).toSeconds()
-                        + " s)");
+                String table = verdict.table(
+                        faults.done(),
+                        "Fault-injection run, " + scale.name() + " form ("
+                                + FaultCluster.INSTANCES + " instances, "
+                                + Duration.between(started, Instant.now()).toSeconds()
+                                + " s)");
                 report(scale, table);
-                assertThat(verdict.violations()).as("violated invariants; the table:\n%s", table).isEmpty();
+                assertThat(verdict.violations())
+                        .as("violated invariants; the table:\n%s", table)
+                        .isEmpty();
             } catch (Throwable failure) {
                 cluster.attachLogs(failure);
                 throw failure;
@@ -158,35 +179,48 @@ class FaultInjectionTest {
      * {@link #STALL} is stuck, and the test fails with {@code breakdown} (every wait is bounded
      * by {@link #DRAIN_DEADLINE} too). Notes the backlog and the time it took in the table.
      */
-    private static void drain(FaultCluster cluster, FaultVerdict verdict, String what, String unfinished,
-                              String breakdown) throws Exception {
+    private static void drain(
+            FaultCluster cluster, FaultVerdict verdict, String what, String unfinished, String breakdown)
+            throws Exception {
         long initial = count(cluster, unfinished);
         long started = System.nanoTime();
         long[] last = {initial, started};
-        await(what + " finished").atMost(DRAIN_DEADLINE).pollInterval(Duration.ofSeconds(1)).until(() -> {
-            long left = count(cluster, unfinished);
-            long now = System.nanoTime();
-            if (left < last[0]) {
-                last[0] = left;
-                last[1] = now;
-            } else if (left > 0 && now - last[1] > STALL.toNanos()) {
-                throw new AssertionError(left + " " + what + " unfinished and none finished for " + STALL + ": "
-                        + rows(cluster, breakdown));
-            }
-            return left == 0;
-        });
-        verdict.note(what + " unfinished when the load stopped", initial == 0 ? "0" : initial + " (all finished "
-                + Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s later)");
+        await(what + " finished")
+                .atMost(DRAIN_DEADLINE)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> {
+                    long left = count(cluster, unfinished);
+                    long now = System.nanoTime();
+                    if (left < last[0]) {
+                        last[0] = left;
+                        last[1] = now;
+                    } else if (left > 0 && now - last[1] > STALL.toNanos()) {
+                        throw new AssertionError(left + " " + what + " unfinished and none finished for " + STALL + ": "
+                                + rows(cluster, breakdown));
+                    }
+                    return left == 0;
+                });
+        verdict.note(
+                what + " unfinished when the load stopped",
+                initial == 0
+                        ? "0"
+                        : initial + " (all finished "
+                                + Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s later)");
     }
 
     private static String rows(FaultCluster cluster, String sql) throws Exception {
         StringBuilder sb = new StringBuilder();
-        try (Connection c = cluster.connect(); java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = cluster.connect();
+                java.sql.Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             int columns = rs.getMetaData().getColumnCount();
             while (rs.next()) {
                 sb.append('[');
                 for (int i = 1; i <= columns; i++) {
-                    sb.append(i > 1 ? ", " : "").append(rs.getMetaData().getColumnLabel(i)).append('=').append(rs.getString(i));
+                    sb.append(i > 1 ? ", " : "")
+                            .append(rs.getMetaData().getColumnLabel(i))
+                            .append('=')
+                            .append(rs.getString(i));
                 }
                 sb.append("] ");
             }
@@ -195,9 +229,10 @@ class FaultInjectionTest {
     }
 
     private static Subscriber subscribe(Api api, String name, WebhookReceiver receiver, Set<String> types) {
-        String list = String.join(", ", types.stream().map(t -> "\"" + t + "\"").sorted().toList());
-        Api.Answer endpoint = api.post("/v1/webhook_endpoints",
-                "{\"url\": \"" + receiver.url() + "\", \"event_types\": [" + list + "]}");
+        String list = String.join(
+                ", ", types.stream().map(t -> "\"" + t + "\"").sorted().toList());
+        Api.Answer endpoint = api.post(
+                "/v1/webhook_endpoints", "{\"url\": \"" + receiver.url() + "\", \"event_types\": [" + list + "]}");
         assertThat(endpoint.status()).as(endpoint.raw().body()).isEqualTo(201);
         receiver.trust(endpoint.body().get("secret").asText());
         receiver.flaky(0.2, 0.05);

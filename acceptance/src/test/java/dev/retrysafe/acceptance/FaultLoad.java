@@ -36,17 +36,28 @@ import org.jspecify.annotations.Nullable;
 final class FaultLoad implements AutoCloseable {
 
     /** What a call is about. */
-    enum Kind { PAYMENT, REFUND, REPORT, PROBE }
+    enum Kind {
+        PAYMENT,
+        REFUND,
+        REPORT,
+        PROBE
+    }
 
     /** One attempt's answer ({@code status} -1: no answer, {@code failure} says why). */
-    record AttemptRecord(Instant at, Kind kind, int status, @Nullable String failure) {
-    }
+    record AttemptRecord(
+            Instant at, Kind kind, int status, @Nullable String failure) {}
 
     /**
      * The final answer of the client for one idempotency key: {@code id} of what was made, or the
      * final error {@code status}, or 0 when the client gave up without an answer.
      */
-    record KeyOutcome(Kind kind, String key, String target, long amount, @Nullable String id, int status) {
+    record KeyOutcome(
+            Kind kind,
+            String key,
+            String target,
+            long amount,
+            @Nullable String id,
+            int status) {
 
         boolean gaveUp() {
             return id == null && (status == 0 || status >= 500 || status == 409 || status == 429);
@@ -68,6 +79,7 @@ final class FaultLoad implements AutoCloseable {
 
     /** Every call's deadline: long enough to ride out any one fault of the suite. */
     static final Duration CALL_DEADLINE = Duration.ofSeconds(60);
+
     private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration PROBE_INTERVAL = Duration.ofMillis(150);
     private static final long REFUND_AMOUNT = 10;
@@ -75,8 +87,10 @@ final class FaultLoad implements AutoCloseable {
     private final FaultCluster cluster;
     private final RetryingHttpClient http;
     private final RetrysafeClient api;
-    private final HttpClient probeHttp = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(1)).build();
+    private final HttpClient probeHttp = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(1))
+            .build();
     private final Queue<AttemptRecord> attempts = new ConcurrentLinkedQueue<>();
     private final Queue<ProbeAnswer> probes = new ConcurrentLinkedQueue<>();
     private final Map<String, KeyOutcome> outcomes = new ConcurrentHashMap<>();
@@ -92,13 +106,21 @@ final class FaultLoad implements AutoCloseable {
     FaultLoad(FaultCluster cluster) {
         this.cluster = cluster;
         this.http = RetryingHttpClient.builder()
-                .policy(RetryPolicy.builder().maxAttempts(40).baseDelay(Duration.ofMillis(100))
-                        .maxDelay(Duration.ofSeconds(2)).deadline(CALL_DEADLINE).attemptTimeout(ATTEMPT_TIMEOUT)
+                .policy(RetryPolicy.builder()
+                        .maxAttempts(40)
+                        .baseDelay(Duration.ofMillis(100))
+                        .maxDelay(Duration.ofSeconds(2))
+                        .deadline(CALL_DEADLINE)
+                        .attemptTimeout(ATTEMPT_TIMEOUT)
                         .build())
                 .listener(this::record)
                 .build();
-        this.api = RetrysafeClient.builder().baseUri(cluster.entry()).apiKey(cluster.loadKey).http(http)
-                .requestTimeout(ATTEMPT_TIMEOUT).build();
+        this.api = RetrysafeClient.builder()
+                .baseUri(cluster.entry())
+                .apiKey(cluster.loadKey)
+                .http(http)
+                .requestTimeout(ATTEMPT_TIMEOUT)
+                .build();
     }
 
     /** Starts {@code paymentWorkers} payment threads, one refund, one report and one probe thread. */
@@ -248,12 +270,19 @@ final class FaultLoad implements AutoCloseable {
         boolean decided = false;
         boolean counted = false;
         try {
-            HttpResponse<Void> r = probeHttp.send(HttpRequest.newBuilder(uri).timeout(ATTEMPT_TIMEOUT)
-                    .header("Authorization", "Bearer " + cluster.probeKey).GET().build(),
+            HttpResponse<Void> r = probeHttp.send(
+                    HttpRequest.newBuilder(uri)
+                            .timeout(ATTEMPT_TIMEOUT)
+                            .header("Authorization", "Bearer " + cluster.probeKey)
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.discarding());
             status = r.statusCode();
             decided = r.headers().firstValue("RateLimit-Policy").isPresent();
-            counted = r.headers().firstValue("RateLimit").filter(v -> v.contains(FaultCluster.PROBE_POLICY)).isPresent();
+            counted = r.headers()
+                    .firstValue("RateLimit")
+                    .filter(v -> v.contains(FaultCluster.PROBE_POLICY))
+                    .isPresent();
         } catch (IOException e) {
             status = -1;
         }
@@ -265,9 +294,13 @@ final class FaultLoad implements AutoCloseable {
 
     private void record(Attempt a) {
         String path = a.uri().getPath();
-        Kind kind = path.startsWith("/v1/refunds") ? Kind.REFUND
+        Kind kind = path.startsWith("/v1/refunds")
+                ? Kind.REFUND
                 : path.startsWith("/v1/reports") || path.startsWith("/v1/jobs") ? Kind.REPORT : Kind.PAYMENT;
-        attempts.add(new AttemptRecord(Instant.now(), kind, a.status().orElse(-1),
+        attempts.add(new AttemptRecord(
+                Instant.now(),
+                kind,
+                a.status().orElse(-1),
                 a.failure() == null ? null : a.failure().getClass().getSimpleName()));
     }
 

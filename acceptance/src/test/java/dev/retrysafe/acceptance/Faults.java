@@ -71,13 +71,16 @@ final class Faults {
     static final Duration DOWNTIME = Duration.ofSeconds(3);
     /** How long an instance stays stopped: past its leases. */
     static final Duration PAUSE = FaultCluster.LEASE.plusSeconds(3);
+
     private static final Duration RECOVERY_DEADLINE = Duration.ofSeconds(120);
     private static final Duration POLL = Duration.ofMillis(100);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final FaultCluster cluster;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(1)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(1))
+            .build();
     private final List<Fault> done = new ArrayList<>();
     private final AtomicInteger canaries = new AtomicInteger();
     private final Map<String, String> canaryIds = new ConcurrentHashMap<>();
@@ -129,7 +132,8 @@ final class Faults {
             }
             case SLOW_DATABASE -> {
                 target = "lock held " + DOWNTIME.toSeconds() + " s";
-                try (Connection c = cluster.connect(); Statement s = c.createStatement()) {
+                try (Connection c = cluster.connect();
+                        Statement s = c.createStatement()) {
                     c.setAutoCommit(false);
                     s.execute("LOCK TABLE payments, refunds IN EXCLUSIVE MODE");
                     hold(DOWNTIME);
@@ -142,8 +146,14 @@ final class Faults {
         Fault fault = new Fault(done.size() + 1, kind, target, injected, lifted, Instant.now());
         done.add(fault);
         // progress of a long run on the console (the short form's output goes to its report file)
-        System.out.printf(java.util.Locale.ROOT, "fault %d: %s, %s, held %d ms, recovered %d ms after%n", fault.number(),
-                kind.label, target, fault.held().toMillis(), fault.recovery().toMillis());
+        System.out.printf(
+                java.util.Locale.ROOT,
+                "fault %d: %s, %s, held %d ms, recovered %d ms after%n",
+                fault.number(),
+                kind.label,
+                target,
+                fault.held().toMillis(),
+                fault.recovery().toMillis());
         return fault;
     }
 
@@ -159,9 +169,15 @@ final class Faults {
         String what = "recovery from " + kind.label;
         switch (kind) {
             case KILL, PAUSE -> {
-                await(what).atMost(RECOVERY_DEADLINE).pollInterval(POLL)
-                        .until(() -> FaultCluster.status(cluster.instance(instance).resolve("/ready"), null) == 200);
-                await(what).atMost(RECOVERY_DEADLINE).pollInterval(POLL).until(() -> canaryPaid(cluster.instance(instance)));
+                await(what)
+                        .atMost(RECOVERY_DEADLINE)
+                        .pollInterval(POLL)
+                        .until(() ->
+                                FaultCluster.status(cluster.instance(instance).resolve("/ready"), null) == 200);
+                await(what)
+                        .atMost(RECOVERY_DEADLINE)
+                        .pollInterval(POLL)
+                        .until(() -> canaryPaid(cluster.instance(instance)));
             }
             case POSTGRES_RESTART, SLOW_DATABASE -> {
                 await(what).atMost(RECOVERY_DEADLINE).pollInterval(POLL).until(cluster::allReady);
@@ -176,7 +192,9 @@ final class Faults {
                     URI uri = cluster.instance(i).resolve("/v1/payments?limit=1");
                     await(what).atMost(RECOVERY_DEADLINE).pollInterval(POLL).until(() -> {
                         HttpResponse<Void> r = FaultCluster.get(uri, cluster.loadKey);
-                        return r != null && r.statusCode() == 200 && r.headers().firstValue("RateLimit").isPresent();
+                        return r != null
+                                && r.statusCode() == 200
+                                && r.headers().firstValue("RateLimit").isPresent();
                     });
                 }
             }
@@ -190,8 +208,12 @@ final class Faults {
      */
     private boolean canaryPaid(URI base) {
         String key = "canary-" + canaries.incrementAndGet();
-        HttpRequest request = PaymentsClient.paymentRequest(base, cluster.loadKey, key,
-                "{\"amount\": 100, \"currency\": \"eur\", \"description\": \"canary\"}", Duration.ofSeconds(2));
+        HttpRequest request = PaymentsClient.paymentRequest(
+                base,
+                cluster.loadKey,
+                key,
+                "{\"amount\": 100, \"currency\": \"eur\", \"description\": \"canary\"}",
+                Duration.ofSeconds(2));
         try {
             HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 201) {

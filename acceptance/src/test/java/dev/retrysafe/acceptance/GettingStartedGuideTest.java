@@ -62,15 +62,18 @@ class GettingStartedGuideTest {
         Guide guide = Guide.parse(Files.readString(RepositoryRoot.doc(GUIDE), StandardCharsets.UTF_8));
         int port = ServerProcess.freePort();
         int receiverPort = ServerProcess.freePort();
-        Map<String, String> settings = Map.of("PORT", Integer.toString(port),
-                "RETRYSAFE_DATA_DIR", temp.resolve("data").toString());
+        Map<String, String> settings = Map.of(
+                "PORT",
+                Integer.toString(port),
+                "RETRYSAFE_DATA_DIR",
+                temp.resolve("data").toString());
         Map<String, String> shellEnv = new HashMap<>(settings);
         shellEnv.put("RECEIVER_PORT", Integer.toString(receiverPort));
         Path logs = Files.createDirectories(temp.resolve("logs"));
         Ports ports = new Ports(port, receiverPort);
 
-        try (BashSession shell = BashSession.start(root, ServerProcess.environment(shellEnv),
-                Files.createDirectories(temp.resolve("blocks")))) {
+        try (BashSession shell = BashSession.start(
+                root, ServerProcess.environment(shellEnv), Files.createDirectories(temp.resolve("blocks")))) {
             for (Guide.Step step : guide.steps()) {
                 if (step.kind() == Guide.Kind.SERVER) {
                     startServer(step, root, ServerProcess.environment(settings), logs, port, ports);
@@ -88,7 +91,8 @@ class GettingStartedGuideTest {
             throws Exception {
         if (!servers.isEmpty()) {
             ServerProcess before = servers.getLast();
-            assertThat(before.terminate(STOP_DEADLINE)).as("the server before %s stops on SIGTERM", step.describe())
+            assertThat(before.terminate(STOP_DEADLINE))
+                    .as("the server before %s stops on SIGTERM", step.describe())
                     .isEqualTo(ServerProcess.EXIT_SIGTERM);
         }
         List<String> command = new ArrayList<>(step.serverCommand());
@@ -99,10 +103,13 @@ class GettingStartedGuideTest {
         String expected = step.expectedOutput();
         if (expected != null) {
             // the ready line is printed just after the port opens: wait for it, bounded
-            await("the output claimed after " + step.describe()).atMost(OUTPUT_DEADLINE)
+            await("the output claimed after " + step.describe())
+                    .atMost(OUTPUT_DEADLINE)
                     .pollInterval(Duration.ofMillis(100))
-                    .untilAsserted(() -> assertThat(OutputMatch.mismatch(expected, ports.shownAsDefaults(server.stdout())))
-                            .as(step.describe()).isNull());
+                    .untilAsserted(
+                            () -> assertThat(OutputMatch.mismatch(expected, ports.shownAsDefaults(server.stdout())))
+                                    .as(step.describe())
+                                    .isNull());
         }
     }
 
@@ -115,7 +122,9 @@ class GettingStartedGuideTest {
         }
         String expected = step.expectedOutput();
         if (expected != null) {
-            assertThat(OutputMatch.mismatch(expected, ports.shownAsDefaults(output))).as(step.describe()).isNull();
+            assertThat(OutputMatch.mismatch(expected, ports.shownAsDefaults(output)))
+                    .as(step.describe())
+                    .isNull();
         }
     }
 

@@ -119,7 +119,8 @@ record Guide(List<Step> steps) {
                     + "./run, was " + first.describe());
         }
         for (Step step : steps) {
-            if (step.kind() == Kind.SERVER && !SERVER_COMMAND.matcher(step.text().strip()).matches()) {
+            if (step.kind() == Kind.SERVER
+                    && !SERVER_COMMAND.matcher(step.text().strip()).matches()) {
                 throw new IllegalArgumentException("a ```sh server block holds one ./run command line with plain "
                         + "arguments, was " + step.describe());
             }

@@ -68,9 +68,16 @@ class JobCrashTest {
         return ServerProcess.environment(settings);
     }
 
-    private ServerProcess start(List<ServerProcess> processes, PostgresTestDatabase db, String name,
-                                String reportDuration, int maxAttempts, int port) throws IOException {
-        ServerProcess p = ServerProcess.start(name, command(name, reportDuration, maxAttempts), env(db, port), dir, dir);
+    private ServerProcess start(
+            List<ServerProcess> processes,
+            PostgresTestDatabase db,
+            String name,
+            String reportDuration,
+            int maxAttempts,
+            int port)
+            throws IOException {
+        ServerProcess p =
+                ServerProcess.start(name, command(name, reportDuration, maxAttempts), env(db, port), dir, dir);
         processes.add(p);
         p.awaitReady(port, START_DEADLINE);
         return p;
@@ -83,17 +90,21 @@ class JobCrashTest {
     }
 
     private static void awaitRunning(Api api, String location, int attempt) {
-        await("job running its attempt " + attempt).atMost(TAKEOVER_DEADLINE).pollInterval(Duration.ofMillis(50))
+        await("job running its attempt " + attempt)
+                .atMost(TAKEOVER_DEADLINE)
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     JsonNode j = job(api, location);
-                    return j.get("status").asText().equals("running") && j.get("attempts").asInt() == attempt;
+                    return j.get("status").asText().equals("running")
+                            && j.get("attempts").asInt() == attempt;
                 });
     }
 
     private static List<JsonNode> events(Api api, String type, String jobId) {
         List<JsonNode> found = new ArrayList<>();
         api.get("/v1/events?limit=100").body().get("data").forEach(e -> {
-            if (e.get("type").asText().equals(type) && e.get("data").get("id").asText().equals(jobId)) {
+            if (e.get("type").asText().equals(type)
+                    && e.get("data").get("id").asText().equals(jobId)) {
                 found.add(e);
             }
         });
@@ -126,7 +137,9 @@ class JobCrashTest {
                 Api apiB = new Api(ServerProcess.base(portB), apiKey);
                 a.kill9();
 
-                await("the job finished by instance B").atMost(TAKEOVER_DEADLINE).pollInterval(Duration.ofMillis(100))
+                await("the job finished by instance B")
+                        .atMost(TAKEOVER_DEADLINE)
+                        .pollInterval(Duration.ofMillis(100))
                         .until(() -> job(apiB, location).get("status").asText().equals("succeeded"));
                 JsonNode done = job(apiB, location);
                 assertThat(done.get("attempts").asInt()).isEqualTo(2);
@@ -138,7 +151,9 @@ class JobCrashTest {
                 }
                 assertThat(events(apiB, "report.succeeded", jobId)).hasSize(1);
                 assertThat(events(apiB, "report.failed", jobId)).isEmpty();
-                assertThat(b.waitFor(Duration.ZERO)).as("instance B still running").isEqualTo(-1);
+                assertThat(b.waitFor(Duration.ZERO))
+                        .as("instance B still running")
+                        .isEqualTo(-1);
             } catch (Throwable failure) {
                 ServerProcess.attachLogs(failure, new ArrayList<>(processes));
                 throw failure;
@@ -172,7 +187,9 @@ class JobCrashTest {
 
                 // the third instance finds the job's lease run out with every attempt spent
                 start(processes, db, "worker-3", "60s", maxAttempts, port);
-                await("the job failed as worker-lost").atMost(TAKEOVER_DEADLINE).pollInterval(Duration.ofMillis(100))
+                await("the job failed as worker-lost")
+                        .atMost(TAKEOVER_DEADLINE)
+                        .pollInterval(Duration.ofMillis(100))
                         .until(() -> job(api, location).get("status").asText().equals("failed"));
                 JsonNode failed = job(api, location);
                 assertThat(failed.get("attempts").asInt()).isEqualTo(maxAttempts);

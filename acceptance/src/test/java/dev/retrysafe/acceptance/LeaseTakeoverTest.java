@@ -52,16 +52,23 @@ class LeaseTakeoverTest {
         FakeClock clock = new FakeClock();
         FirstChargeHold holdFirst = new FirstChargeHold();
         ExecutorService firstClient = Executors.newSingleThreadExecutor();
-        IdempotencyConfig.Claims claims = storage == Storage.H2 ? IdempotencyConfig.Claims.AUTO : IdempotencyConfig.Claims.ROWS;
-        try (Deployment d = Deployment.start(storage, b -> b.clock(clock).lease(LEASE).bankProcessing(holdFirst).claims(claims));
-             HttpClient http = PaymentsClient.newHttpClient()) {
+        IdempotencyConfig.Claims claims =
+                storage == Storage.H2 ? IdempotencyConfig.Claims.AUTO : IdempotencyConfig.Claims.ROWS;
+        try (Deployment d = Deployment.start(
+                        storage,
+                        b -> b.clock(clock)
+                                .lease(LEASE)
+                                .bankProcessing(holdFirst)
+                                .claims(claims));
+                HttpClient http = PaymentsClient.newHttpClient()) {
             PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             Future<HttpResponse<byte[]>> firstTry;
             HttpResponse<byte[]> takeover;
             try {
                 firstTry = firstClient.submit(() -> client.pay("k", PAYMENT));
                 assertThat(holdFirst.firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
-                        .as("the first try reached the bank").isTrue();
+                        .as("the first try reached the bank")
+                        .isTrue();
 
                 // just before the lease runs out the key is still held
                 clock.advance(LEASE.minus(MILLI));
@@ -71,7 +78,9 @@ class LeaseTakeoverTest {
                 clock.advance(MILLI.multipliedBy(2));
                 takeover = client.pay("k", PAYMENT);
                 assertThat(takeover.statusCode()).as(text(takeover)).isEqualTo(201);
-                assertThat(replayed(takeover)).as("the takeover ran the payment itself").isFalse();
+                assertThat(replayed(takeover))
+                        .as("the takeover ran the payment itself")
+                        .isFalse();
             } finally {
                 holdFirst.releaseFirst.countDown();
             }
@@ -83,18 +92,22 @@ class LeaseTakeoverTest {
             String id = json(takeover).get("id").asText();
             assertThat(d.paymentIdsByKey()).isEqualTo(Map.of("k", id));
             assertThat(d.count("SELECT COUNT(*) FROM payments")).isEqualTo(1);
-            assertThat(d.count("SELECT COUNT(*) FROM events")).as("events of payments").isEqualTo(1);
+            assertThat(d.count("SELECT COUNT(*) FROM events"))
+                    .as("events of payments")
+                    .isEqualTo(1);
             assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(1);
 
             HttpResponse<byte[]> later = client.pay("k", PAYMENT);
             assertThat(later.statusCode()).as(text(later)).isEqualTo(201);
             assertThat(replayed(later)).isTrue();
             assertThat(later.body()).as("the replay is the takeover's answer").isEqualTo(takeover.body());
-            assertThat(later.headers().firstValue("Location")).isEqualTo(takeover.headers().firstValue("Location"));
+            assertThat(later.headers().firstValue("Location"))
+                    .isEqualTo(takeover.headers().firstValue("Location"));
             assertThat(holdFirst.holdRanOut).isFalse();
         } finally {
             firstClient.shutdownNow();
-            assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
         }
     }
 
@@ -110,22 +123,27 @@ class LeaseTakeoverTest {
         Duration lease = Duration.ofSeconds(1); // real time: the transaction's idle timeout
         FirstChargeHold holdFirst = new FirstChargeHold();
         ExecutorService firstClient = Executors.newSingleThreadExecutor();
-        try (Deployment d = Deployment.start(Storage.POSTGRESQL, b -> b.lease(lease).bankProcessing(holdFirst));
-             HttpClient http = PaymentsClient.newHttpClient()) {
+        try (Deployment d =
+                        Deployment.start(Storage.POSTGRESQL, b -> b.lease(lease).bankProcessing(holdFirst));
+                HttpClient http = PaymentsClient.newHttpClient()) {
             PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             Future<HttpResponse<byte[]>> firstTry;
             HttpResponse<byte[]> takeover;
             try {
                 firstTry = firstClient.submit(() -> client.pay("k", PAYMENT));
-                assertThat(holdFirst.firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+                assertThat(holdFirst.firstAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                        .isTrue();
                 assertInUse(client.pay("k", PAYMENT));
 
                 // PostgreSQL ends the idle session about a lease later: retry until a try runs
                 AtomicReference<HttpResponse<byte[]>> retry = new AtomicReference<>();
-                Awaitility.await("a retry that runs").atMost(DEADLINE).pollInterval(Duration.ofMillis(100)).until(() -> {
-                    retry.set(client.pay("k", PAYMENT));
-                    return retry.get().statusCode() != 409;
-                });
+                Awaitility.await("a retry that runs")
+                        .atMost(DEADLINE)
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> {
+                            retry.set(client.pay("k", PAYMENT));
+                            return retry.get().statusCode() != 409;
+                        });
                 takeover = retry.get();
                 assertThat(takeover.statusCode()).as(text(takeover)).isEqualTo(201);
                 assertThat(replayed(takeover)).isFalse();
@@ -145,7 +163,8 @@ class LeaseTakeoverTest {
             assertThat(later.body()).isEqualTo(takeover.body());
         } finally {
             firstClient.shutdownNow();
-            assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(firstClient.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
         }
     }
 
@@ -159,7 +178,7 @@ class LeaseTakeoverTest {
     void aKeyIsForgottenOnceItsRetentionHasPassed(Storage storage) throws Exception {
         FakeClock clock = new FakeClock();
         try (Deployment d = Deployment.start(storage, b -> b.clock(clock));
-             HttpClient http = PaymentsClient.newHttpClient()) {
+                HttpClient http = PaymentsClient.newHttpClient()) {
             PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             HttpResponse<byte[]> original = client.pay("kept-24h", PAYMENT);
             assertThat(original.statusCode()).as(text(original)).isEqualTo(201);
@@ -175,18 +194,21 @@ class LeaseTakeoverTest {
 
             clock.advance(MILLI.multipliedBy(2));
             HttpResponse<byte[]> renewed = client.pay("kept-24h", OTHER_PAYMENT);
-            assertThat(renewed.statusCode()).as("the same key after 24 h: a new request, %s", text(renewed))
+            assertThat(renewed.statusCode())
+                    .as("the same key after 24 h: a new request, %s", text(renewed))
                     .isEqualTo(201);
             assertThat(replayed(renewed)).isFalse();
             JsonNode payment = json(renewed);
-            assertThat(payment.get("id").asText()).isNotEqualTo(json(original).get("id").asText());
+            assertThat(payment.get("id").asText())
+                    .isNotEqualTo(json(original).get("id").asText());
             assertThat(payment.get("amount").asLong()).isEqualTo(700);
             assertThat(d.count("SELECT COUNT(*) FROM payments")).isEqualTo(2);
             // the bank, like a real processor, forgets charge keys after the same retention: its one
             // record for the key now describes the new charge of 700 instead of the old one of 500
             assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(1);
             assertThat(d.count("SELECT COUNT(*) FROM bank_charges WHERE amount = 700"))
-                    .as("a new charge at the bank").isEqualTo(1);
+                    .as("a new charge at the bank")
+                    .isEqualTo(1);
 
             HttpResponse<byte[]> renewedReplay = client.pay("kept-24h", OTHER_PAYMENT);
             assertThat(replayed(renewedReplay)).isTrue();

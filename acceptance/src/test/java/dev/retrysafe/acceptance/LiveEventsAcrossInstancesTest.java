@@ -44,10 +44,13 @@ class LiveEventsAcrossInstancesTest {
     @Test
     void aPaymentTakenByOneInstanceReachesASubscriberOfTheOtherWithinASecondOfItsCommit() {
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer first = TestServer.postgres(db).configure(SLOW_POLL).start();
-             TestServer second = TestServer.postgres(db)
-                     .configure(c -> SLOW_POLL.apply(c.withBootstrapApiKeys(first.config().bootstrapApiKeys()))).start();
-             StreamClient subscriber = StreamClient.welcomed(second.baseUri(), first.apiKey()).subscribe("payment.succeeded")) {
+                TestServer first = TestServer.postgres(db).configure(SLOW_POLL).start();
+                TestServer second = TestServer.postgres(db)
+                        .configure(c -> SLOW_POLL.apply(
+                                c.withBootstrapApiKeys(first.config().bootstrapApiKeys())))
+                        .start();
+                StreamClient subscriber =
+                        StreamClient.welcomed(second.baseUri(), first.apiKey()).subscribe("payment.succeeded")) {
             Api onFirst = Api.of(first);
             String warmUp = pay(onFirst);
             subscriber.await(m -> isEventOf(m, warmUp), StreamClient.DEADLINE, "the first payment");
@@ -56,12 +59,14 @@ class LiveEventsAcrossInstancesTest {
                 Api.Answer paid = onFirst.post("/v1/payments", PAYMENT);
                 assertThat(paid.status()).isEqualTo(201);
                 String payment = paid.body().get("id").asText();
-                JsonNode event = subscriber.await(m -> isEventOf(m, payment), StreamClient.DEADLINE, "payment " + payment);
+                JsonNode event =
+                        subscriber.await(m -> isEventOf(m, payment), StreamClient.DEADLINE, "payment " + payment);
 
                 // created_at is written before the commit, by the same clock: the bound is conservative
                 Instant recorded = Instant.parse(paid.body().get("created_at").asText());
                 assertThat(Duration.between(recorded, subscriber.arrivedAt(event)))
-                        .as("from the payment's record to the other instance's subscriber").isLessThanOrEqualTo(WITHIN);
+                        .as("from the payment's record to the other instance's subscriber")
+                        .isLessThanOrEqualTo(WITHIN);
             }
         }
     }
@@ -69,30 +74,45 @@ class LiveEventsAcrossInstancesTest {
     @Test
     void aJobChangedOnOneInstanceReachesASubscriberOfTheOther() {
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer first = TestServer.postgres(db).configure(c -> SLOW_POLL.apply(
-                     c.withJobs(c.jobs().withReportMinDuration(Duration.ofMinutes(10))))).start()) {
+                TestServer first = TestServer.postgres(db)
+                        .configure(c ->
+                                SLOW_POLL.apply(c.withJobs(c.jobs().withReportMinDuration(Duration.ofMinutes(10)))))
+                        .start()) {
             Api onFirst = Api.of(first);
             Api.Answer created = onFirst.post("/v1/reports", "{\"kind\": \"payments_csv\"}");
             assertThat(created.status()).as(created.raw().body()).isEqualTo(202);
             String job = created.body().get("id").asText();
             // the first instance runs the report before the second exists: every change of it is the first's
             await().atMost(StreamClient.DEADLINE)
-                    .until(() -> onFirst.get("/v1/jobs/" + job).body().path("status").asText().equals("running"));
+                    .until(() -> onFirst.get("/v1/jobs/" + job)
+                            .body()
+                            .path("status")
+                            .asText()
+                            .equals("running"));
 
             try (TestServer second = TestServer.postgres(db)
-                         .configure(c -> SLOW_POLL.apply(c.withBootstrapApiKeys(first.config().bootstrapApiKeys()))).start();
-                 StreamClient subscriber = StreamClient.welcomed(second.baseUri(), first.apiKey()).subscribe("job.updated")) {
-                assertThat(onFirst.send("DELETE", "/v1/jobs/" + job, null, new byte[0]).status()).isEqualTo(202);
+                            .configure(c -> SLOW_POLL.apply(
+                                    c.withBootstrapApiKeys(first.config().bootstrapApiKeys())))
+                            .start();
+                    StreamClient subscriber = StreamClient.welcomed(second.baseUri(), first.apiKey())
+                            .subscribe("job.updated")) {
+                assertThat(onFirst.send("DELETE", "/v1/jobs/" + job, null, new byte[0])
+                                .status())
+                        .isEqualTo(202);
 
                 List<JsonNode> changes = new ArrayList<>();
-                JsonNode end = subscriber.await(m -> {
-                    changes.add(m);
-                    return m.path("job").path("status").asText().equals("canceled");
-                }, StreamClient.DEADLINE, "the job's end, from the first instance");
+                JsonNode end = subscriber.await(
+                        m -> {
+                            changes.add(m);
+                            return m.path("job").path("status").asText().equals("canceled");
+                        },
+                        StreamClient.DEADLINE,
+                        "the job's end, from the first instance");
 
                 assertThat(end.path("type").asText()).isEqualTo("job.updated");
                 assertThat(end.path("job").path("id").asText()).isEqualTo(job);
-                assertThat(changes).as("the cancel request came before the end")
+                assertThat(changes)
+                        .as("the cancel request came before the end")
                         .anyMatch(m -> m.path("job").path("status").asText().equals("running")
                                 && m.path("job").path("cancel_requested").asBoolean());
             }
@@ -102,13 +122,16 @@ class LiveEventsAcrossInstancesTest {
     @Test
     void aStreamResumedOnTheOtherInstanceGetsExactlyTheMissedEventsInOrder() {
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer first = TestServer.postgres(db).configure(SLOW_POLL).start();
-             TestServer second = TestServer.postgres(db)
-                     .configure(c -> SLOW_POLL.apply(c.withBootstrapApiKeys(first.config().bootstrapApiKeys()))).start()) {
+                TestServer first = TestServer.postgres(db).configure(SLOW_POLL).start();
+                TestServer second = TestServer.postgres(db)
+                        .configure(c -> SLOW_POLL.apply(
+                                c.withBootstrapApiKeys(first.config().bootstrapApiKeys())))
+                        .start()) {
             Api onFirst = Api.of(first);
             Api onSecond = new Api(second.baseUri(), first.apiKey());
             String last;
-            try (StreamClient before = StreamClient.welcomed(second.baseUri(), first.apiKey()).subscribe("payment.succeeded")) {
+            try (StreamClient before =
+                    StreamClient.welcomed(second.baseUri(), first.apiKey()).subscribe("payment.succeeded")) {
                 pay(onSecond);
                 last = before.events(1).getFirst().get("id").asText();
             }
@@ -120,12 +143,16 @@ class LiveEventsAcrossInstancesTest {
             try (StreamClient after = StreamClient.welcomed(first.baseUri(), first.apiKey())) {
                 after.send("{\"type\":\"resume\",\"after\":\"" + last + "\",\"event_types\":[\"payment.succeeded\"]}");
 
-                assertThat(after.events(3)).extracting(e -> e.path("data").path("id").asText())
+                assertThat(after.events(3))
+                        .extracting(e -> e.path("data").path("id").asText())
                         .containsExactlyElementsOf(missed);
-                assertThat(after.next(StreamClient.DEADLINE).path("replayed").asInt()).isEqualTo(3);
+                assertThat(after.next(StreamClient.DEADLINE).path("replayed").asInt())
+                        .isEqualTo(3);
                 String live = pay(onSecond);
                 JsonNode next = after.next(StreamClient.DEADLINE);
-                assertThat(isEventOf(next, live)).as("then live, with nothing repeated: %s", next).isTrue();
+                assertThat(isEventOf(next, live))
+                        .as("then live, with nothing repeated: %s", next)
+                        .isTrue();
             }
         }
     }

@@ -76,8 +76,9 @@ class LostAnswerClientTest {
         List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
         List<Attempt> attempts = Collections.synchronizedList(new ArrayList<>());
 
-        try (Deployment d = Deployment.start(storage, b -> b.bankLatency(BANK_LATENCY).bankProcessing(bank));
-             HttpClient plain = PaymentsClient.newHttpClient()) {
+        try (Deployment d = Deployment.start(
+                        storage, b -> b.bankLatency(BANK_LATENCY).bankProcessing(bank));
+                HttpClient plain = PaymentsClient.newHttpClient()) {
             PaymentsClient check = PaymentsClient.of(plain, d.server, DEADLINE);
             Sleeper sleeper = new Sleeper() {
                 @Override
@@ -87,9 +88,15 @@ class LostAnswerClientTest {
                     if (duration.compareTo(Duration.ofSeconds(1)) >= 0) {
                         // the 409's Retry-After: the bank finishes the first charge meanwhile
                         bank.release.countDown();
-                        await("the first attempt's payment committed").atMost(DEADLINE).pollDelay(Duration.ZERO)
-                                .pollInterval(Duration.ofMillis(20)).pollInSameThread()
-                                .until(() -> Answers.json(check.get("/v1/payments")).get("data").size() == 1);
+                        await("the first attempt's payment committed")
+                                .atMost(DEADLINE)
+                                .pollDelay(Duration.ZERO)
+                                .pollInterval(Duration.ofMillis(20))
+                                .pollInSameThread()
+                                .until(() -> Answers.json(check.get("/v1/payments"))
+                                                .get("data")
+                                                .size()
+                                        == 1);
                     }
                 }
 
@@ -99,42 +106,60 @@ class LostAnswerClientTest {
                     return CompletableFuture.completedFuture(null);
                 }
             };
-            RetryPolicy policy = RetryPolicy.builder().attemptTimeout(CLIENT_TIMEOUT).build();
+            RetryPolicy policy =
+                    RetryPolicy.builder().attemptTimeout(CLIENT_TIMEOUT).build();
             try (HttpClient http = PaymentsClient.newHttpClient();
-                 RetryingHttpClient client = RetryingHttpClient.builder().httpClient(http).policy(policy).clock(clock)
-                         .sleeper(sleeper).listener(attempts::add).build();
-                 RetrysafeClient api = RetrysafeClient.builder().baseUri(d.server.baseUri()).apiKey(d.server.apiKey())
-                         .http(client).build()) {
+                    RetryingHttpClient client = RetryingHttpClient.builder()
+                            .httpClient(http)
+                            .policy(policy)
+                            .clock(clock)
+                            .sleeper(sleeper)
+                            .listener(attempts::add)
+                            .build();
+                    RetrysafeClient api = RetrysafeClient.builder()
+                            .baseUri(d.server.baseUri())
+                            .apiKey(d.server.apiKey())
+                            .http(client)
+                            .build()) {
                 // warm the connection and the server, so that the first attempt's timeout is spent at the bank
                 assertThat(api.listPayments(1, null).isEmpty()).isTrue();
                 attempts.clear();
                 waits.clear();
 
                 // the caller sends one payment, without a key: the client makes one and keeps it
-                CallResult<String> result = client.send(HttpRequest.newBuilder(d.server.uri("/v1/payments"))
-                        .header("Authorization", "Bearer " + d.server.apiKey())
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(
-                                "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"order 1\"}")).build(),
+                CallResult<String> result = client.send(
+                        HttpRequest.newBuilder(d.server.uri("/v1/payments"))
+                                .header("Authorization", "Bearer " + d.server.apiKey())
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"order 1\"}"))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
 
-                String why = "attempts " + attempts.stream().map(Attempt::describe).toList();
-                assertThat(bank.firstAtBank.getCount()).as("the first attempt reached the bank").isZero();
+                String why =
+                        "attempts " + attempts.stream().map(Attempt::describe).toList();
+                assertThat(bank.firstAtBank.getCount())
+                        .as("the first attempt reached the bank")
+                        .isZero();
                 assertThat(result.statusCode()).as(why).isEqualTo(201);
                 assertThat(result.attempts()).as(why).hasSizeBetween(3, policy.maxAttempts());
-                assertThat(result.attempts().getFirst().failure()).as("the first answer was lost; " + why)
+                assertThat(result.attempts().getFirst().failure())
+                        .as("the first answer was lost; " + why)
                         .isInstanceOf(HttpTimeoutException.class);
                 assertThat(result.retryReasons()).as(why).contains(new RetryReason.Status(409, Duration.ofSeconds(1)));
                 String key = result.idempotencyKey();
                 assertThat(key).isNotNull();
-                assertThat(result.attempts()).as("one key on every attempt").allSatisfy(a ->
-                        assertThat(a.idempotencyKey()).isEqualTo(key));
+                assertThat(result.attempts())
+                        .as("one key on every attempt")
+                        .allSatisfy(a -> assertThat(a.idempotencyKey()).isEqualTo(key));
                 assertThat(waits.stream().filter(w -> w.compareTo(Duration.ofSeconds(1)) >= 0))
-                        .as("the Retry-After of the 409 was honoured; waits " + waits).isNotEmpty();
+                        .as("the Retry-After of the 409 was honoured; waits " + waits)
+                        .isNotEmpty();
                 String id = new ObjectMapper().readTree(result.body()).get("id").asText();
                 assertThat(id).matches("pay_[0-9a-z]{26}");
                 assertThat(result.response().headers().firstValue("Idempotent-Replayed"))
-                        .as("the first attempt's answer, replayed").hasValue("true");
+                        .as("the first attempt's answer, replayed")
+                        .hasValue("true");
 
                 // every later answer to the same key names the same payment
                 for (int i = 0; i < 2; i++) {
@@ -147,7 +172,9 @@ class LostAnswerClientTest {
                 assertThat(listed).extracting(Payment::id).containsExactly(id);
                 assertThat(d.paymentIdsByKey()).isEqualTo(Map.of(key, id));
                 assertThat(d.count("SELECT COUNT(*) FROM bank_charges")).isEqualTo(1);
-                assertThat(bank.holdRanOut).as("the first charge was released by the test").isFalse();
+                assertThat(bank.holdRanOut)
+                        .as("the first charge was released by the test")
+                        .isFalse();
             } finally {
                 bank.release.countDown();
             }

@@ -42,15 +42,17 @@ class LostAnswerScenarioTest {
     private static final Duration CLIENT_TIMEOUT = Duration.ofMillis(50);
     /** Upper bound of every wait in this test; a correct server needs a small fraction of it. */
     private static final Duration DEADLINE = Duration.ofSeconds(15);
+
     private static final String PAYMENT = "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"order 1\"}";
     /** The same request re-serialised by a retrying client: other member order and spacing. */
-    private static final String PAYMENT_RESERIALISED = "{ \"currency\":\"eur\",\"description\":\"order 1\", \"amount\":500 }";
+    private static final String PAYMENT_RESERIALISED =
+            "{ \"currency\":\"eur\",\"description\":\"order 1\", \"amount\":500 }";
+
     private static final String OTHER_AMOUNT = "{\"amount\": 700, \"currency\": \"eur\", \"description\": \"order 1\"}";
 
     @ParameterizedTest(name = "on {0}")
     @EnumSource(Storage.class)
-    void aTimedOutPaymentRetriedWithItsKeyIsChargedOnceAndEveryTryGetsTheSameAnswer(Storage storage)
-            throws Exception {
+    void aTimedOutPaymentRetriedWithItsKeyIsChargedOnceAndEveryTryGetsTheSameAnswer(Storage storage) throws Exception {
         CountDownLatch firstChargeAtBank = new CountDownLatch(1);
         CountDownLatch releaseFirstCharge = new CountDownLatch(1);
         AtomicBoolean firstCharge = new AtomicBoolean(true);
@@ -65,9 +67,9 @@ class LostAnswerScenarioTest {
             Bank.Processing.SLEEP.process(chargeKey, latency); // the bank's own processing time
         };
 
-        try (Deployment d = Deployment.start(storage,
-                b -> b.bankLatency(BANK_LATENCY).bankProcessing(holdFirstCharge));
-             HttpClient http = PaymentsClient.newHttpClient()) {
+        try (Deployment d = Deployment.start(
+                        storage, b -> b.bankLatency(BANK_LATENCY).bankProcessing(holdFirstCharge));
+                HttpClient http = PaymentsClient.newHttpClient()) {
             PaymentsClient client = PaymentsClient.of(http, d.server, DEADLINE);
             try {
                 // warm the connection and the server so the 50 ms timeout is spent at the bank
@@ -77,21 +79,27 @@ class LostAnswerScenarioTest {
                 assertThatThrownBy(() -> client.pay("k1", PAYMENT, CLIENT_TIMEOUT))
                         .isInstanceOf(HttpTimeoutException.class);
                 assertThat(firstChargeAtBank.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
-                        .as("the first try reached the bank").isTrue();
+                        .as("the first try reached the bank")
+                        .isTrue();
 
                 // 2. retries while the first try is still at the bank
                 HttpResponse<byte[]> during = client.pay("k1", PAYMENT_RESERIALISED);
                 assertInUse(during);
                 HttpResponse<byte[]> changedDuring = client.pay("k1", OTHER_AMOUNT);
                 assertProblem(changedDuring, 422, "/problems/idempotency-key-reused");
-                assertThat(d.count("SELECT COUNT(*) FROM payments")).as("nothing committed yet").isZero();
+                assertThat(d.count("SELECT COUNT(*) FROM payments"))
+                        .as("nothing committed yet")
+                        .isZero();
             } finally {
                 releaseFirstCharge.countDown();
             }
 
             // 3. the retry after the work: the first try's answer, replayed
-            HttpResponse<byte[]> after = await("the first try's answer").atMost(DEADLINE)
-                    .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).pollInSameThread()
+            HttpResponse<byte[]> after = await("the first try's answer")
+                    .atMost(DEADLINE)
+                    .pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(20))
+                    .pollInSameThread()
                     .until(() -> client.pay("k1", PAYMENT), r -> r.statusCode() != 409);
             assertThat(after.statusCode()).as(text(after)).isEqualTo(201);
             assertThat(replayed(after)).as("a replay of the first try's answer").isTrue();
@@ -118,10 +126,15 @@ class LostAnswerScenarioTest {
 
             // 5. two tries of one new payment at the same moment
             List<HttpResponse<byte[]>> both = inParallel(2, () -> client.pay("k2", PAYMENT));
-            List<HttpResponse<byte[]>> created = both.stream().filter(r -> r.statusCode() == 201).toList();
-            assertThat(created).as("at least one of two parallel tries succeeds: %s", statuses(both)).isNotEmpty();
-            List<HttpResponse<byte[]>> originals = created.stream().filter(r -> !replayed(r)).toList();
-            assertThat(originals).as("exactly one of the parallel tries ran the payment: %s", statuses(both))
+            List<HttpResponse<byte[]>> created =
+                    both.stream().filter(r -> r.statusCode() == 201).toList();
+            assertThat(created)
+                    .as("at least one of two parallel tries succeeds: %s", statuses(both))
+                    .isNotEmpty();
+            List<HttpResponse<byte[]>> originals =
+                    created.stream().filter(r -> !replayed(r)).toList();
+            assertThat(originals)
+                    .as("exactly one of the parallel tries ran the payment: %s", statuses(both))
                     .hasSize(1);
             HttpResponse<byte[]> original = originals.get(0);
             String secondId = json(original).get("id").asText();
@@ -146,7 +159,9 @@ class LostAnswerScenarioTest {
             JsonNode list = json(client.get("/v1/payments?limit=100"));
             assertThat(list.get("has_more").asBoolean()).isFalse();
             assertThat(list.get("data").findValuesAsText("id")).containsExactlyInAnyOrder(id, secondId);
-            assertThat(holdRanOut).as("the first charge was released by the test").isFalse();
+            assertThat(holdRanOut)
+                    .as("the first charge was released by the test")
+                    .isFalse();
         }
     }
 
@@ -157,8 +172,8 @@ class LostAnswerScenarioTest {
 
     private static void assertProblem(HttpResponse<byte[]> r, int status, String type) {
         assertThat(r.statusCode()).as(text(r)).isEqualTo(status);
-        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
-                ct -> assertThat(ct).startsWith("application/problem+json"));
+        assertThat(r.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/problem+json"));
         JsonNode problem = json(r);
         assertThat(problem.get("type").asText()).isEqualTo(type);
         assertThat(problem.get("status").asInt()).isEqualTo(status);
@@ -182,7 +197,9 @@ class LostAnswerScenarioTest {
                     return task.call();
                 }));
             }
-            assertThat(ready.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).as("workers ready").isTrue();
+            assertThat(ready.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                    .as("workers ready")
+                    .isTrue();
             gate.countDown();
             List<T> results = new ArrayList<>();
             for (Future<T> f : futures) {
@@ -191,11 +208,14 @@ class LostAnswerScenarioTest {
             return results;
         } finally {
             pool.shutdownNow();
-            assertThat(pool.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(pool.awaitTermination(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
         }
     }
 
     private static List<String> statuses(List<HttpResponse<byte[]>> answers) {
-        return answers.stream().map(r -> r.statusCode() + (replayed(r) ? " replayed" : "")).toList();
+        return answers.stream()
+                .map(r -> r.statusCode() + (replayed(r) ? " replayed" : ""))
+                .toList();
     }
 }

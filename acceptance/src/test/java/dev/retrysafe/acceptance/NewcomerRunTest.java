@@ -46,6 +46,7 @@ class NewcomerRunTest {
     /** A line of a Java stack trace, a chained cause, or the JVM's report of an uncaught exception. */
     private static final Pattern STACK_TRACE =
             Pattern.compile("(?m)^\\s+at [\\w$.<>/]+\\(.*\\)\\s*$|^Caused by: |Exception in thread ");
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
@@ -64,25 +65,32 @@ class NewcomerRunTest {
     void runServesThePaymentsApiWithTheDemoKeyAndStopsCleanlyOnSigterm() throws Exception {
         Path dataDir = temp.resolve("data");
         int port = ServerProcess.freePort();
-        ServerProcess server = run("serve", Map.of("PORT", Integer.toString(port),
-                "RETRYSAFE_DATA_DIR", dataDir.toString()));
+        ServerProcess server =
+                run("serve", Map.of("PORT", Integer.toString(port), "RETRYSAFE_DATA_DIR", dataDir.toString()));
         try {
             server.awaitReady(port, READY_DEADLINE);
-            assertThat(server.stderr()).as("./run must find the packaged jar up to date").doesNotContain(BUILD_LINE);
+            assertThat(server.stderr())
+                    .as("./run must find the packaged jar up to date")
+                    .doesNotContain(BUILD_LINE);
 
             Path keyFile = dataDir.resolve("demo-api-key");
             assertThat(keyFile).as("the demo key file of the first start").isRegularFile();
             String demoKey = Files.readString(keyFile, StandardCharsets.UTF_8).strip();
             assertThat(demoKey).isNotBlank();
-            assertThat(server.stdout()).as("the first start prints the demo key").contains(demoKey);
+            assertThat(server.stdout())
+                    .as("the first start prints the demo key")
+                    .contains(demoKey);
 
             URI base = ServerProcess.base(port);
             try (HttpClient http = PaymentsClient.newHttpClient()) {
                 String key = UUID.randomUUID().toString();
                 String body = "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"first coffee\"}";
-                HttpResponse<String> created = http.send(PaymentsClient.paymentRequest(base, demoKey, key, body, PAYMENT_TIMEOUT),
+                HttpResponse<String> created = http.send(
+                        PaymentsClient.paymentRequest(base, demoKey, key, body, PAYMENT_TIMEOUT),
                         HttpResponse.BodyHandlers.ofString());
-                assertThat(created.statusCode()).as("POST /v1/payments: %s", created.body()).isEqualTo(201);
+                assertThat(created.statusCode())
+                        .as("POST /v1/payments: %s", created.body())
+                        .isEqualTo(201);
                 JsonNode payment = JSON.readTree(created.body());
                 String id = payment.path("id").asText();
                 assertThat(id).startsWith("pay_");
@@ -91,32 +99,53 @@ class NewcomerRunTest {
                 assertThat(created.headers().firstValue("Location")).contains("/v1/payments/" + id);
 
                 // the retry a newcomer's client makes after a timeout: the same answer, not a second payment
-                HttpResponse<String> retried = http.send(PaymentsClient.paymentRequest(base, demoKey, key, body, PAYMENT_TIMEOUT),
+                HttpResponse<String> retried = http.send(
+                        PaymentsClient.paymentRequest(base, demoKey, key, body, PAYMENT_TIMEOUT),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(retried.statusCode()).as("retry: %s", retried.body()).isEqualTo(201);
                 assertThat(retried.headers().firstValue("Idempotent-Replayed")).contains("true");
                 assertThat(JSON.readTree(retried.body()).path("id").asText()).isEqualTo(id);
 
                 // create-account from a second process while the server holds the data
-                ServerProcess cli = run("create-account", Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()),
-                        "create-account", "--name", "newcomer-two");
+                ServerProcess cli = run(
+                        "create-account",
+                        Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()),
+                        "create-account",
+                        "--name",
+                        "newcomer-two");
                 int cliCode = cli.waitFor(COMMAND_DEADLINE);
-                assertThat(cliCode).as("./run create-account while the server runs\n%s", cli.describe()).isZero();
+                assertThat(cliCode)
+                        .as("./run create-account while the server runs\n%s", cli.describe())
+                        .isZero();
                 String newKey = cli.stdout().strip();
-                assertThat(newKey).as("create-account prints exactly the new key").isNotBlank().doesNotContain("\n", " ");
+                assertThat(newKey)
+                        .as("create-account prints exactly the new key")
+                        .isNotBlank()
+                        .doesNotContain("\n", " ");
                 assertThat(newKey).isNotEqualTo(demoKey);
 
-                HttpResponse<String> list = http.send(HttpRequest.newBuilder(base.resolve("/v1/payments"))
-                        .timeout(Duration.ofSeconds(10)).header("Authorization", "Bearer " + newKey).GET().build(),
+                HttpResponse<String> list = http.send(
+                        HttpRequest.newBuilder(base.resolve("/v1/payments"))
+                                .timeout(Duration.ofSeconds(10))
+                                .header("Authorization", "Bearer " + newKey)
+                                .GET()
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
-                assertThat(list.statusCode()).as("the new key works on the running server: %s", list.body()).isEqualTo(200);
-                assertThat(JSON.readTree(list.body()).path("data").size()).as("a new account sees no payments").isZero();
+                assertThat(list.statusCode())
+                        .as("the new key works on the running server: %s", list.body())
+                        .isEqualTo(200);
+                assertThat(JSON.readTree(list.body()).path("data").size())
+                        .as("a new account sees no payments")
+                        .isZero();
             }
 
             int code = server.terminate(Duration.ofSeconds(20));
-            assertThat(code).as("exit code after SIGTERM (-1: still running after 20 s)")
+            assertThat(code)
+                    .as("exit code after SIGTERM (-1: still running after 20 s)")
                     .isEqualTo(ServerProcess.EXIT_SIGTERM);
-            assertThat(server.stdout() + server.stderr()).as("output of a clean run").doesNotContainPattern(STACK_TRACE);
+            assertThat(server.stdout() + server.stderr())
+                    .as("output of a clean run")
+                    .doesNotContainPattern(STACK_TRACE);
         } catch (Throwable t) {
             ServerProcess.attachLogs(t, List.of(server));
             throw t;
@@ -125,7 +154,8 @@ class NewcomerRunTest {
 
     @Test
     void helpListsTheSubcommands() throws Exception {
-        ServerProcess help = run("help", Map.of("RETRYSAFE_DATA_DIR", temp.resolve("data").toString()), "--help");
+        ServerProcess help =
+                run("help", Map.of("RETRYSAFE_DATA_DIR", temp.resolve("data").toString()), "--help");
         int code = help.waitFor(COMMAND_DEADLINE);
         assertThat(code).as("./run --help\n%s", help.describe()).isZero();
         assertThat(help.stdout()).contains("serve", "create-account");
@@ -136,12 +166,15 @@ class NewcomerRunTest {
     @Test
     void createAccountPrintsANewKey() throws Exception {
         Path dataDir = temp.resolve("data");
-        ServerProcess cli = run("create-account", Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()),
-                "create-account", "--name", "x");
+        ServerProcess cli = run(
+                "create-account", Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()), "create-account", "--name", "x");
         int code = cli.waitFor(COMMAND_DEADLINE);
         assertThat(code).as("./run create-account --name x\n%s", cli.describe()).isZero();
         String key = cli.stdout().strip();
-        assertThat(key).as("stdout is the key and nothing else").isNotBlank().doesNotContain("\n", " ")
+        assertThat(key)
+                .as("stdout is the key and nothing else")
+                .isNotBlank()
+                .doesNotContain("\n", " ")
                 .hasSizeBetween(16, 200);
         assertThat(cli.stderr()).doesNotContain(BUILD_LINE).doesNotContainPattern(STACK_TRACE);
     }

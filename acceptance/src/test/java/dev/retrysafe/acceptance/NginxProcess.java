@@ -37,23 +37,30 @@ final class NginxProcess implements AutoCloseable {
         String servers = upstreamPorts.stream()
                 .map(p -> "server 127.0.0.1:" + p + " max_fails=1 fail_timeout=2s;")
                 .collect(Collectors.joining("\n        "));
-        String template = Files.readString(repositoryRoot.resolve("scripts/cluster/nginx.conf.template"),
-                StandardCharsets.UTF_8);
+        String template =
+                Files.readString(repositoryRoot.resolve("scripts/cluster/nginx.conf.template"), StandardCharsets.UTF_8);
         Path conf = dir.resolve("nginx.conf");
-        Files.writeString(conf, template.replace("@DIR@", dir.toString())
-                .replace("@LISTEN@", "127.0.0.1:" + port)
-                .replace("@SERVERS@", servers), StandardCharsets.UTF_8);
+        Files.writeString(
+                conf,
+                template.replace("@DIR@", dir.toString())
+                        .replace("@LISTEN@", "127.0.0.1:" + port)
+                        .replace("@SERVERS@", servers),
+                StandardCharsets.UTF_8);
         Files.createDirectories(dir.resolve("nginx-tmp"));
         // as root, nginx's workers run as nobody and must reach the folder
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        ServerProcess nginx = ServerProcess.start("nginx", List.of(binary(), "-p", dir.toString(), "-c", conf.toString(),
-                "-g", "daemon off;"), ServerProcess.environment(Map.of()), dir, dir);
+        ServerProcess nginx = ServerProcess.start(
+                "nginx",
+                List.of(binary(), "-p", dir.toString(), "-c", conf.toString(), "-g", "daemon off;"),
+                ServerProcess.environment(Map.of()),
+                dir,
+                dir);
         try {
             nginx.awaitReady(port, START_DEADLINE);
         } catch (RuntimeException | Error e) {
             nginx.terminateFamily(STOP_DEADLINE);
-            throw new AssertionError("nginx did not answer on port " + port + "\n" + readQuietly(dir.resolve(
-                    "nginx-error.log")), e);
+            throw new AssertionError(
+                    "nginx did not answer on port " + port + "\n" + readQuietly(dir.resolve("nginx-error.log")), e);
         }
         return new NginxProcess(nginx, port);
     }

@@ -45,11 +45,16 @@ class NonRootRunTest {
         int port = ServerProcess.freePort();
         String key = "rs_" + UUID.randomUUID().toString().replace("-", "");
         Map<String, String> env = ServerProcess.environment(Map.of(
-                "PORT", Integer.toString(port),
-                "RETRYSAFE_HOST", "127.0.0.1",
-                "RETRYSAFE_DATA_DIR", dir.resolve("data").toString(),
-                "RETRYSAFE_BANK_LATENCY_MS", "0",
-                "RETRYSAFE_BOOTSTRAP_API_KEYS", key));
+                "PORT",
+                Integer.toString(port),
+                "RETRYSAFE_HOST",
+                "127.0.0.1",
+                "RETRYSAFE_DATA_DIR",
+                dir.resolve("data").toString(),
+                "RETRYSAFE_BANK_LATENCY_MS",
+                "0",
+                "RETRYSAFE_BOOTSTRAP_API_KEYS",
+                key));
         ServerProcess server = ServerProcess.start("nonroot", command, env, dir, dir);
         try {
             server.awaitReady(port, Duration.ofSeconds(60));
@@ -57,10 +62,15 @@ class NonRootRunTest {
                     .post("/v1/payments", "{\"amount\": 100, \"currency\": \"eur\"}");
             assertThat(payment.status()).as(payment.raw().body()).isEqualTo(201);
 
-            long javaPid = ProcessHandle.of(server.pid()).orElseThrow().descendants()
-                    .map(ProcessHandle::pid).findFirst().orElse(server.pid());
+            long javaPid = ProcessHandle.of(server.pid())
+                    .orElseThrow()
+                    .descendants()
+                    .map(ProcessHandle::pid)
+                    .findFirst()
+                    .orElse(server.pid());
             String status = Files.readString(Path.of("/proc/" + javaPid + "/status"));
-            String uidLine = status.lines().filter(l -> l.startsWith("Uid:")).findFirst().orElseThrow();
+            String uidLine =
+                    status.lines().filter(l -> l.startsWith("Uid:")).findFirst().orElseThrow();
             assertThat(uidLine.split("\\s+")[1]).as("the server's real uid").isNotEqualTo("0");
             if (root0) {
                 assertThat(uidLine.split("\\s+")).contains(Integer.toString(NOBODY));

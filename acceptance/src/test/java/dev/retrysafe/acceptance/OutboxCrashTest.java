@@ -36,6 +36,7 @@ class OutboxCrashTest {
     private static final Duration START_DEADLINE = Duration.ofSeconds(60);
     /** Covers a claim held by the killed process: its 30 s lease must run out first. */
     private static final Duration DELIVERY_DEADLINE = Duration.ofSeconds(60);
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
@@ -76,7 +77,8 @@ class OutboxCrashTest {
             ServerProcess first = ServerProcess.start("server-1", command, env, dir, dir);
             processes.add(first);
             first.awaitReady(port, START_DEADLINE);
-            Api.Answer endpoint = api.post("/v1/webhook_endpoints",
+            Api.Answer endpoint = api.post(
+                    "/v1/webhook_endpoints",
                     "{\"url\": \"" + receiver.url() + "\", \"event_types\": [\"payment.succeeded\"]}");
             assertThat(endpoint.status()).as(endpoint.raw().body()).isEqualTo(201);
             receiver.trust(endpoint.body().get("secret").asText());
@@ -88,14 +90,17 @@ class OutboxCrashTest {
                 paid.add(payment.body().get("id").asText());
             }
             first.kill9();
-            assertThat(receiver.handled()).as("handled while the receiver was down").isEmpty();
+            assertThat(receiver.handled())
+                    .as("handled while the receiver was down")
+                    .isEmpty();
 
             receiver.down(false);
             ServerProcess second = ServerProcess.start("server-2", command, env, dir, dir);
             processes.add(second);
             second.awaitReady(port, START_DEADLINE);
 
-            await("every committed payment's event handled by the receiver").atMost(DELIVERY_DEADLINE)
+            await("every committed payment's event handled by the receiver")
+                    .atMost(DELIVERY_DEADLINE)
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> paymentIds(receiver.handled()).containsAll(paid));
             assertThat(receiver.handled()).hasSize(PAYMENTS);

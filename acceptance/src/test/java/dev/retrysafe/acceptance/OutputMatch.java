@@ -16,8 +16,7 @@ final class OutputMatch {
 
     private static final String ELLIPSIS = "...";
 
-    private OutputMatch() {
-    }
+    private OutputMatch() {}
 
     /** Why {@code actual} is not what {@code expected} claims, or {@code null} when it is. */
     static @Nullable String mismatch(String expected, String actual) {
@@ -41,8 +40,8 @@ final class OutputMatch {
         if (matched[0][0]) {
             return null;
         }
-        return "the output differs from the ```output block" + firstUnmatched(want, patterns, got)
-                + "\n--- claimed:\n" + String.join("\n", want) + "\n--- printed:\n" + String.join("\n", got);
+        return "the output differs from the ```output block" + firstUnmatched(want, patterns, got) + "\n--- claimed:\n"
+                + String.join("\n", want) + "\n--- printed:\n" + String.join("\n", got);
     }
 
     /** The first claimed line that matches no printed line at or after the previous match, as a hint. */

@@ -15,8 +15,7 @@ import java.util.concurrent.TimeUnit;
 /** Running a load of tasks at the same moment, for the tests of concurrent retries. */
 final class ParallelTasks {
 
-    private ParallelTasks() {
-    }
+    private ParallelTasks() {}
 
     /**
      * Runs every task on {@code threads} threads, all released by one start gate (so the first
@@ -44,7 +43,9 @@ final class ParallelTasks {
             }
         } finally {
             pool.shutdownNow();
-            assertThat(pool.awaitTermination(deadline.toMillis(), TimeUnit.MILLISECONDS)).as("workers stopped").isTrue();
+            assertThat(pool.awaitTermination(deadline.toMillis(), TimeUnit.MILLISECONDS))
+                    .as("workers stopped")
+                    .isTrue();
         }
     }
 }

@@ -27,8 +27,10 @@ record PaymentsClient(HttpClient http, TestServer server, String apiKey, Duratio
 
     /** The HTTP client the tests use: HTTP/1.1, as the clients the server is written for. */
     static HttpClient newHttpClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     /**
@@ -36,8 +38,8 @@ record PaymentsClient(HttpClient http, TestServer server, String apiKey, Duratio
      * {@code Idempotency-Key} header when {@code idempotencyKey} is {@code null}. Static for tests
      * that talk to a server process they know only by its URI.
      */
-    static HttpRequest paymentRequest(URI base, String apiKey, @Nullable String idempotencyKey, String json,
-                                      Duration timeout) {
+    static HttpRequest paymentRequest(
+            URI base, String apiKey, @Nullable String idempotencyKey, String json, Duration timeout) {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/v1/payments"))
                 .timeout(timeout)
                 .header("Authorization", "Bearer " + apiKey)
@@ -55,13 +57,16 @@ record PaymentsClient(HttpClient http, TestServer server, String apiKey, Duratio
 
     HttpResponse<byte[]> pay(@Nullable String key, String json, Duration timeout)
             throws IOException, InterruptedException {
-        return http.send(paymentRequest(server.baseUri(), apiKey, key, json, timeout),
-                HttpResponse.BodyHandlers.ofByteArray());
+        return http.send(
+                paymentRequest(server.baseUri(), apiKey, key, json, timeout), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     HttpResponse<byte[]> get(String path) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(server.uri(path)).timeout(deadline)
-                .header("Authorization", "Bearer " + apiKey).GET().build();
+        HttpRequest request = HttpRequest.newBuilder(server.uri(path))
+                .timeout(deadline)
+                .header("Authorization", "Bearer " + apiKey)
+                .GET()
+                .build();
         return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
     }
 
@@ -76,8 +81,11 @@ record PaymentsClient(HttpClient http, TestServer server, String apiKey, Duratio
      * Each {@code 409} must carry {@code Retry-After: 1} and is counted in {@code inUseAnswers}.
      */
     HttpResponse<byte[]> payUntilAnswered(String key, String json, AtomicInteger inUseAnswers) {
-        return await("an answer for " + key + " from " + server.baseUri()).atMost(deadline)
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(25)).pollInSameThread()
+        return await("an answer for " + key + " from " + server.baseUri())
+                .atMost(deadline)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(25))
+                .pollInSameThread()
                 .until(() -> pay(key, json), r -> {
                     if (r.statusCode() != 409) {
                         return true;

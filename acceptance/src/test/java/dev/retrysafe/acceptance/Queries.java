@@ -16,12 +16,12 @@ import java.util.Map;
  */
 final class Queries {
 
-    private Queries() {
-    }
+    private Queries() {}
 
     /** The single number {@code sql} (a {@code SELECT COUNT(*) ...}) returns. */
     static long count(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -31,7 +31,8 @@ final class Queries {
     static Map<String, Long> paymentsPerKey(Connection c) throws SQLException {
         Map<String, Long> counts = new HashMap<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT idempotency_key, COUNT(*) FROM payments GROUP BY idempotency_key")) {
+                ResultSet rs =
+                        s.executeQuery("SELECT idempotency_key, COUNT(*) FROM payments GROUP BY idempotency_key")) {
             while (rs.next()) {
                 counts.put(rs.getString(1), rs.getLong(2));
             }
@@ -45,10 +46,13 @@ final class Queries {
      */
     static Map<String, String> paymentIdsByKey(Connection c) throws SQLException {
         Map<String, String> ids = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT idempotency_key, id FROM payments")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT idempotency_key, id FROM payments")) {
             while (rs.next()) {
                 String previous = ids.put(rs.getString(1), rs.getString(2));
-                assertThat(previous).as("a second payment for key %s", rs.getString(1)).isNull();
+                assertThat(previous)
+                        .as("a second payment for key %s", rs.getString(1))
+                        .isNull();
             }
         }
         return ids;

@@ -16,8 +16,7 @@ final class RedisClientThreads {
 
     private static final Duration DEADLINE = Duration.ofSeconds(10);
 
-    private RedisClientThreads() {
-    }
+    private RedisClientThreads() {}
 
     /** The Redis client threads alive now. */
     static Set<Thread> alive() {
@@ -28,7 +27,9 @@ final class RedisClientThreads {
 
     /** Waits (bounded) until no Redis client thread is alive that was not alive in {@code before}. */
     static void assertNoneLeftSince(Set<Thread> before) {
-        await("Redis client threads stopping").atMost(DEADLINE)
-                .untilAsserted(() -> assertThat(alive()).as("Redis client threads").isSubsetOf(before));
+        await("Redis client threads stopping")
+                .atMost(DEADLINE)
+                .untilAsserted(
+                        () -> assertThat(alive()).as("Redis client threads").isSubsetOf(before));
     }
 }

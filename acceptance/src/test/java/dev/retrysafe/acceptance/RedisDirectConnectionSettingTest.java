@@ -32,7 +32,9 @@ class RedisDirectConnectionSettingTest {
     void onTheServersLoneDecisionsGoOverTheDirectConnection() {
         List<String> clients = clientsAfterRequests(true);
 
-        assertThat(clients).filteredOn(c -> c.contains(LANE)).singleElement()
+        assertThat(clients)
+                .filteredOn(c -> c.contains(LANE))
+                .singleElement()
                 .satisfies(c -> assertThat(c).contains(" cmd=evalsha "));
     }
 
@@ -47,13 +49,25 @@ class RedisDirectConnectionSettingTest {
     /** Starts a private Redis and a server counting in it, sends it two requests one after the other, and lists Redis's clients. */
     private static List<String> clientsAfterRequests(boolean direct) {
         Set<Thread> before = RedisClientThreads.alive();
-        Policy policy = Policy.builder("key").scope(Scope.apiKey()).limit(100, Duration.ofHours(1)).build();
-        RateLimitConfig limits = new RateLimitConfig(true, RateLimitConfig.Store.REDIS, List.of(policy),
-                ServerConfig.defaults().rateLimits().plans(), Duration.ZERO, Duration.ofSeconds(2), "rs-test:",
-                direct, List.of());
+        Policy policy = Policy.builder("key")
+                .scope(Scope.apiKey())
+                .limit(100, Duration.ofHours(1))
+                .build();
+        RateLimitConfig limits = new RateLimitConfig(
+                true,
+                RateLimitConfig.Store.REDIS,
+                List.of(policy),
+                ServerConfig.defaults().rateLimits().plans(),
+                Duration.ZERO,
+                Duration.ofSeconds(2),
+                "rs-test:",
+                direct,
+                List.of());
         try (RedisServerProcess redis = RedisServerProcess.start()) {
-            try (TestServer server = TestServer.h2().rateLimits(limits)
-                    .configure(c -> c.withRedis(new RedisConfig(URI.create(redis.uri())))).start()) {
+            try (TestServer server = TestServer.h2()
+                    .rateLimits(limits)
+                    .configure(c -> c.withRedis(new RedisConfig(URI.create(redis.uri()))))
+                    .start()) {
                 Api api = Api.of(server);
                 // the first may find the lane still connecting; a lone decision takes it once it is up
                 for (long left : new long[] {99, 98}) {
@@ -72,7 +86,12 @@ class RedisDirectConnectionSettingTest {
     private static List<String> clientList(RedisServerProcess redis) {
         RedisClient client = RedisClient.create(redis.uri());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            return connection.sync().clientList().lines().map(line -> " " + line + " ").toList();
+            return connection
+                    .sync()
+                    .clientList()
+                    .lines()
+                    .map(line -> " " + line + " ")
+                    .toList();
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }

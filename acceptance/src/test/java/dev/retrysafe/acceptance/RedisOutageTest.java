@@ -39,7 +39,11 @@ import org.junit.jupiter.api.Test;
 class RedisOutageTest {
 
     /** Where the test is: the request loop tags every answer with the phase it was sent and answered in. */
-    private enum Phase { BEFORE, OUTAGE, RECOVERY }
+    private enum Phase {
+        BEFORE,
+        OUTAGE,
+        RECOVERY
+    }
 
     private static final String PATH = "/v1/payments";
     private static final String OPEN = "open";
@@ -47,6 +51,7 @@ class RedisOutageTest {
     private static final long QUOTA = 5;
     /** One unit comes back every 12 minutes: none does during the test. */
     private static final Duration WINDOW = Duration.ofHours(1);
+
     private static final Allowance ALLOWANCE = new Allowance(QUOTA, WINDOW.toSeconds());
     /**
      * {@code rate_limits.redis_timeout}: 500 ms rather than the shipped 100 ms. With 100 ms, a
@@ -63,6 +68,7 @@ class RedisOutageTest {
     private static final Duration SLOW = Duration.ofSeconds(2);
     /** Answers of each loop client wholly within the outage before Redis is started again. */
     private static final long LOOP_ANSWERS_IN_OUTAGE = 20;
+
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Duration RECOVERY_DEADLINE = Duration.ofSeconds(30);
 
@@ -138,7 +144,9 @@ class RedisOutageTest {
             List<Duration> took = new ArrayList<>();
             for (int i = 0; i < 3 * QUOTA; i++) {
                 Timed t = send(open);
-                assertThat(t.answer().status()).as("fail-open request %d during the outage", i).isEqualTo(200);
+                assertThat(t.answer().status())
+                        .as("fail-open request %d during the outage", i)
+                        .isEqualTo(200);
                 assertUncounted(t.answer(), OPEN);
                 took.add(t.took());
             }
@@ -155,9 +163,12 @@ class RedisOutageTest {
                 Api.Answer ready = probe.get("/ready");
                 assertReadiness(ready, "degraded", "unreachable");
                 assertThat(ready.header("Retry-After")).isNull();
-                assertThat(probe.get("/health").status()).as("/health with Redis down").isEqualTo(200);
+                assertThat(probe.get("/health").status())
+                        .as("/health with Redis down")
+                        .isEqualTo(200);
             }
-            await("the request loop's answers during the outage").atMost(DEADLINE)
+            await("the request loop's answers during the outage")
+                    .atMost(DEADLINE)
                     .until(() -> loop.count(o -> o.client() == 0 && o.within(Phase.OUTAGE)) >= LOOP_ANSWERS_IN_OUTAGE
                             && loop.count(o -> o.client() == 1 && o.within(Phase.OUTAGE)) >= LOOP_ANSWERS_IN_OUTAGE);
 
@@ -168,7 +179,8 @@ class RedisOutageTest {
             // then: both servers count again, with no restart, and refuse once the quota is spent
             Timed openCounted = awaitCounted(open, OPEN);
             Timed closedCounted = awaitCounted(closed, CLOSED);
-            assertThat(List.of(openCounted, closedCounted)).as("first counted answers from the restarted, empty Redis")
+            assertThat(List.of(openCounted, closedCounted))
+                    .as("first counted answers from the restarted, empty Redis")
                     .allSatisfy(t -> assertThat(t.answer().status()).isEqualTo(200));
             countsAndRefusesAgain(open, OPEN, openCounted);
             countsAndRefusesAgain(closed, CLOSED, closedCounted);
@@ -199,7 +211,9 @@ class RedisOutageTest {
         List<Duration> took = new ArrayList<>();
         for (int i = 0; i < 4 * QUOTA; i++) {
             Timed t = send(open);
-            assertThat(t.answer().status()).as("fail-open request %d, Redis hung", i).isEqualTo(200);
+            assertThat(t.answer().status())
+                    .as("fail-open request %d, Redis hung", i)
+                    .isEqualTo(200);
             assertUncounted(t.answer(), OPEN);
             took.add(t.took());
         }
@@ -220,12 +234,26 @@ class RedisOutageTest {
     }
 
     private TestServer server(String policyName, FailMode failMode) {
-        Policy policy = Policy.builder(policyName).scope(Scope.apiKey()).limit(QUOTA, WINDOW).failMode(failMode)
+        Policy policy = Policy.builder(policyName)
+                .scope(Scope.apiKey())
+                .limit(QUOTA, WINDOW)
+                .failMode(failMode)
                 .build();
-        RateLimitConfig limits = new RateLimitConfig(true, RateLimitConfig.Store.REDIS, List.of(policy),
-                ServerConfig.defaults().rateLimits().plans(), Duration.ZERO, REDIS_TIMEOUT, "rs-test:", true, List.of());
+        RateLimitConfig limits = new RateLimitConfig(
+                true,
+                RateLimitConfig.Store.REDIS,
+                List.of(policy),
+                ServerConfig.defaults().rateLimits().plans(),
+                Duration.ZERO,
+                REDIS_TIMEOUT,
+                "rs-test:",
+                true,
+                List.of());
         RedisConfig shared = new RedisConfig(URI.create(redis.uri()));
-        return TestServer.h2().rateLimits(limits).configure(c -> c.withRedis(shared)).start();
+        return TestServer.h2()
+                .rateLimits(limits)
+                .configure(c -> c.withRedis(shared))
+                .start();
     }
 
     private static Timed send(Api api) {
@@ -249,12 +277,15 @@ class RedisOutageTest {
         Budget budget = BudgetHeaders.known(answer, policy, t.sentAt(), t.answeredAt());
         if (status == 429) {
             assertThat(budget.remaining()).as("r of a 429").isZero();
-            assertThat(BudgetHeaders.retryAfter(answer)).as("Retry-After of a 429: the next unit is at most %d s away",
-                    WINDOW.toSeconds() / QUOTA).isLessThanOrEqualTo(WINDOW.toSeconds() / QUOTA);
+            assertThat(BudgetHeaders.retryAfter(answer))
+                    .as("Retry-After of a 429: the next unit is at most %d s away", WINDOW.toSeconds() / QUOTA)
+                    .isLessThanOrEqualTo(WINDOW.toSeconds() / QUOTA);
             assertThat(answer.body().path("type").asText()).isEqualTo("/problems/rate-limited");
             assertThat(answer.body().path("policy").asText()).isEqualTo(policy);
         } else {
-            assertThat(answer.header("Retry-After")).as("Retry-After of a %d", status).isNull();
+            assertThat(answer.header("Retry-After"))
+                    .as("Retry-After of a %d", status)
+                    .isNull();
         }
         return budget;
     }
@@ -262,12 +293,16 @@ class RedisOutageTest {
     /** A request let through uncounted: the policy is shown, its budget is not, and nobody is told to wait. */
     private static void assertUncounted(Api.Answer answer, String policy) {
         BudgetHeaders.unknown(answer, policy, ALLOWANCE);
-        assertThat(answer.header("Retry-After")).as("Retry-After of an uncounted %d", answer.status()).isNull();
+        assertThat(answer.header("Retry-After"))
+                .as("Retry-After of an uncounted %d", answer.status())
+                .isNull();
     }
 
     /** The fail-closed refusal: 503, Retry-After, the rate-limit-unavailable problem, no budget. */
     private static void assertUnavailable(Api.Answer answer) {
-        assertThat(answer.status()).as("fail-closed during the outage: %s", answer.raw().body()).isEqualTo(503);
+        assertThat(answer.status())
+                .as("fail-closed during the outage: %s", answer.raw().body())
+                .isEqualTo(503);
         BudgetHeaders.unknown(answer, CLOSED, ALLOWANCE);
         long retryAfter = BudgetHeaders.retryAfter(answer);
         assertThat(answer.contentType()).startsWith("application/problem+json");
@@ -281,15 +316,19 @@ class RedisOutageTest {
      * with Redis refusing connections or the circuit breaker open, no request waits for it.
      */
     private static void assertNobodyWaitedOnRedis(List<Duration> took) {
-        assertThat(took).as("answers during the outage").allSatisfy(d -> assertThat(d).isLessThan(SLOW));
+        assertThat(took)
+                .as("answers during the outage")
+                .allSatisfy(d -> assertThat(d).isLessThan(SLOW));
         List<Duration> sorted = took.stream().sorted().toList();
-        assertThat(sorted.get(sorted.size() / 2)).as("median answer time during the outage, of %s", sorted)
+        assertThat(sorted.get(sorted.size() / 2))
+                .as("median answer time during the outage, of %s", sorted)
                 .isLessThan(REDIS_TIMEOUT);
     }
 
     /** Polls (within {@link #RECOVERY_DEADLINE}) until a request is counted again; returns it. */
     private static Timed awaitCounted(Api api, String policy) {
-        return await(policy + " counting again after Redis came back").atMost(RECOVERY_DEADLINE)
+        return await(policy + " counting again after Redis came back")
+                .atMost(RECOVERY_DEADLINE)
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> send(api), t -> t.answer().header("RateLimit") != null);
     }
@@ -306,14 +345,17 @@ class RedisOutageTest {
         long left = checkCounted(first, policy, 200).remaining();
         while (left > 0) {
             left--;
-            assertThat(counted(api, policy, 200).remaining()).as("%s after recovery", policy).isEqualTo(left);
+            assertThat(counted(api, policy, 200).remaining())
+                    .as("%s after recovery", policy)
+                    .isEqualTo(left);
         }
         counted(api, policy, 429);
     }
 
     /** The request loop's answers from one server, judged by the phase each was given in. */
     private static void assertLoopAnswers(List<Outcome<Phase>> outcomes, int client, String policy) {
-        List<Outcome<Phase>> mine = outcomes.stream().filter(o -> o.client() == client).toList();
+        List<Outcome<Phase>> mine =
+                outcomes.stream().filter(o -> o.client() == client).toList();
         for (Outcome<Phase> o : mine) {
             Api.Answer answer = o.answer();
             String what = policy + " loop answer " + o.sentIn() + "->" + o.answeredIn() + ", " + answer.status();
@@ -342,13 +384,18 @@ class RedisOutageTest {
                 }
             }
         }
-        assertThat(mine.stream().filter(o -> o.within(Phase.RECOVERY)).map(o -> o.answer().header("RateLimit")))
-                .as("%s loop: counted again after Redis came back", policy).anyMatch(h -> h != null);
+        assertThat(mine.stream()
+                        .filter(o -> o.within(Phase.RECOVERY))
+                        .map(o -> o.answer().header("RateLimit")))
+                .as("%s loop: counted again after Redis came back", policy)
+                .anyMatch(h -> h != null);
     }
 
     private static void assertReadiness(Api.Answer ready, String status, String redisCheck) {
         assertThat(ready.status()).as("/ready: %s", ready.raw().body()).isEqualTo(200);
-        assertThat(ready.body().path("status").asText()).as("/ready: %s", ready.raw().body()).isEqualTo(status);
+        assertThat(ready.body().path("status").asText())
+                .as("/ready: %s", ready.raw().body())
+                .isEqualTo(status);
         assertThat(ready.body().path("checks").path("database").asText()).isEqualTo("ok");
         assertThat(ready.body().path("checks").path("redis").asText()).isEqualTo(redisCheck);
     }

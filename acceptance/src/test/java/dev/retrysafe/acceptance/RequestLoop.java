@@ -54,23 +54,25 @@ final class RequestLoop<P> implements AutoCloseable {
         for (int c = 0; c < clients.size(); c++) {
             int client = c;
             Supplier<Api.Answer> send = clients.get(c);
-            Thread thread = new Thread(() -> {
-                try {
-                    ready.countDown();
-                    if (!gate.await(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
-                        throw new AssertionError("the start gate never opened");
-                    }
-                    while (loop.running) {
-                        P sentIn = phase.get();
-                        long start = System.nanoTime();
-                        Api.Answer answer = send.get();
-                        Duration took = Duration.ofNanos(System.nanoTime() - start);
-                        loop.outcomes.add(new Outcome<>(client, sentIn, phase.get(), took, answer));
-                    }
-                } catch (Throwable e) {
-                    loop.failures.add(e);
-                }
-            }, "request-loop-" + client);
+            Thread thread = new Thread(
+                    () -> {
+                        try {
+                            ready.countDown();
+                            if (!gate.await(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
+                                throw new AssertionError("the start gate never opened");
+                            }
+                            while (loop.running) {
+                                P sentIn = phase.get();
+                                long start = System.nanoTime();
+                                Api.Answer answer = send.get();
+                                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                                loop.outcomes.add(new Outcome<>(client, sentIn, phase.get(), took, answer));
+                            }
+                        } catch (Throwable e) {
+                            loop.failures.add(e);
+                        }
+                    },
+                    "request-loop-" + client);
             thread.setDaemon(true);
             loop.threads.add(thread);
             thread.start();
@@ -101,14 +103,15 @@ final class RequestLoop<P> implements AutoCloseable {
         for (Thread thread : threads) {
             thread.join(Duration.ofNanos(Math.max(1, end - System.nanoTime())));
         }
-        List<String> alive = threads.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+        List<String> alive =
+                threads.stream().filter(Thread::isAlive).map(Thread::getName).toList();
         if (!alive.isEmpty()) {
             threads.forEach(Thread::interrupt);
             throw new AssertionError("request loop clients still running after " + deadline + ": " + alive);
         }
         if (!failures.isEmpty()) {
-            AssertionError failed = new AssertionError("a request loop client failed: " + failures.peek(),
-                    failures.peek());
+            AssertionError failed =
+                    new AssertionError("a request loop client failed: " + failures.peek(), failures.peek());
             failures.stream().skip(1).forEach(failed::addSuppressed);
             throw failed;
         }

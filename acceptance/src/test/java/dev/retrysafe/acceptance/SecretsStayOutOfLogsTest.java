@@ -76,34 +76,55 @@ class SecretsStayOutOfLogsTest {
             // keys that are wrong in every way a client gets them wrong
             String wrong = "rs_" + UUID.randomUUID().toString().replace("-", "");
             secrets.add(wrong);
-            for (String header : List.of("Bearer " + wrong, "Basic " + apiKey, wrong, "Bearer " + apiKey + "x",
+            for (String header : List.of(
+                    "Bearer " + wrong,
+                    "Basic " + apiKey,
+                    wrong,
+                    "Bearer " + apiKey + "x",
                     "Bearer  " + otherKey.substring(0, 20))) {
-                Api.Answer a = new Api(base, null).send(new Api(base, null).request("/v1/payments")
-                        .header("Authorization", header).GET().build());
+                Api.Answer a = new Api(base, null)
+                        .send(new Api(base, null)
+                                .request("/v1/payments")
+                                .header("Authorization", header)
+                                .GET()
+                                .build());
                 assertThat(a.status()).isEqualTo(401);
                 errorBodies.add(a.raw().body());
             }
             secrets.add(apiKey + "x");
 
             // webhook secrets: created, read back, rotated
-            Api.Answer endpoint = api.post("/v1/webhook_endpoints",
-                    "{\"url\": \"" + receiver.url() + "\", \"event_types\": [\"*\"]}");
+            Api.Answer endpoint = api.post(
+                    "/v1/webhook_endpoints", "{\"url\": \"" + receiver.url() + "\", \"event_types\": [\"*\"]}");
             assertThat(endpoint.status()).as(endpoint.raw().body()).isEqualTo(201);
             String endpointId = endpoint.body().get("id").asText();
             secrets.add(endpoint.body().get("secret").asText());
             Api.Answer rotated = api.post("/v1/webhook_endpoints/" + endpointId + "/rotate_secret", "");
             assertThat(rotated.status()).as(rotated.raw().body()).isEqualTo(200);
             secrets.add(rotated.body().get("secret").asText());
-            assertThat(api.get("/v1/webhook_endpoints/" + endpointId + "/secret").status()).isEqualTo(200);
+            assertThat(api.get("/v1/webhook_endpoints/" + endpointId + "/secret")
+                            .status())
+                    .isEqualTo(200);
 
             // signed deliveries that fail, and requests that fail for other reasons
-            assertThat(api.post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\"}").status()).isEqualTo(201);
-            errorBodies.add(api.post("/v1/payments", "{\"amount\": \"" + apiKey + "\"}").raw().body());
+            assertThat(api.post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\"}")
+                            .status())
+                    .isEqualTo(201);
+            errorBodies.add(api.post("/v1/payments", "{\"amount\": \"" + apiKey + "\"}")
+                    .raw()
+                    .body());
             errorBodies.add(api.get("/v1/webhook_endpoints/" + apiKey).raw().body());
-            errorBodies.add(api.post("/v1/payments", "{\"amount\": 1, \"currency\": \"eur\"}", apiKey).raw().body());
-            await("the delivery's attempts all failed").atMost(DELIVERY_DEADLINE).pollInterval(Duration.ofMillis(50))
-                    .until(() -> api.get("/v1/webhook_endpoints/" + endpointId + "/deliveries").body()
-                            .get("data").findValuesAsText("status").contains("failed"));
+            errorBodies.add(api.post("/v1/payments", "{\"amount\": 1, \"currency\": \"eur\"}", apiKey)
+                    .raw()
+                    .body());
+            await("the delivery's attempts all failed")
+                    .atMost(DELIVERY_DEADLINE)
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> api.get("/v1/webhook_endpoints/" + endpointId + "/deliveries")
+                            .body()
+                            .get("data")
+                            .findValuesAsText("status")
+                            .contains("failed"));
             String metrics = new Api(base, null).get("/metrics").raw().body();
 
             // secrets in their raw form too: the key bytes of whsec_<base64> appear base64-encoded
@@ -117,10 +138,14 @@ class SecretsStayOutOfLogsTest {
             String output = server.stdout() + server.stderr();
             assertThat(output).as("the server's log was captured").contains("Retrysafe listening on port " + port);
             // the embedded first start announces the demo key once, right under the line saying where it is saved
-            String demoKey = Files.readString(dir.resolve("data").resolve("demo-api-key"), StandardCharsets.UTF_8).strip();
-            assertThat(output.split(java.util.regex.Pattern.quote(demoKey), -1)).as("occurrences of the demo key + 1").hasSize(2);
-            assertThat(output).contains("Created the demo account. Its API key (also in "
-                    + dir.resolve("data").resolve("demo-api-key").toAbsolutePath() + "):\n  " + demoKey + "\n");
+            String demoKey = Files.readString(dir.resolve("data").resolve("demo-api-key"), StandardCharsets.UTF_8)
+                    .strip();
+            assertThat(output.split(java.util.regex.Pattern.quote(demoKey), -1))
+                    .as("occurrences of the demo key + 1")
+                    .hasSize(2);
+            assertThat(output)
+                    .contains("Created the demo account. Its API key (also in "
+                            + dir.resolve("data").resolve("demo-api-key").toAbsolutePath() + "):\n  " + demoKey + "\n");
             for (String needle : needles) {
                 assertThat(output).as("server output").doesNotContain(needle);
                 assertThat(metrics).as("metrics").doesNotContain(needle);

@@ -1,6 +1,5 @@
 package dev.retrysafe.acceptance;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
@@ -62,10 +61,12 @@ final class ServerProcess implements AutoCloseable {
      * class path of this test JVM.
      */
     static List<String> java(String... args) {
-        String java = ProcessHandle.current().info().command()
+        String java = ProcessHandle.current()
+                .info()
+                .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), MAIN_CLASS));
+        List<String> command = new ArrayList<>(List.of(
+                java, "-Xmx384m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), MAIN_CLASS));
         command.addAll(List.of(args));
         return command;
     }
@@ -129,8 +130,12 @@ final class ServerProcess implements AutoCloseable {
                                 + " before it was ready\n" + describe());
                     }
                     try {
-                        HttpResponse<Void> r = PROBE.send(HttpRequest.newBuilder(ready)
-                                .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.discarding());
+                        HttpResponse<Void> r = PROBE.send(
+                                HttpRequest.newBuilder(ready)
+                                        .timeout(Duration.ofSeconds(2))
+                                        .GET()
+                                        .build(),
+                                HttpResponse.BodyHandlers.discarding());
                         return r.statusCode() == 200;
                     } catch (IOException e) {
                         return false; // not listening yet
@@ -146,8 +151,8 @@ final class ServerProcess implements AutoCloseable {
         process.destroyForcibly();
         int code = waitFor(Duration.ofSeconds(10));
         if (code != EXIT_SIGKILL) {
-            throw new AssertionError("process " + name + " was sent SIGKILL but exited with " + code
-                    + " (expected " + EXIT_SIGKILL + ")\n" + describe());
+            throw new AssertionError("process " + name + " was sent SIGKILL but exited with " + code + " (expected "
+                    + EXIT_SIGKILL + ")\n" + describe());
         }
     }
 
@@ -167,7 +172,8 @@ final class ServerProcess implements AutoCloseable {
      */
     void suspend(boolean stop) throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", stop ? "-STOP" : "-CONT", Long.toString(process.pid()))
-                .inheritIO().start();
+                .inheritIO()
+                .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new AssertionError("kill " + (stop ? "-STOP " : "-CONT ") + process.pid() + " failed for " + name);
         }

@@ -39,6 +39,7 @@ class SharedRateLimitTest {
     private static final long QUOTA = 30;
     /** One unit comes back every 48 minutes: none does during the test, whatever Redis's clock says. */
     private static final Duration WINDOW = Duration.ofHours(24);
+
     private static final long UNIT_SECONDS = WINDOW.toSeconds() / QUOTA;
     private static final int CLIENTS = 24;
     /** 144 requests in all, 48 per instance: each instance alone could have allowed the whole quota. */
@@ -49,25 +50,36 @@ class SharedRateLimitTest {
      * {@link RedisOutageTest} covers the short timeout.
      */
     private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(5);
+
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Duration RUN_DEADLINE = Duration.ofSeconds(60);
 
     /** One request of the run: which instance answered, what, and when it was sent and answered. */
-    private record Sent(int instance, Instant sentAt, Instant answeredAt, Api.Answer answer) {
-    }
+    private record Sent(int instance, Instant sentAt, Instant answeredAt, Api.Answer answer) {}
 
     @Test
     void concurrentClientsOfOneKeyOnThreeInstancesGetTheQuotaOnceInTotal() throws Exception {
-        Policy perKey = Policy.builder(POLICY).scope(Scope.apiKey()).limit(QUOTA, WINDOW).build();
-        RateLimitConfig limits = new RateLimitConfig(true, RateLimitConfig.Store.REDIS, List.of(perKey),
-                ServerConfig.defaults().rateLimits().plans(), Duration.ZERO, REDIS_TIMEOUT, "rs-test:", true, List.of());
+        Policy perKey = Policy.builder(POLICY)
+                .scope(Scope.apiKey())
+                .limit(QUOTA, WINDOW)
+                .build();
+        RateLimitConfig limits = new RateLimitConfig(
+                true,
+                RateLimitConfig.Store.REDIS,
+                List.of(perKey),
+                ServerConfig.defaults().rateLimits().plans(),
+                Duration.ZERO,
+                REDIS_TIMEOUT,
+                "rs-test:",
+                true,
+                List.of());
         Set<Thread> redisClientThreads = RedisClientThreads.alive();
         try (RedisServerProcess redis = RedisServerProcess.start();
-             PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer first = instance(db, limits, redis, null);
-             // the first instance's bootstrap keys, as instances of one deployment share them
-             TestServer second = instance(db, limits, redis, first);
-             TestServer third = instance(db, limits, redis, first)) {
+                PostgresTestDatabase db = PostgresTestDatabase.create();
+                TestServer first = instance(db, limits, redis, null);
+                // the first instance's bootstrap keys, as instances of one deployment share them
+                TestServer second = instance(db, limits, redis, first);
+                TestServer third = instance(db, limits, redis, first)) {
             List<TestServer> instances = List.of(first, second, third);
             String key = first.apiKey();
             String otherKey = first.otherApiKey();
@@ -90,21 +102,29 @@ class SharedRateLimitTest {
             // then: the quota once in total, one unit per success
             assertThat(sent).hasSize(CLIENTS * REQUESTS_PER_CLIENT);
             assertThat(sent.stream().collect(Collectors.groupingBy(Sent::instance, Collectors.counting())))
-                    .as("requests per instance").allSatisfy((instance, count) -> assertThat(count).isGreaterThan(QUOTA));
-            Map<Integer, List<Sent>> byStatus = sent.stream().collect(Collectors.groupingBy(s -> s.answer().status()));
+                    .as("requests per instance")
+                    .allSatisfy((instance, count) -> assertThat(count).isGreaterThan(QUOTA));
+            Map<Integer, List<Sent>> byStatus =
+                    sent.stream().collect(Collectors.groupingBy(s -> s.answer().status()));
             assertThat(byStatus.keySet()).as("statuses").containsOnly(200, 429);
             List<Sent> allowed = byStatus.getOrDefault(200, List.of());
-            assertThat(allowed.size()).as("successes on all three instances together (by instance: %s)",
-                    allowed.stream().collect(Collectors.groupingBy(Sent::instance, Collectors.counting())))
+            assertThat(allowed.size())
+                    .as(
+                            "successes on all three instances together (by instance: %s)",
+                            allowed.stream().collect(Collectors.groupingBy(Sent::instance, Collectors.counting())))
                     .isEqualTo(QUOTA);
-            assertThat(allowed.stream().map(s -> checkedBudget(s).remaining()).sorted().toList())
+            assertThat(allowed.stream()
+                            .map(s -> checkedBudget(s).remaining())
+                            .sorted()
+                            .toList())
                     .as("the budget each success left: every unit spent by exactly one request")
                     .isEqualTo(LongStream.range(0, QUOTA).boxed().toList());
             for (Sent refusal : byStatus.getOrDefault(429, List.of())) {
                 Api.Answer answer = refusal.answer();
                 assertThat(checkedBudget(refusal).remaining()).as("r of a 429").isZero();
-                assertThat(BudgetHeaders.retryAfter(answer)).as("Retry-After: the next unit is at most %d s away",
-                        UNIT_SECONDS).isLessThanOrEqualTo(UNIT_SECONDS);
+                assertThat(BudgetHeaders.retryAfter(answer))
+                        .as("Retry-After: the next unit is at most %d s away", UNIT_SECONDS)
+                        .isLessThanOrEqualTo(UNIT_SECONDS);
                 assertThat(answer.contentType()).startsWith("application/problem+json");
                 assertThat(answer.body().path("type").asText()).isEqualTo("/problems/rate-limited");
                 assertThat(answer.body().path("policy").asText()).isEqualTo(POLICY);
@@ -114,13 +134,17 @@ class SharedRateLimitTest {
             // and: the key stays refused everywhere, while the other account's key has its own
             // budget, shared by the three instances in the same way
             for (int i = 0; i < instances.size(); i++) {
-                assertThat(get(instances.get(i), key, i).answer().status()).as("instance %d, spent key", i)
+                assertThat(get(instances.get(i), key, i).answer().status())
+                        .as("instance %d, spent key", i)
                         .isEqualTo(429);
             }
             for (int i = 0; i < instances.size(); i++) {
                 Sent other = get(instances.get(i), otherKey, i);
-                assertThat(other.answer().status()).as("instance %d, other account", i).isEqualTo(200);
-                assertThat(checkedBudget(other).remaining()).as("instance %d, other account", i)
+                assertThat(other.answer().status())
+                        .as("instance %d, other account", i)
+                        .isEqualTo(200);
+                assertThat(checkedBudget(other).remaining())
+                        .as("instance %d, other account", i)
                         .isEqualTo(QUOTA - 1 - i);
             }
         }
@@ -128,12 +152,15 @@ class SharedRateLimitTest {
     }
 
     /** An instance on {@code db} and {@code redis}; with the bootstrap keys of {@code keysOf} if given. */
-    private static TestServer instance(PostgresTestDatabase db, RateLimitConfig limits, RedisServerProcess redis,
-                                       @Nullable TestServer keysOf) {
+    private static TestServer instance(
+            PostgresTestDatabase db, RateLimitConfig limits, RedisServerProcess redis, @Nullable TestServer keysOf) {
         RedisConfig shared = new RedisConfig(URI.create(redis.uri()));
-        return TestServer.postgres(db).rateLimits(limits)
-                .configure(c -> keysOf == null ? c.withRedis(shared)
-                        : c.withRedis(shared).withBootstrapApiKeys(keysOf.config().bootstrapApiKeys()))
+        return TestServer.postgres(db)
+                .rateLimits(limits)
+                .configure(c -> keysOf == null
+                        ? c.withRedis(shared)
+                        : c.withRedis(shared)
+                                .withBootstrapApiKeys(keysOf.config().bootstrapApiKeys()))
                 .start();
     }
 
@@ -150,11 +177,13 @@ class SharedRateLimitTest {
      */
     private static Budget checkedBudget(Sent sent) {
         Api.Answer answer = sent.answer();
-        assertThat(BudgetHeaders.allowances(answer)).as("RateLimit-Policy on a %d", answer.status())
+        assertThat(BudgetHeaders.allowances(answer))
+                .as("RateLimit-Policy on a %d", answer.status())
                 .containsExactly(Map.entry(POLICY, new Allowance(QUOTA, WINDOW.toSeconds())));
         Budget budget = BudgetHeaders.known(answer, POLICY, sent.sentAt(), sent.answeredAt());
         long untilWhole = (QUOTA - budget.remaining()) * UNIT_SECONDS;
-        assertThat(budget.resetSeconds()).as("t with %d units spent", QUOTA - budget.remaining())
+        assertThat(budget.resetSeconds())
+                .as("t with %d units spent", QUOTA - budget.remaining())
                 .isBetween(untilWhole - 60, untilWhole);
         return budget;
     }

@@ -29,8 +29,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -62,6 +62,7 @@ class SlowClientTest {
     static final int HEADER_DRIBBLERS = 300;
     /** Clients that leave mid-body, with a reset. */
     static final int LEAVERS = 50;
+
     static final int DRIP_MILLIS = 2000;
     /** How long the attackers take to arrive, in ten waves. */
     static final Duration ATTACK_RAMP = Duration.ofSeconds(1);
@@ -78,9 +79,12 @@ class SlowClientTest {
      * 300 such requests took before the body filter (issue 31).
      */
     static final long HEAP_GROWTH_BOUND_MB = 32;
+
     private static final Duration PROBE_LIMIT = Duration.ofSeconds(1);
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
 
     @TempDir
     Path dir;
@@ -115,8 +119,8 @@ class SlowClientTest {
         command.replaceAll(arg -> arg.startsWith("-Xmx") ? "-Xmx512m" : arg);
         URI base = ServerProcess.base(port);
 
-        ServerProcess server = ServerProcess.start("server-" + database, command, ServerProcess.environment(settings),
-                dir, dir);
+        ServerProcess server =
+                ServerProcess.start("server-" + database, command, ServerProcess.environment(settings), dir, dir);
         Queue<Socket> open = new ConcurrentLinkedQueue<>();
         ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
         ScheduledExecutorService pace = Executors.newScheduledThreadPool(2);
@@ -145,19 +149,22 @@ class SlowClientTest {
             for (int i = 0; i < ATTACKERS; i++) {
                 CompletableFuture<Integer> attack = new CompletableFuture<>();
                 attacks.add(attack);
-                pace.schedule(() -> threads.submit(() -> {
-                    try {
-                        long started = System.nanoTime();
-                        int status = attack(port, attackerKey, open);
-                        if (status == 408) {
-                            timedOutAfter.add(Duration.ofNanos(System.nanoTime() - started));
-                        }
-                        answered.incrementAndGet();
-                        attack.complete(status);
-                    } catch (Throwable t) {
-                        attack.completeExceptionally(t);
-                    }
-                }), ATTACK_RAMP.toMillis() * (i / (ATTACKERS / 10)) / 10, TimeUnit.MILLISECONDS);
+                pace.schedule(
+                        () -> threads.submit(() -> {
+                            try {
+                                long started = System.nanoTime();
+                                int status = attack(port, attackerKey, open);
+                                if (status == 408) {
+                                    timedOutAfter.add(Duration.ofNanos(System.nanoTime() - started));
+                                }
+                                answered.incrementAndGet();
+                                attack.complete(status);
+                            } catch (Throwable t) {
+                                attack.completeExceptionally(t);
+                            }
+                        }),
+                        ATTACK_RAMP.toMillis() * (i / (ATTACKERS / 10)) / 10,
+                        TimeUnit.MILLISECONDS);
             }
             // four rounds a second: 40 payments per 10 s, well within the other key's budget
             ScheduledFuture<?> probing = pace.scheduleAtFixedRate(probe::once, 0, 250, TimeUnit.MILLISECONDS);
@@ -166,7 +173,9 @@ class SlowClientTest {
             // once the refused ones (at least 900 of them) have their answers
             await().atMost(BODY_TIMEOUT.minusSeconds(2).plus(ATTACK_RAMP)).until(() -> answered.get() >= 900);
             long heapDuring = liveHeapBytes(server);
-            assertThat(answered.get()).as("measured while the admitted ones still wait").isLessThan(ATTACKERS);
+            assertThat(answered.get())
+                    .as("measured while the admitted ones still wait")
+                    .isLessThan(ATTACKERS);
             Map<Integer, Integer> statuses = new ConcurrentHashMap<>();
             for (CompletableFuture<Integer> attack : attacks) {
                 statuses.merge(attack.get(60, TimeUnit.SECONDS), 1, Integer::sum);
@@ -179,25 +188,42 @@ class SlowClientTest {
             long gone = metric(base, "retrysafe_http_request_bodies_refused_total{reason=\"client_gone\"}");
 
             long growthMb = (heapDuring - heapBefore) / (1024 * 1024);
-            System.out.printf("SlowClientTest[%s]: statuses %s, live heap %d MB before, %d MB during (+%d MB),"
-                            + " probe: %d calls, slowest %d ms; %d of %d leavers counted as gone%n", database, statuses, heapBefore >> 20,
-                    heapDuring >> 20, growthMb, probe.calls(), probe.slowest().toMillis(), gone, LEAVERS);
-            assertThat(statuses.keySet()).as("every attacker is refused (429) or timed out (408): %s", statuses)
+            System.out.printf(
+                    "SlowClientTest[%s]: statuses %s, live heap %d MB before, %d MB during (+%d MB),"
+                            + " probe: %d calls, slowest %d ms; %d of %d leavers counted as gone%n",
+                    database,
+                    statuses,
+                    heapBefore >> 20,
+                    heapDuring >> 20,
+                    growthMb,
+                    probe.calls(),
+                    probe.slowest().toMillis(),
+                    gone,
+                    LEAVERS);
+            assertThat(statuses.keySet())
+                    .as("every attacker is refused (429) or timed out (408): %s", statuses)
                     .isSubsetOf(429, 408);
-            assertThat(statuses.getOrDefault(408, 0)).as("the admitted ones end at the body deadline")
+            assertThat(statuses.getOrDefault(408, 0))
+                    .as("the admitted ones end at the body deadline")
                     .isBetween(1, 100);
-            assertThat(statuses.getOrDefault(429, 0)).as("the key's budget refuses the rest").isGreaterThanOrEqualTo(900);
+            assertThat(statuses.getOrDefault(429, 0))
+                    .as("the key's budget refuses the rest")
+                    .isGreaterThanOrEqualTo(900);
             // the deadline counts from the headers; the 408 comes at it (a connect that waited in
             // the accept queue adds to what the client sees, never takes away)
-            assertThat(timedOutAfter).allSatisfy(took -> assertThat(took)
-                    .isGreaterThanOrEqualTo(BODY_TIMEOUT.minusMillis(100)).isLessThan(BODY_TIMEOUT.plusSeconds(5)));
+            assertThat(timedOutAfter)
+                    .allSatisfy(took -> assertThat(took)
+                            .isGreaterThanOrEqualTo(BODY_TIMEOUT.minusMillis(100))
+                            .isLessThan(BODY_TIMEOUT.plusSeconds(5)));
             assertThat(probe.failures()).as("the probe's failed or slow calls").isEmpty();
             assertThat(probe.calls()).as("the probe ran throughout").isGreaterThan(10);
             assertThat(growthMb).as("live heap growth in MB").isLessThan(HEAP_GROWTH_BOUND_MB);
             assertThat(server.isAlive()).isTrue();
             String log = server.stdout() + server.stderr();
             assertThat(log).as("no OutOfMemoryError").doesNotContain("OutOfMemoryError");
-            assertThat(log.lines().filter(l -> l.contains("ERROR"))).as("no ERROR line").isEmpty();
+            assertThat(log.lines().filter(l -> l.contains("ERROR")))
+                    .as("no ERROR line")
+                    .isEmpty();
             assertThat(gone).as("clients gone mid-body, counted").isBetween(1L, (long) LEAVERS);
         } finally {
             // whatever failed, every client thread ends: its loop stops and its socket closes
@@ -205,7 +231,9 @@ class SlowClientTest {
             open.forEach(SlowClientTest::closeQuietly);
             pace.shutdownNow();
             threads.shutdownNow();
-            assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).as("client threads ended").isTrue();
+            assertThat(threads.awaitTermination(30, TimeUnit.SECONDS))
+                    .as("client threads ended")
+                    .isTrue();
             server.terminate(Duration.ofSeconds(15));
             server.close();
             if (db != null) {
@@ -224,8 +252,9 @@ class SlowClientTest {
         socket.setSoTimeout(DRIP_MILLIS);
         OutputStream out = socket.getOutputStream();
         out.write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key
-                + "\r\nIdempotency-Key: " + UUID.randomUUID() + "\r\nContent-Type: application/json\r\n"
-                + "Content-Length: 1048576\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
+                        + "\r\nIdempotency-Key: " + UUID.randomUUID() + "\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 1048576\r\n\r\n{")
+                .getBytes(StandardCharsets.US_ASCII));
         out.flush();
         InputStream in = socket.getInputStream();
         long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
@@ -257,8 +286,9 @@ class SlowClientTest {
             socket.setSoTimeout(500);
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key
-                    + "\r\nIdempotency-Key: " + UUID.randomUUID() + "\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: 200\r\n\r\n{\"amount\": 100, ").getBytes(StandardCharsets.US_ASCII));
+                            + "\r\nIdempotency-Key: " + UUID.randomUUID() + "\r\nContent-Type: application/json\r\n"
+                            + "Content-Length: 200\r\n\r\n{\"amount\": 100, ")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             try {
                 socket.getInputStream().read();
@@ -271,10 +301,14 @@ class SlowClientTest {
     }
 
     private static long metric(URI base, String series) throws IOException, InterruptedException {
-        String text = HTTP.send(HttpRequest.newBuilder(base.resolve("/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        return text.lines().filter(l -> l.startsWith(series + " ")).findFirst()
-                .map(l -> (long) Double.parseDouble(l.substring(series.length() + 1).trim()))
+        String text = HTTP.send(
+                        HttpRequest.newBuilder(base.resolve("/metrics")).build(), HttpResponse.BodyHandlers.ofString())
+                .body();
+        return text.lines()
+                .filter(l -> l.startsWith(series + " "))
+                .findFirst()
+                .map(l -> (long)
+                        Double.parseDouble(l.substring(series.length() + 1).trim()))
                 .orElseThrow(() -> new AssertionError("no " + series + " in /metrics"));
     }
 
@@ -358,24 +392,27 @@ class SlowClientTest {
 
         void once() {
             call(HttpRequest.newBuilder(base.resolve("/health")).GET(), 200);
-            call(HttpRequest.newBuilder(base.resolve("/v1/payments"))
-                    .header("Authorization", "Bearer " + key)
-                    .header("Idempotency-Key", UUID.randomUUID().toString())
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\": 100, \"currency\": \"eur\"}")), 201);
+            call(
+                    HttpRequest.newBuilder(base.resolve("/v1/payments"))
+                            .header("Authorization", "Bearer " + key)
+                            .header("Idempotency-Key", UUID.randomUUID().toString())
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\": 100, \"currency\": \"eur\"}")),
+                    201);
         }
 
         private void call(HttpRequest.Builder request, int expected) {
             long started = System.nanoTime();
             try {
-                HttpResponse<String> answer = HTTP.send(request.timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> answer =
+                        HTTP.send(request.timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
                 long took = System.nanoTime() - started;
                 calls++;
                 slowestNanos = Math.max(slowestNanos, took);
 
                 if (answer.statusCode() != expected || took > PROBE_LIMIT.toNanos()) {
-                    failures.add(answer.request().uri() + ": " + answer.statusCode() + " in " + took / 1_000_000 + " ms");
+                    failures.add(
+                            answer.request().uri() + ": " + answer.statusCode() + " in " + took / 1_000_000 + " ms");
                 }
             } catch (IOException | InterruptedException e) {
                 failures.add(request.build().uri() + ": " + e);

@@ -65,19 +65,31 @@ class TypedClientEndToEndTest {
     /** Upper bound of every wait; a correct server needs a small fraction of it. */
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     /** Five attempts 200 ms apart, no jitter: a delivery to a receiver that is down fails in about a second. */
-    private static final List<Duration> FAST_SCHEDULE = List.of(Duration.ZERO, Duration.ofMillis(200),
-            Duration.ofMillis(200), Duration.ofMillis(200), Duration.ofMillis(200));
+    private static final List<Duration> FAST_SCHEDULE = List.of(
+            Duration.ZERO,
+            Duration.ofMillis(200),
+            Duration.ofMillis(200),
+            Duration.ofMillis(200),
+            Duration.ofMillis(200));
     /** Long enough that a running report is still running when the test cancels it (it stops at once then). */
     private static final Duration STRETCHED_REPORT = Duration.ofMinutes(2);
+
     private static final String UNFINISHED_JOBS = "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')";
     private static final String NOT_FOUND = "/problems/not-found";
 
     private static RetrysafeClient client(Deployment d, String apiKey, RetryingHttpClient http) {
-        return RetrysafeClient.builder().baseUri(d.server.baseUri()).apiKey(apiKey).http(http).build();
+        return RetrysafeClient.builder()
+                .baseUri(d.server.baseUri())
+                .apiKey(apiKey)
+                .http(http)
+                .build();
     }
 
     private static RetrysafeClient client(Deployment d, String apiKey) {
-        return RetrysafeClient.builder().baseUri(d.server.baseUri()).apiKey(apiKey).build();
+        return RetrysafeClient.builder()
+                .baseUri(d.server.baseUri())
+                .apiKey(apiKey)
+                .build();
     }
 
     /**
@@ -94,8 +106,11 @@ class TypedClientEndToEndTest {
                 }
                 waits.add(duration);
                 clock.advance(duration);
-                await("every job finished").atMost(DEADLINE).pollDelay(Duration.ZERO)
-                        .pollInterval(Duration.ofMillis(20)).pollInSameThread()
+                await("every job finished")
+                        .atMost(DEADLINE)
+                        .pollDelay(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(20))
+                        .pollInSameThread()
                         .until(() -> d.count(UNFINISHED_JOBS) == 0);
             }
 
@@ -127,11 +142,14 @@ class TypedClientEndToEndTest {
     void paymentsRefundsEventsReportsAndBudgetsThroughEveryTypedMethod(Storage storage) throws Exception {
         FakeClock clock = new FakeClock();
         List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
-        try (Deployment d = Deployment.start(storage, b -> b.rateLimits(ServerConfig.defaults().rateLimits()));
-             RetryingHttpClient http = RetryingHttpClient.builder().clock(clock)
-                     .sleeper(untilJobsFinished(d, clock, waits)).build();
-             RetrysafeClient api = client(d, d.server.apiKey(), http);
-             RetrysafeClient other = client(d, d.server.otherApiKey())) {
+        try (Deployment d = Deployment.start(
+                        storage, b -> b.rateLimits(ServerConfig.defaults().rateLimits()));
+                RetryingHttpClient http = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(untilJobsFinished(d, clock, waits))
+                        .build();
+                RetrysafeClient api = client(d, d.server.apiKey(), http);
+                RetrysafeClient other = client(d, d.server.otherApiKey())) {
             // the budgets, which asking does not spend
             RateLimitStatus limits = api.getRateLimits();
             assertThat(limits.enabled()).isTrue();
@@ -148,8 +166,14 @@ class TypedClientEndToEndTest {
             // payments: a generated key, then the caller's key twice: one payment for it
             Payment first = api.createPayment(500, "eur", "order 1");
             assertThat(first.id()).matches("pay_[0-9a-z]{26}");
-            assertThat(first).extracting(Payment::amount, Payment::amountRefunded, Payment::currency, Payment::status,
-                    Payment::description).containsExactly(500L, 0L, "eur", "succeeded", "order 1");
+            assertThat(first)
+                    .extracting(
+                            Payment::amount,
+                            Payment::amountRefunded,
+                            Payment::currency,
+                            Payment::status,
+                            Payment::description)
+                    .containsExactly(500L, 0L, "eur", "succeeded", "order 1");
             String key = "order-2-" + UUID.randomUUID();
             Payment second = api.createPayment(700, "eur", null, key);
             assertThat(api.createPayment(700, "eur", null, key)).isEqualTo(second);
@@ -166,7 +190,8 @@ class TypedClientEndToEndTest {
             // refunds: part, too much (422), the rest by the caller's key twice
             Refund part = api.createRefund(first.id(), 200L);
             assertThat(part.id()).matches("re_[0-9a-z]{26}");
-            assertThat(part).extracting(Refund::paymentId, Refund::amount, Refund::status)
+            assertThat(part)
+                    .extracting(Refund::paymentId, Refund::amount, Refund::status)
                     .containsExactly(first.id(), 200L, "succeeded");
             apiError(422, "/problems/refund-exceeds-payment", () -> api.createRefund(first.id(), 400L));
             String refundKey = "refund-" + UUID.randomUUID();
@@ -206,12 +231,16 @@ class TypedClientEndToEndTest {
             assertThat(refundEvent.id()).startsWith("evt_");
             assertThat(refundEvent.data()).containsEntry("amount", 200L).containsEntry("payment_id", first.id());
             assertThat(api.getEvent(refundEvent.id())).isEqualTo(refundEvent);
-            assertThat(api.listEvents("payment.succeeded", 10, null).data()).extracting(Event::objectId)
+            assertThat(api.listEvents("payment.succeeded", 10, null).data())
+                    .extracting(Event::objectId)
                     .containsExactly(second.id(), first.id());
-            assertThat(api.listEvents("report.succeeded", 10, null).data()).extracting(Event::objectId)
+            assertThat(api.listEvents("report.succeeded", 10, null).data())
+                    .extracting(Event::objectId)
                     .containsExactly(jobId);
             assertThat(api.listEvents(null, 100, null).data()).hasSize(5);
-            assertThat(api.listEventDeliveries(refundEvent.id()).data()).as("no endpoint, no delivery").isEmpty();
+            assertThat(api.listEventDeliveries(refundEvent.id()).data())
+                    .as("no endpoint, no delivery")
+                    .isEmpty();
 
             // unknown ids, and this account's ids asked for by another account: 404, never the data
             assertNotFound(() -> api.getPayment("pay_00000000000000000000000000"));
@@ -239,14 +268,20 @@ class TypedClientEndToEndTest {
         FakeClock clock = new FakeClock();
         List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
         // one worker, and reports that would run for minutes: the second report waits behind the first
-        try (Deployment d = Deployment.start(storage, b -> b.configure(c -> c.withJobs(
-                new JobsConfig(1, Duration.ofSeconds(30), 3, Duration.ofHours(24), STRETCHED_REPORT))));
-             RetryingHttpClient http = RetryingHttpClient.builder().clock(clock)
-                     .sleeper(untilJobsFinished(d, clock, waits)).build();
-             RetrysafeClient api = client(d, d.server.apiKey(), http)) {
+        try (Deployment d = Deployment.start(
+                        storage,
+                        b -> b.configure(c -> c.withJobs(new JobsConfig(
+                                1, Duration.ofSeconds(30), 3, Duration.ofHours(24), STRETCHED_REPORT))));
+                RetryingHttpClient http = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(untilJobsFinished(d, clock, waits))
+                        .build();
+                RetrysafeClient api = client(d, d.server.apiKey(), http)) {
             AcceptedJob running = api.createReport(null, null);
             String runningId = running.job().id();
-            await("the first report running").atMost(DEADLINE).pollInterval(Duration.ofMillis(20))
+            await("the first report running")
+                    .atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> api.getJob(runningId).status() == JobStatus.RUNNING);
             AcceptedJob queued = api.createReport(null, null);
             String queuedId = queued.job().id();
@@ -257,7 +292,10 @@ class TypedClientEndToEndTest {
             assertThat(canceled.status()).isEqualTo(JobStatus.CANCELED);
             assertThat(canceled.finishedAt()).isNotNull();
             assertThat(api.cancelJob(queuedId)).isEqualTo(canceled);
-            apiError(409, "/problems/job-result-not-ready", () -> api.jobResult(queuedId, HttpResponse.BodyHandlers.ofString()));
+            apiError(
+                    409,
+                    "/problems/job-result-not-ready",
+                    () -> api.jobResult(queuedId, HttpResponse.BodyHandlers.ofString()));
 
             // a running job: asked to stop, and followed until it did
             Job stopping = api.cancelJob(runningId);
@@ -275,7 +313,9 @@ class TypedClientEndToEndTest {
             assertThat(newest.data()).extracting(Job::id).containsExactly(queuedId);
             assertThat(newest.hasMore()).isTrue();
             assertThat(api.listJobs(1, queuedId).data()).extracting(Job::id).containsExactly(runningId);
-            assertThat(api.listEvents(null, 10, null).isEmpty()).as("a canceled report emits no event").isTrue();
+            assertThat(api.listEvents(null, 10, null).isEmpty())
+                    .as("a canceled report emits no event")
+                    .isTrue();
         }
     }
 
@@ -283,17 +323,23 @@ class TypedClientEndToEndTest {
     @EnumSource(Storage.class)
     void webhookEndpointsAndTheirDeliveriesThroughEveryTypedMethod(Storage storage) throws Exception {
         try (WebhookReceiver receiver = WebhookReceiver.start();
-             Deployment d = Deployment.start(storage, b -> b.loopbackWebhooks(FAST_SCHEDULE));
-             RetrysafeClient api = client(d, d.server.apiKey());
-             RetrysafeClient other = client(d, d.server.otherApiKey())) {
+                Deployment d = Deployment.start(storage, b -> b.loopbackWebhooks(FAST_SCHEDULE));
+                RetrysafeClient api = client(d, d.server.apiKey());
+                RetrysafeClient other = client(d, d.server.otherApiKey())) {
             // register, read, list
-            CreatedWebhookEndpoint created = api.createWebhookEndpoint(receiver.url().toString(),
-                    List.of("payment.succeeded"), "shop");
+            CreatedWebhookEndpoint created =
+                    api.createWebhookEndpoint(receiver.url().toString(), List.of("payment.succeeded"), "shop");
             WebhookEndpoint endpoint = created.endpoint();
             String id = endpoint.id();
             assertThat(id).startsWith("we_");
-            assertThat(endpoint).extracting(WebhookEndpoint::url, WebhookEndpoint::description, WebhookEndpoint::eventTypes,
-                    WebhookEndpoint::enabled, WebhookEndpoint::disabledReason, WebhookEndpoint::rateLimit)
+            assertThat(endpoint)
+                    .extracting(
+                            WebhookEndpoint::url,
+                            WebhookEndpoint::description,
+                            WebhookEndpoint::eventTypes,
+                            WebhookEndpoint::enabled,
+                            WebhookEndpoint::disabledReason,
+                            WebhookEndpoint::rateLimit)
                     .containsExactly(receiver.url().toString(), "shop", List.of("payment.succeeded"), true, null, null);
             assertThat(created.secret()).startsWith("whsec_");
             receiver.trust(created.secret());
@@ -302,11 +348,21 @@ class TypedClientEndToEndTest {
             assertThat(api.getWebhookEndpointSecret(id)).isEqualTo(created.secret());
 
             // change only what is sent
-            WebhookEndpoint changed = api.updateWebhookEndpoint(id, WebhookEndpointUpdate.builder()
-                    .eventTypes(List.of("payment.succeeded", "refund.created")).description("shop v2").rateLimit(50).build());
+            WebhookEndpoint changed = api.updateWebhookEndpoint(
+                    id,
+                    WebhookEndpointUpdate.builder()
+                            .eventTypes(List.of("payment.succeeded", "refund.created"))
+                            .description("shop v2")
+                            .rateLimit(50)
+                            .build());
             assertThat(changed.eventTypes()).containsExactlyInAnyOrder("payment.succeeded", "refund.created");
-            assertThat(changed).extracting(WebhookEndpoint::url, WebhookEndpoint::description, WebhookEndpoint::rateLimit,
-                    WebhookEndpoint::enabled).containsExactly(endpoint.url(), "shop v2", 50, true);
+            assertThat(changed)
+                    .extracting(
+                            WebhookEndpoint::url,
+                            WebhookEndpoint::description,
+                            WebhookEndpoint::rateLimit,
+                            WebhookEndpoint::enabled)
+                    .containsExactly(endpoint.url(), "shop v2", 50, true);
             assertThat(api.getWebhookEndpoint(id)).isEqualTo(changed);
 
             // a payment's event reaches the receiver, signed; the delivery shows its one attempt
@@ -320,23 +376,31 @@ class TypedClientEndToEndTest {
                 assertThat(a.outcome()).isEqualTo("success");
                 assertThat(a.statusCode()).isEqualTo(200);
             });
-            assertThat(paidDetail.payload()).isInstanceOfSatisfying(Map.class, event ->
-                    assertThat(((Map<?, ?>) event.get("data")).get("id")).isEqualTo(payment.id()));
+            assertThat(paidDetail.payload())
+                    .isInstanceOfSatisfying(
+                            Map.class,
+                            event -> assertThat(((Map<?, ?>) event.get("data")).get("id"))
+                                    .isEqualTo(payment.id()));
             Event event = api.getEvent(paid.eventId());
             assertThat(event.type()).isEqualTo("payment.succeeded");
             assertThat(event.objectId()).isEqualTo(payment.id());
             assertThat(api.listEvents("payment.succeeded", 10, null).data()).containsExactly(event);
-            assertThat(api.listEventDeliveries(event.id()).data()).extracting(Delivery::id).containsExactly(paid.id());
+            assertThat(api.listEventDeliveries(event.id()).data())
+                    .extracting(Delivery::id)
+                    .containsExactly(paid.id());
             assertThat(receiver.handled()).hasSize(1);
 
             // sent again on request: the same webhook-id, which the receiver recognises
             Delivery again = api.retryDelivery(paid.id());
             assertThat(again.id()).isEqualTo(paid.id());
             assertThat(again.status()).isIn("pending", "delivering");
-            await("the replay").atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
-                Delivery now = api.getDelivery(paid.id()).delivery();
-                return now.attemptCount() == 2 && now.status().equals("succeeded");
-            });
+            await("the replay")
+                    .atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        Delivery now = api.getDelivery(paid.id()).delivery();
+                        return now.attemptCount() == 2 && now.status().equals("succeeded");
+                    });
             assertThat(receiver.duplicates()).isEqualTo(1);
 
             // a new secret; the receiver trusts only it from now on
@@ -352,21 +416,30 @@ class TypedClientEndToEndTest {
             Delivery failed = awaitOneFinishedDelivery(api, id, "refund.created");
             assertThat(failed.status()).isEqualTo("failed");
             assertThat(failed.attemptCount()).isEqualTo(FAST_SCHEDULE.size());
-            assertThat(api.getDelivery(failed.id()).attempts()).extracting(DeliveryAttempt::outcome, DeliveryAttempt::statusCode)
+            assertThat(api.getDelivery(failed.id()).attempts())
+                    .extracting(DeliveryAttempt::outcome, DeliveryAttempt::statusCode)
                     .containsOnly(tuple("http_error", 500));
             receiver.down(false);
             Recovery recovery = api.recoverWebhookEndpoint(id, failed.createdAt());
             assertThat(recovery.endpointId()).isEqualTo(id);
             assertThat(recovery.recovered()).isEqualTo(1);
-            await("the recovered delivery").atMost(DEADLINE).pollInterval(Duration.ofMillis(20))
-                    .until(() -> api.getDelivery(failed.id()).delivery().status().equals("succeeded"));
+            await("the recovered delivery")
+                    .atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() ->
+                            api.getDelivery(failed.id()).delivery().status().equals("succeeded"));
             assertThat(receiver.handled()).hasSize(2).last().asString().contains(refund.id());
-            assertThat(receiver.rejected()).as("every delivery verified, before and after the rotation").isZero();
-            assertThat(api.listWebhookEndpointDeliveries(id, 10, null).data()).extracting(Delivery::id)
+            assertThat(receiver.rejected())
+                    .as("every delivery verified, before and after the rotation")
+                    .isZero();
+            assertThat(api.listWebhookEndpointDeliveries(id, 10, null).data())
+                    .extracting(Delivery::id)
                     .containsExactly(failed.id(), paid.id());
             Page<Delivery> firstPage = api.listWebhookEndpointDeliveries(id, 1, null);
             assertThat(firstPage.hasMore()).isTrue();
-            assertThat(api.listWebhookEndpointDeliveries(id, 1, firstPage.last().id()).data()).extracting(Delivery::id)
+            assertThat(api.listWebhookEndpointDeliveries(id, 1, firstPage.last().id())
+                            .data())
+                    .extracting(Delivery::id)
                     .containsExactly(paid.id());
 
             // every attempt counted by outcome, as the deliveries list them
@@ -381,19 +454,24 @@ class TypedClientEndToEndTest {
             assertThat(nonZero(stats.totals())).isEqualTo(attempts);
 
             // disabled by a change: no retry then; enabled again
-            WebhookEndpoint disabled = api.updateWebhookEndpoint(id, WebhookEndpointUpdate.builder().enabled(false).build());
-            assertThat(disabled).extracting(WebhookEndpoint::enabled, WebhookEndpoint::disabledReason)
+            WebhookEndpoint disabled = api.updateWebhookEndpoint(
+                    id, WebhookEndpointUpdate.builder().enabled(false).build());
+            assertThat(disabled)
+                    .extracting(WebhookEndpoint::enabled, WebhookEndpoint::disabledReason)
                     .containsExactly(false, "manual");
-            ApiException refused = apiError(409, "/problems/delivery-not-retryable", () -> api.retryDelivery(paid.id()));
+            ApiException refused =
+                    apiError(409, "/problems/delivery-not-retryable", () -> api.retryDelivery(paid.id()));
             assertThat(refused.problem().members()).containsEntry("reason", "endpoint_disabled");
             WebhookEndpoint enabled = api.enableWebhookEndpoint(id);
-            assertThat(enabled).extracting(WebhookEndpoint::enabled, WebhookEndpoint::disabledReason)
+            assertThat(enabled)
+                    .extracting(WebhookEndpoint::enabled, WebhookEndpoint::disabledReason)
                     .containsExactly(true, null);
 
             // another account sees none of it
             assertNotFound(() -> other.getWebhookEndpoint(id));
             assertNotFound(() -> other.getWebhookEndpointSecret(id));
-            assertNotFound(() -> other.updateWebhookEndpoint(id, WebhookEndpointUpdate.builder().enabled(false).build()));
+            assertNotFound(() -> other.updateWebhookEndpoint(
+                    id, WebhookEndpointUpdate.builder().enabled(false).build()));
             assertNotFound(() -> other.rotateWebhookEndpointSecret(id));
             assertNotFound(() -> other.enableWebhookEndpoint(id));
             assertNotFound(() -> other.recoverWebhookEndpoint(id, failed.createdAt()));
@@ -404,7 +482,9 @@ class TypedClientEndToEndTest {
             assertNotFound(() -> other.deleteWebhookEndpoint(id));
             assertThat(other.listWebhookEndpoints(10, null).isEmpty()).isTrue();
             assertThat(other.getWebhookAttemptStats(2).totals().values()).allMatch(n -> n == 0);
-            assertThat(api.getWebhookEndpoint(id).enabled()).as("untouched by the other account").isTrue();
+            assertThat(api.getWebhookEndpoint(id).enabled())
+                    .as("untouched by the other account")
+                    .isTrue();
 
             // deleted with its deliveries
             api.deleteWebhookEndpoint(id);
@@ -418,13 +498,19 @@ class TypedClientEndToEndTest {
     /** The endpoint's one delivery of {@code eventType}, once it has succeeded or failed. */
     private static Delivery awaitOneFinishedDelivery(RetrysafeClient api, String endpointId, String eventType) {
         Predicate<Delivery> ofType = delivery -> delivery.eventType().equals(eventType);
-        return await(eventType + " delivered or failed").atMost(DEADLINE).pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    List<Delivery> found = api.listWebhookEndpointDeliveries(endpointId, 10, null).data().stream()
-                            .filter(ofType).toList();
-                    assertThat(found).hasSizeLessThanOrEqualTo(1);
-                    return found.isEmpty() || !found.getFirst().finished() ? null : found.getFirst();
-                }, delivery -> delivery != null);
+        return await(eventType + " delivered or failed")
+                .atMost(DEADLINE)
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                        () -> {
+                            List<Delivery> found =
+                                    api.listWebhookEndpointDeliveries(endpointId, 10, null).data().stream()
+                                            .filter(ofType)
+                                            .toList();
+                            assertThat(found).hasSizeLessThanOrEqualTo(1);
+                            return found.isEmpty() || !found.getFirst().finished() ? null : found.getFirst();
+                        },
+                        delivery -> delivery != null);
     }
 
     private static Map<String, Long> nonZero(Map<String, Long> counts) {

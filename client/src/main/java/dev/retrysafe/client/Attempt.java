@@ -24,9 +24,17 @@ import org.jspecify.annotations.Nullable;
  * @param duration from sending to the answer or the failure, on the client's clock
  * @param decision what followed
  */
-public record Attempt(int number, String method, URI uri, @Nullable String idempotencyKey, Duration pacingWait,
-                      OptionalInt status, @Nullable IOException failure, @Nullable String retryAfter,
-                      Duration duration, Decision decision) {
+public record Attempt(
+        int number,
+        String method,
+        URI uri,
+        @Nullable String idempotencyKey,
+        Duration pacingWait,
+        OptionalInt status,
+        @Nullable IOException failure,
+        @Nullable String retryAfter,
+        Duration duration,
+        Decision decision) {
 
     /** Checks that there is exactly one of status and failure. */
     public Attempt {
@@ -63,7 +71,8 @@ public record Attempt(int number, String method, URI uri, @Nullable String idemp
             s.append(", after pacing ").append(pacingWait.toMillis()).append("ms");
         }
         switch (decision) {
-            case Decision.Retry r -> s.append(", waiting ").append(r.delay().toMillis()).append("ms");
+            case Decision.Retry r ->
+                s.append(", waiting ").append(r.delay().toMillis()).append("ms");
             case Decision.Stop stop -> s.append(", stop: ").append(stop.reason());
         }
         return s.toString();

@@ -18,8 +18,11 @@ import org.jspecify.annotations.Nullable;
  * @param elapsed from the call to the answer, on the client's clock, waits included
  * @param <T> the body type
  */
-public record CallResult<T>(HttpResponse<T> response, List<Attempt> attempts, @Nullable String idempotencyKey,
-                            Duration elapsed) {
+public record CallResult<T>(
+        HttpResponse<T> response,
+        List<Attempt> attempts,
+        @Nullable String idempotencyKey,
+        Duration elapsed) {
 
     /** Copies the attempts; there is at least one. */
     public CallResult {

@@ -57,7 +57,8 @@ public interface RetryBudget {
         /** Checks the values. */
         public Config {
             if (!(retryRatio > 0 && retryRatio <= 1)) {
-                throw new IllegalArgumentException("retryRatio must be greater than 0 and at most 1, was " + retryRatio);
+                throw new IllegalArgumentException(
+                        "retryRatio must be greater than 0 and at most 1, was " + retryRatio);
             }
             if (burst < 0 || burst > 1_000_000) {
                 throw new IllegalArgumentException("burst must be 0..1000000, was " + burst);
@@ -70,8 +71,7 @@ public interface RetryBudget {
         private double retryRatio = 0.1;
         private int burst = 10;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Retries earned per call, greater than 0 and at most 1 (default 0.1: 10 %). */
         public Builder retryRatio(double retryRatio) {

@@ -27,8 +27,12 @@ public class RetryFailedException extends IOException {
      * @param stopReason why no further attempt was made
      * @param idempotencyKey the {@code Idempotency-Key} of the call, or {@code null}
      */
-    public RetryFailedException(String message, @Nullable Throwable cause, List<Attempt> attempts,
-                                StopReason stopReason, @Nullable String idempotencyKey) {
+    public RetryFailedException(
+            String message,
+            @Nullable Throwable cause,
+            List<Attempt> attempts,
+            StopReason stopReason,
+            @Nullable String idempotencyKey) {
         super(message, cause);
         this.attempts = List.copyOf(attempts);
         this.stopReason = stopReason;

@@ -78,10 +78,18 @@ import org.jspecify.annotations.Nullable;
  *     {@code X-RateLimit-Remaining: 0}) makes the next request to that host wait for the reset;
  *     default true
  */
-public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay, Duration deadline,
-                          Duration maxRetryAfter, double retryAfterSpread, Set<Integer> retryableStatuses,
-                          boolean retryKeyInUse, boolean generateIdempotencyKeys, @Nullable Duration attemptTimeout,
-                          boolean pacing) {
+public record RetryPolicy(
+        int maxAttempts,
+        Duration baseDelay,
+        Duration maxDelay,
+        Duration deadline,
+        Duration maxRetryAfter,
+        double retryAfterSpread,
+        Set<Integer> retryableStatuses,
+        boolean retryKeyInUse,
+        boolean generateIdempotencyKeys,
+        @Nullable Duration attemptTimeout,
+        boolean pacing) {
 
     /** Most attempts a policy allows. */
     public static final int MAX_ATTEMPTS = 100;
@@ -104,7 +112,8 @@ public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay
         positive("baseDelay", baseDelay);
         positive("maxDelay", maxDelay);
         if (baseDelay.compareTo(maxDelay) > 0) {
-            throw new IllegalArgumentException("baseDelay must be at most maxDelay (" + maxDelay + "), was " + baseDelay);
+            throw new IllegalArgumentException(
+                    "baseDelay must be at most maxDelay (" + maxDelay + "), was " + baseDelay);
         }
         if (maxDelay.compareTo(MAX_DELAY) > 0) {
             throw new IllegalArgumentException("maxDelay must be at most " + MAX_DELAY + ", was " + maxDelay);
@@ -118,7 +127,8 @@ public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay
             throw new IllegalArgumentException("maxRetryAfter must be 0.." + MAX_DEADLINE + ", was " + maxRetryAfter);
         }
         if (!(retryAfterSpread >= 0 && retryAfterSpread <= MAX_SPREAD)) {
-            throw new IllegalArgumentException("retryAfterSpread must be 0.." + MAX_SPREAD + ", was " + retryAfterSpread);
+            throw new IllegalArgumentException(
+                    "retryAfterSpread must be 0.." + MAX_SPREAD + ", was " + retryAfterSpread);
         }
         TreeSet<Integer> statuses = new TreeSet<>();
         for (Integer status : Objects.requireNonNull(retryableStatuses, "retryableStatuses")) {
@@ -223,8 +233,7 @@ public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay
         private @Nullable Duration attemptTimeout;
         private boolean pacing = true;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder(RetryPolicy p) {
             maxAttempts = p.maxAttempts;
@@ -312,8 +321,18 @@ public record RetryPolicy(int maxAttempts, Duration baseDelay, Duration maxDelay
          * @throws IllegalArgumentException naming the first value out of range
          */
         public RetryPolicy build() {
-            return new RetryPolicy(maxAttempts, baseDelay, maxDelay, deadline, maxRetryAfter, retryAfterSpread,
-                    retryableStatuses, retryKeyInUse, generateIdempotencyKeys, attemptTimeout, pacing);
+            return new RetryPolicy(
+                    maxAttempts,
+                    baseDelay,
+                    maxDelay,
+                    deadline,
+                    maxRetryAfter,
+                    retryAfterSpread,
+                    retryableStatuses,
+                    retryKeyInUse,
+                    generateIdempotencyKeys,
+                    attemptTimeout,
+                    pacing);
         }
     }
 }

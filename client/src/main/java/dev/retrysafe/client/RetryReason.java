@@ -27,7 +27,8 @@ public sealed interface RetryReason {
 
         @Override
         public String describe() {
-            return retryAfter == null ? Integer.toString(status)
+            return retryAfter == null
+                    ? Integer.toString(status)
                     : status + ", Retry-After " + retryAfter.toMillis() + " ms";
         }
     }

@@ -99,8 +99,8 @@ public interface RetryingHttpClient extends AutoCloseable {
      * @param <T> the body type
      * @return the final answer and every attempt, when they come
      */
-    <T> CompletableFuture<CallResult<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-                                                   RetryPolicy policy);
+    <T> CompletableFuture<CallResult<T>> sendAsync(
+            HttpRequest request, HttpResponse.BodyHandler<T> handler, RetryPolicy policy);
 
     /** The policy calls use unless given another. */
     RetryPolicy policy();
@@ -134,8 +134,7 @@ public interface RetryingHttpClient extends AutoCloseable {
         private final List<AttemptListener> listeners = new ArrayList<>();
         private Supplier<String> idempotencyKeys = () -> UUID.randomUUID().toString();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The client that sends each attempt (default: a new one, HTTP/1.1 and HTTP/2, closed with this client). */
         public Builder httpClient(HttpClient httpClient) {
@@ -199,8 +198,15 @@ public interface RetryingHttpClient extends AutoCloseable {
         public RetryingHttpClient build() {
             boolean owns = httpClient == null;
             HttpClient http = owns ? HttpClient.newHttpClient() : httpClient;
-            return new DefaultRetryingClient(new ClientConfig(http, owns, policy,
-                    budget != null ? budget : RetryBudget.defaults(), clock, sleeper, random, listeners,
+            return new DefaultRetryingClient(new ClientConfig(
+                    http,
+                    owns,
+                    policy,
+                    budget != null ? budget : RetryBudget.defaults(),
+                    clock,
+                    sleeper,
+                    random,
+                    listeners,
                     idempotencyKeys));
         }
     }

@@ -48,9 +48,19 @@ public final class WaitTooLongException extends RetryFailedException {
      * @param attempts every attempt made, oldest first
      * @param idempotencyKey the call's {@code Idempotency-Key}, or {@code null}
      */
-    public WaitTooLongException(Duration requested, Duration allowed, Source source, Limit limit, OptionalInt status,
-                                List<Attempt> attempts, @Nullable String idempotencyKey) {
-        super(message(requested, allowed, source, limit, status), null, attempts, StopReason.WAIT_TOO_LONG,
+    public WaitTooLongException(
+            Duration requested,
+            Duration allowed,
+            Source source,
+            Limit limit,
+            OptionalInt status,
+            List<Attempt> attempts,
+            @Nullable String idempotencyKey) {
+        super(
+                message(requested, allowed, source, limit, status),
+                null,
+                attempts,
+                StopReason.WAIT_TOO_LONG,
                 idempotencyKey);
         this.requested = Objects.requireNonNull(requested, "requested");
         this.allowed = Objects.requireNonNull(allowed, "allowed");
@@ -59,11 +69,11 @@ public final class WaitTooLongException extends RetryFailedException {
         this.status = Objects.requireNonNull(status, "status");
     }
 
-    private static String message(Duration requested, Duration allowed, Source source, Limit limit,
-                                  OptionalInt status) {
+    private static String message(
+            Duration requested, Duration allowed, Source source, Limit limit, OptionalInt status) {
         String what = source == Source.RETRY_AFTER
-                ? "the server answered " + (status.isPresent() ? status.getAsInt() + " " : "")
-                        + "with Retry-After " + seconds(requested)
+                ? "the server answered " + (status.isPresent() ? status.getAsInt() + " " : "") + "with Retry-After "
+                        + seconds(requested)
                 : "the host's rate limit is exhausted for another " + seconds(requested);
         String bound = limit == Limit.MAX_RETRY_AFTER
                 ? "the policy's maxRetryAfter is " + seconds(allowed)
@@ -76,7 +86,9 @@ public final class WaitTooLongException extends RetryFailedException {
             return "more than 100 years";
         }
         long millis = d.toMillis();
-        return millis % 1000 == 0 ? millis / 1000 + " s" : String.format(java.util.Locale.ROOT, "%.3f s", millis / 1000.0);
+        return millis % 1000 == 0
+                ? millis / 1000 + " s"
+                : String.format(java.util.Locale.ROOT, "%.3f s", millis / 1000.0);
     }
 
     /** The wait the server asked for. */

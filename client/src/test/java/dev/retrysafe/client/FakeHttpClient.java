@@ -42,8 +42,12 @@ final class FakeHttpClient extends HttpClient {
      * @param failure the failure when {@code status} is 0
      * @param body the body the handler gets (an object of the handler's type)
      */
-    record Outcome(Duration latency, int status, Map<String, List<String>> headers, @Nullable IOException failure,
-                   @Nullable Object body) {
+    record Outcome(
+            Duration latency,
+            int status,
+            Map<String, List<String>> headers,
+            @Nullable IOException failure,
+            @Nullable Object body) {
         static Outcome answer(Duration latency, int status, Map<String, List<String>> headers) {
             return new Outcome(latency, status, headers, null, "");
         }
@@ -91,8 +95,8 @@ final class FakeHttpClient extends HttpClient {
         if (outcome.failure() != null) {
             throw outcome.failure();
         }
-        return new Response<>(request, outcome.status(), HttpHeaders.of(outcome.headers(), (a, b) -> true),
-                (T) outcome.body());
+        return new Response<>(
+                request, outcome.status(), HttpHeaders.of(outcome.headers(), (a, b) -> true), (T) outcome.body());
     }
 
     @Override
@@ -105,8 +109,8 @@ final class FakeHttpClient extends HttpClient {
     }
 
     @Override
-    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-                                                            HttpResponse.PushPromiseHandler<T> push) {
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(
+            HttpRequest request, HttpResponse.BodyHandler<T> handler, HttpResponse.PushPromiseHandler<T> push) {
         return sendAsync(request, handler);
     }
 

@@ -48,14 +48,22 @@ class InvariantsPropertyTest {
         boolean post = random.nextBoolean();
         boolean async = random.nextBoolean();
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:9/v1/payments"))
-                .method(post ? "POST" : "GET", post ? HttpRequest.BodyPublishers.ofString("{}")
-                        : HttpRequest.BodyPublishers.noBody()).build();
+                .method(
+                        post ? "POST" : "GET",
+                        post ? HttpRequest.BodyPublishers.ofString("{}") : HttpRequest.BodyPublishers.noBody())
+                .build();
         String why = "seed " + seed + " (rerun with this seed to reproduce), " + policy + (async ? ", async" : "");
 
         List<Attempt> attempts;
         Instant start = clock.instant();
-        try (RetryingHttpClient client = RetryingHttpClient.builder().httpClient(http).clock(clock).sleeper(sleeper)
-                .random(new Random(random.nextLong())).policy(policy).budget(RetryBudget.unlimited()).build()) {
+        try (RetryingHttpClient client = RetryingHttpClient.builder()
+                .httpClient(http)
+                .clock(clock)
+                .sleeper(sleeper)
+                .random(new Random(random.nextLong()))
+                .policy(policy)
+                .budget(RetryBudget.unlimited())
+                .build()) {
             attempts = call(client, request, async);
         }
         Duration elapsed = Duration.between(start, clock.instant());
@@ -75,7 +83,9 @@ class InvariantsPropertyTest {
             }
         }
         assertThat(sleeper.total()).as(why).isEqualTo(slept);
-        List<String> keys = http.requests().stream().map(r -> r.headers().firstValue("Idempotency-Key").orElse(null)).toList();
+        List<String> keys = http.requests().stream()
+                .map(r -> r.headers().firstValue("Idempotency-Key").orElse(null))
+                .toList();
         if (post) {
             assertThat(keys).as(why).doesNotContainNull();
             assertThat(new java.util.HashSet<>(keys)).as(why).hasSizeLessThanOrEqualTo(1);
@@ -91,14 +101,17 @@ class InvariantsPropertyTest {
         Duration bound = policy.backoffBound(retry);
         if (r.reason() instanceof RetryReason.Status s && s.retryAfter() != null) {
             Duration floor = s.retryAfter();
-            long spread = Math.min(policy.maxDelay().toNanos(), Math.max(bound.toNanos(),
-                    (long) (policy.retryAfterSpread() * floor.toNanos())));
+            long spread = Math.min(policy.maxDelay().toNanos(), Math.max(bound.toNanos(), (long)
+                    (policy.retryAfterSpread() * floor.toNanos())));
             assertThat(r.delay()).as("Retry-After never undercut; " + why).isGreaterThanOrEqualTo(floor);
             assertThat(r.delay()).as(why).isLessThanOrEqualTo(floor.plusNanos(spread));
-            assertThat(floor).as("a wait beyond maxRetryAfter fails instead; " + why)
+            assertThat(floor)
+                    .as("a wait beyond maxRetryAfter fails instead; " + why)
                     .isLessThanOrEqualTo(policy.maxRetryAfter());
         } else {
-            assertThat(r.delay()).as("full jitter of retry " + retry + "; " + why).isBetween(Duration.ZERO, bound);
+            assertThat(r.delay())
+                    .as("full jitter of retry " + retry + "; " + why)
+                    .isBetween(Duration.ZERO, bound);
         }
     }
 
@@ -106,7 +119,8 @@ class InvariantsPropertyTest {
             throws IOException, InterruptedException {
         try {
             CallResult<String> result = async
-                    ? client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).get(10, TimeUnit.SECONDS)
+                    ? client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                            .get(10, TimeUnit.SECONDS)
                     : client.send(request, HttpResponse.BodyHandlers.ofString());
             assertThat(result.attempts().getLast().decision()).isInstanceOf(Decision.Stop.class);
             return result.attempts();
@@ -169,8 +183,9 @@ class InvariantsPropertyTest {
             case 0 -> null;
             case 1 -> Integer.toString(random.nextInt(3));
             case 2 -> Integer.toString(random.nextInt(45));
-            case 3 -> DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                    now.plusSeconds(random.nextInt(50) - 10).atOffset(ZoneOffset.UTC));
+            case 3 ->
+                DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                        now.plusSeconds(random.nextInt(50) - 10).atOffset(ZoneOffset.UTC));
             case 4 -> "-" + random.nextInt(10);
             case 5 -> "soon";
             case 6 -> "99999999999999999999";

@@ -32,13 +32,16 @@ class ListenersAndAsyncTest {
     void everyListenerHearsEveryAttemptAndAFailingOneChangesNothing() throws Exception {
         List<Attempt> heard = new ArrayList<>();
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(503), Answer.of(500), Answer.of(200));
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(new FakeSleeper(clock))
-                     .listener(a -> {
-                         throw new IllegalStateException("a broken metrics listener");
-                     })
-                     .listener(heard::add).build()) {
-            CallResult<Void> result = client.send(HttpRequest.newBuilder(server.uri("/r")).build(),
-                    HttpResponse.BodyHandlers.discarding());
+                RetryingHttpClient client = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(new FakeSleeper(clock))
+                        .listener(a -> {
+                            throw new IllegalStateException("a broken metrics listener");
+                        })
+                        .listener(heard::add)
+                        .build()) {
+            CallResult<Void> result = client.send(
+                    HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding());
             assertThat(result.statusCode()).isEqualTo(200);
             assertThat(heard).extracting(Attempt::number).containsExactly(1, 2, 3);
             assertThat(heard.get(2).decision()).isEqualTo(new Decision.Stop(StopReason.ANSWERED));
@@ -54,9 +57,13 @@ class ListenersAndAsyncTest {
             int status = bodies.size() < 3 ? 503 : 200;
             return new Outcome(Duration.ofMillis(5), status, Map.of(), null, body);
         });
-        try (RetryingHttpClient client = RetryingHttpClient.builder().httpClient(http).clock(clock)
-                .sleeper(new FakeSleeper(clock)).build()) {
-            CallResult<InputStream> result = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:9/r")).build(),
+        try (RetryingHttpClient client = RetryingHttpClient.builder()
+                .httpClient(http)
+                .clock(clock)
+                .sleeper(new FakeSleeper(clock))
+                .build()) {
+            CallResult<InputStream> result = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:9/r")).build(),
                     HttpResponse.BodyHandlers.ofInputStream());
             assertThat(result.attemptCount()).isEqualTo(3);
             assertThat(bodies).extracting(b -> b.closed.get()).containsExactly(true, true, false);
@@ -79,11 +86,13 @@ class ListenersAndAsyncTest {
             }
         };
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(503));
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(held).build()) {
-            CompletableFuture<CallResult<Void>> call = client.sendAsync(HttpRequest.newBuilder(server.uri("/r")).build(),
-                    HttpResponse.BodyHandlers.discarding());
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> server.received().size() == 1
-                    && pendingWaitRequested(pendingWait));
+                RetryingHttpClient client =
+                        RetryingHttpClient.builder().clock(clock).sleeper(held).build()) {
+            CompletableFuture<CallResult<Void>> call = client.sendAsync(
+                    HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding());
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> server.received().size() == 1 && pendingWaitRequested(pendingWait));
             assertThat(call.cancel(true)).isTrue();
             pendingWait.complete(null); // the wait ends; the call must not go on
             assertThatThrownBy(() -> call.get(1, TimeUnit.SECONDS)).isInstanceOf(CancellationException.class);
@@ -98,18 +107,24 @@ class ListenersAndAsyncTest {
     @Test
     void anAsyncCallFailsWithTheSameExceptionsAsASyncOne() throws Exception {
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(503, "Retry-After", "86400"));
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(new FakeSleeper(clock)).build()) {
-            CompletableFuture<CallResult<Void>> call = client.sendAsync(HttpRequest.newBuilder(server.uri("/r")).build(),
-                    HttpResponse.BodyHandlers.discarding());
-            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().isInstanceOf(WaitTooLongException.class);
+                RetryingHttpClient client = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(new FakeSleeper(clock))
+                        .build()) {
+            CompletableFuture<CallResult<Void>> call = client.sendAsync(
+                    HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding());
+            assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .isInstanceOf(WaitTooLongException.class);
         }
     }
 
     @Test
     void aClientClosesOnlyTheHttpClientItCreated() {
         FakeHttpClient http = new FakeHttpClient(clock, r -> Outcome.answer(Duration.ZERO, 200, Map.of()));
-        RetryingHttpClient client = RetryingHttpClient.builder().httpClient(http).build();
+        RetryingHttpClient client =
+                RetryingHttpClient.builder().httpClient(http).build();
         client.close();
         assertThat(http.closed()).as("a client passed in is left to its owner").isFalse();
         http.close();

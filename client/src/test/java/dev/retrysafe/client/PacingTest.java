@@ -26,7 +26,12 @@ class PacingTest {
     private final FakeSleeper sleeper = new FakeSleeper(clock);
 
     private RetryingHttpClient client(RetryPolicy policy) {
-        return RetryingHttpClient.builder().clock(clock).sleeper(sleeper).random(new Random(3)).policy(policy).build();
+        return RetryingHttpClient.builder()
+                .clock(clock)
+                .sleeper(sleeper)
+                .random(new Random(3))
+                .policy(policy)
+                .build();
     }
 
     private static HttpRequest get(ScriptedServer server) {
@@ -36,15 +41,22 @@ class PacingTest {
     @Test
     void anExhaustedRateLimitFieldMakesTheNextRequestWaitForItsReset() throws Exception {
         try (ScriptedServer server = ScriptedServer.answering(
-                Answer.of(200, "RateLimit", "\"default\";r=0;t=5"), Answer.of(200, "RateLimit", "\"default\";r=9;t=5"));
-             RetryingHttpClient client = client(RetryPolicy.defaults())) {
-            assertThat(client.send(get(server), HttpResponse.BodyHandlers.discarding()).statusCode()).isEqualTo(200);
+                        Answer.of(200, "RateLimit", "\"default\";r=0;t=5"),
+                        Answer.of(200, "RateLimit", "\"default\";r=9;t=5"));
+                RetryingHttpClient client = client(RetryPolicy.defaults())) {
+            assertThat(client.send(get(server), HttpResponse.BodyHandlers.discarding())
+                            .statusCode())
+                    .isEqualTo(200);
             assertThat(sleeper.waits()).isEmpty();
 
             CallResult<Void> second = client.send(get(server), HttpResponse.BodyHandlers.discarding());
-            assertThat(sleeper.waits()).singleElement()
-                    .satisfies(w -> assertThat(w).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(5).plus(JITTER)));
-            assertThat(second.attempts().getFirst().pacingWait()).isEqualTo(sleeper.waits().getFirst());
+            assertThat(sleeper.waits())
+                    .singleElement()
+                    .satisfies(w -> assertThat(w)
+                            .isBetween(
+                                    Duration.ofSeconds(5), Duration.ofSeconds(5).plus(JITTER)));
+            assertThat(second.attempts().getFirst().pacingWait())
+                    .isEqualTo(sleeper.waits().getFirst());
             assertThat(server.received()).hasSize(2);
 
             // the second answer shows budget again: no more waiting
@@ -56,21 +68,29 @@ class PacingTest {
     @Test
     void theDeFactoHeadersWithAnEpochResetPaceToo() throws Exception {
         long reset = clock.instant().getEpochSecond() + 8;
-        try (ScriptedServer server = ScriptedServer.answering(new Answer(200,
-                Map.of("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", Long.toString(reset)), "", null), Answer.of(200));
-             RetryingHttpClient client = client(RetryPolicy.defaults())) {
+        try (ScriptedServer server = ScriptedServer.answering(
+                        new Answer(
+                                200,
+                                Map.of("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", Long.toString(reset)),
+                                "",
+                                null),
+                        Answer.of(200));
+                RetryingHttpClient client = client(RetryPolicy.defaults())) {
             client.send(get(server), HttpResponse.BodyHandlers.discarding());
             client.send(get(server), HttpResponse.BodyHandlers.discarding());
-            assertThat(sleeper.waits()).singleElement()
-                    .satisfies(w -> assertThat(w).isBetween(Duration.ofSeconds(8), Duration.ofSeconds(8).plus(JITTER)));
+            assertThat(sleeper.waits())
+                    .singleElement()
+                    .satisfies(w -> assertThat(w)
+                            .isBetween(
+                                    Duration.ofSeconds(8), Duration.ofSeconds(8).plus(JITTER)));
         }
     }
 
     @Test
     void theWaitIsPerHost() throws Exception {
         try (ScriptedServer limited = ScriptedServer.answering(Answer.of(200, "RateLimit", "\"default\";r=0;t=5"));
-             ScriptedServer other = ScriptedServer.answering(Answer.of(200));
-             RetryingHttpClient client = client(RetryPolicy.defaults())) {
+                ScriptedServer other = ScriptedServer.answering(Answer.of(200));
+                RetryingHttpClient client = client(RetryPolicy.defaults())) {
             client.send(get(limited), HttpResponse.BodyHandlers.discarding());
             client.send(get(other), HttpResponse.BodyHandlers.discarding());
             assertThat(sleeper.waits()).isEmpty();
@@ -80,10 +100,10 @@ class PacingTest {
     @Test
     void aResetBeyondTheLimitFailsWithoutSendingAnything() throws Exception {
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(200, "RateLimit", "\"daily\";r=0;t=3600"));
-             RetryingHttpClient client = client(RetryPolicy.defaults())) {
+                RetryingHttpClient client = client(RetryPolicy.defaults())) {
             client.send(get(server), HttpResponse.BodyHandlers.discarding());
-            WaitTooLongException e = catchThrowableOfType(WaitTooLongException.class,
-                    () -> client.send(get(server), HttpResponse.BodyHandlers.discarding()));
+            WaitTooLongException e = catchThrowableOfType(
+                    WaitTooLongException.class, () -> client.send(get(server), HttpResponse.BodyHandlers.discarding()));
 
             assertThat(e.source()).isEqualTo(WaitTooLongException.Source.RATE_LIMIT_RESET);
             assertThat(e.limit()).isEqualTo(WaitTooLongException.Limit.MAX_RETRY_AFTER);
@@ -99,11 +119,13 @@ class PacingTest {
     @Test
     void retryAfterWinsOverTheRateLimitFields() throws Exception {
         try (ScriptedServer server = ScriptedServer.answering(
-                new Answer(429, Map.of("Retry-After", "1", "RateLimit", "\"default\";r=0;t=15"), "", null), Answer.of(200));
-             RetryingHttpClient client = client(RetryPolicy.defaults())) {
+                        new Answer(429, Map.of("Retry-After", "1", "RateLimit", "\"default\";r=0;t=15"), "", null),
+                        Answer.of(200));
+                RetryingHttpClient client = client(RetryPolicy.defaults())) {
             CallResult<Void> result = client.send(get(server), HttpResponse.BodyHandlers.discarding());
             assertThat(result.statusCode()).isEqualTo(200);
-            assertThat(sleeper.waits()).singleElement()
+            assertThat(sleeper.waits())
+                    .singleElement()
                     .satisfies(w -> assertThat(w).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(2)));
         }
     }
@@ -111,7 +133,8 @@ class PacingTest {
     @Test
     void pacingCanBeTurnedOff() throws Exception {
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(200, "RateLimit", "\"default\";r=0;t=5"));
-             RetryingHttpClient client = client(RetryPolicy.builder().pacing(false).build())) {
+                RetryingHttpClient client =
+                        client(RetryPolicy.builder().pacing(false).build())) {
             client.send(get(server), HttpResponse.BodyHandlers.discarding());
             client.send(get(server), HttpResponse.BodyHandlers.discarding());
             assertThat(sleeper.waits()).isEmpty();

@@ -31,14 +31,20 @@ class RetryAfterEdgeCasesTest {
     private final long seed = System.nanoTime();
 
     private RetryingHttpClient client(RetryPolicy policy) {
-        return RetryingHttpClient.builder().clock(clock).sleeper(sleeper).random(new Random(seed)).policy(policy)
+        return RetryingHttpClient.builder()
+                .clock(clock)
+                .sleeper(sleeper)
+                .random(new Random(seed))
+                .policy(policy)
                 .build();
     }
 
     private CallResult<Void> call(String retryAfter, RetryPolicy policy) throws Exception {
-        try (ScriptedServer server = ScriptedServer.answering(Answer.of(503, "Retry-After", retryAfter), Answer.of(200));
-             RetryingHttpClient client = client(policy)) {
-            return client.send(HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding());
+        try (ScriptedServer server =
+                        ScriptedServer.answering(Answer.of(503, "Retry-After", retryAfter), Answer.of(200));
+                RetryingHttpClient client = client(policy)) {
+            return client.send(
+                    HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding());
         }
     }
 
@@ -50,7 +56,9 @@ class RetryAfterEdgeCasesTest {
     void anHttpDateInTheFutureIsAFloorFromTheClock() throws Exception {
         CallResult<Void> result = call(httpDate(clock.instant().plusSeconds(3)), RetryPolicy.defaults());
         assertThat(result.retryReasons()).containsExactly(new RetryReason.Status(503, Duration.ofSeconds(3)));
-        assertThat(sleeper.waits().getFirst()).as("seed " + seed).isBetween(Duration.ofSeconds(3), Duration.ofSeconds(6));
+        assertThat(sleeper.waits().getFirst())
+                .as("seed " + seed)
+                .isBetween(Duration.ofSeconds(3), Duration.ofSeconds(6));
     }
 
     @Test
@@ -58,7 +66,9 @@ class RetryAfterEdgeCasesTest {
         CallResult<Void> result = call(httpDate(clock.instant().minusSeconds(3600)), RetryPolicy.defaults());
         assertThat(result.statusCode()).isEqualTo(200);
         assertThat(result.retryReasons()).containsExactly(new RetryReason.Status(503, Duration.ZERO));
-        assertThat(result.attempts().getFirst().waitAfter()).as("seed " + seed).isBetween(Duration.ZERO, FIRST_JITTER_BOUND);
+        assertThat(result.attempts().getFirst().waitAfter())
+                .as("seed " + seed)
+                .isBetween(Duration.ZERO, FIRST_JITTER_BOUND);
     }
 
     @ParameterizedTest(name = "''{0}''")
@@ -68,16 +78,20 @@ class RetryAfterEdgeCasesTest {
         assertThat(result.statusCode()).isEqualTo(200);
         assertThat(result.retryReasons()).containsExactly(new RetryReason.Status(503, null));
         assertThat(result.attempts().getFirst().retryAfter()).isEqualTo(value);
-        assertThat(result.attempts().getFirst().waitAfter()).as("seed " + seed).isBetween(Duration.ZERO, FIRST_JITTER_BOUND);
+        assertThat(result.attempts().getFirst().waitAfter())
+                .as("seed " + seed)
+                .isBetween(Duration.ZERO, FIRST_JITTER_BOUND);
     }
 
     @ParameterizedTest(name = "''{0}''")
     @ValueSource(strings = {"99999999999999999999", "3600", "Fri, 31 Dec 9999 23:59:59 GMT"})
     void aHugeValueFailsFastWithoutSleeping(String value) throws Exception {
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(503, "Retry-After", value), Answer.of(200));
-             RetryingHttpClient client = client(RetryPolicy.defaults())) {
-            WaitTooLongException e = catchThrowableOfType(WaitTooLongException.class,
-                    () -> client.send(HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding()));
+                RetryingHttpClient client = client(RetryPolicy.defaults())) {
+            WaitTooLongException e = catchThrowableOfType(
+                    WaitTooLongException.class,
+                    () -> client.send(
+                            HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding()));
 
             assertThat(e.source()).isEqualTo(WaitTooLongException.Source.RETRY_AFTER);
             assertThat(e.limit()).isEqualTo(WaitTooLongException.Limit.MAX_RETRY_AFTER);
@@ -86,7 +100,9 @@ class RetryAfterEdgeCasesTest {
             assertThat(e.status()).hasValue(503);
             assertThat(e.stopReason()).isEqualTo(StopReason.WAIT_TOO_LONG);
             assertThat(e.attempts()).hasSize(1);
-            assertThat(e.getMessage()).contains("answered 503 with Retry-After").contains("maxRetryAfter is 20 s")
+            assertThat(e.getMessage())
+                    .contains("answered 503 with Retry-After")
+                    .contains("maxRetryAfter is 20 s")
                     .endsWith("not waiting (retry the call later)");
             assertThat(sleeper.waits()).isEmpty();
             assertThat(server.received()).hasSize(1);
@@ -95,11 +111,14 @@ class RetryAfterEdgeCasesTest {
 
     @Test
     void aRetryAfterBeyondTheDeadlineFailsFastNamingTheDeadline() throws Exception {
-        RetryPolicy tight = RetryPolicy.builder().deadline(Duration.ofSeconds(5)).build();
+        RetryPolicy tight =
+                RetryPolicy.builder().deadline(Duration.ofSeconds(5)).build();
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(429, "Retry-After", "10"), Answer.of(200));
-             RetryingHttpClient client = client(tight)) {
-            WaitTooLongException e = catchThrowableOfType(WaitTooLongException.class,
-                    () -> client.send(HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding()));
+                RetryingHttpClient client = client(tight)) {
+            WaitTooLongException e = catchThrowableOfType(
+                    WaitTooLongException.class,
+                    () -> client.send(
+                            HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding()));
             assertThat(e.limit()).isEqualTo(WaitTooLongException.Limit.DEADLINE);
             assertThat(e.requested()).isEqualTo(Duration.ofSeconds(10));
             assertThat(e.allowed()).isLessThan(Duration.ofSeconds(5));
@@ -118,13 +137,19 @@ class RetryAfterEdgeCasesTest {
 
     @Test
     void aMaxRetryAfterOfZeroRefusesAnyPositiveWait() throws Exception {
-        RetryPolicy noWaiting = RetryPolicy.builder().maxRetryAfter(Duration.ZERO).build();
+        RetryPolicy noWaiting =
+                RetryPolicy.builder().maxRetryAfter(Duration.ZERO).build();
         assertThat(call("0", noWaiting).statusCode()).isEqualTo(200);
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(503, "Retry-After", "1"));
-             RetryingHttpClient client = client(noWaiting)) {
-            assertThat(catchThrowableOfType(WaitTooLongException.class,
-                    () -> client.send(HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding()))
-                    .requested()).isEqualTo(Duration.ofSeconds(1));
+                RetryingHttpClient client = client(noWaiting)) {
+            assertThat(catchThrowableOfType(
+                                    WaitTooLongException.class,
+                                    () -> client.send(
+                                            HttpRequest.newBuilder(server.uri("/r"))
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.discarding()))
+                            .requested())
+                    .isEqualTo(Duration.ofSeconds(1));
         }
     }
 }

@@ -21,12 +21,16 @@ class RetryBudgetOutageTest {
         FakeClock clock = new FakeClock();
         RetryBudget budget = RetryBudget.builder().retryRatio(0.1).burst(10).build();
         try (ScriptedServer server = ScriptedServer.answering(Answer.of(503));
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(new FakeSleeper(clock))
-                     .random(new Random(1)).budget(budget).build()) {
+                RetryingHttpClient client = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(new FakeSleeper(clock))
+                        .random(new Random(1))
+                        .budget(budget)
+                        .build()) {
             int budgetStops = 0;
             for (int i = 0; i < CALLS; i++) {
-                CallResult<Void> result = client.send(HttpRequest.newBuilder(server.uri("/r")).build(),
-                        HttpResponse.BodyHandlers.discarding());
+                CallResult<Void> result = client.send(
+                        HttpRequest.newBuilder(server.uri("/r")).build(), HttpResponse.BodyHandlers.discarding());
                 assertThat(result.statusCode()).isEqualTo(503);
                 budgetStops += result.stopReason() == StopReason.BUDGET_EXHAUSTED ? 1 : 0;
             }
@@ -43,12 +47,18 @@ class RetryBudgetOutageTest {
         FakeClock clock = new FakeClock();
         RetryBudget budget = RetryBudget.builder().retryRatio(0.05).burst(0).build();
         try (ScriptedServer server = ScriptedServer.answering(Answer.hangUp());
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(new FakeSleeper(clock))
-                     .budget(budget).build()) {
+                RetryingHttpClient client = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(new FakeSleeper(clock))
+                        .budget(budget)
+                        .build()) {
             int failed = 0;
             for (int i = 0; i < CALLS; i++) {
                 try {
-                    client.send(HttpRequest.newBuilder(server.uri("/p")).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                    client.send(
+                            HttpRequest.newBuilder(server.uri("/p"))
+                                    .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                                    .build(),
                             HttpResponse.BodyHandlers.discarding());
                 } catch (RetryFailedException e) {
                     failed++;

@@ -39,10 +39,14 @@ class SeedRunTest {
         FakeSleeper sleeper = new FakeSleeper(clock);
         List<Attempt> heard = new ArrayList<>();
         try (ScriptedServer server = seedServer();
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(sleeper)
-                     .random(new Random(seed)).listener(heard::add).build()) {
-            CallResult<String> result = client.send(HttpRequest.newBuilder(server.uri("/reports")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+                RetryingHttpClient client = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(sleeper)
+                        .random(new Random(seed))
+                        .listener(heard::add)
+                        .build()) {
+            CallResult<String> result = client.send(
+                    HttpRequest.newBuilder(server.uri("/reports")).build(), HttpResponse.BodyHandlers.ofString());
 
             String why = "seed " + seed + ", attempts " + result.attempts();
             assertThat(result.statusCode()).as(why).isEqualTo(200);
@@ -50,13 +54,15 @@ class SeedRunTest {
             assertThat(result.attemptCount()).as(why).isEqualTo(4);
             assertThat(server.received()).hasSize(4);
             assertThat(result.stopReason()).isEqualTo(StopReason.ANSWERED);
-            assertThat(result.retryReasons()).containsExactly(
-                    new RetryReason.Status(503, Duration.ofSeconds(1)),
-                    new RetryReason.Status(500, null),
-                    new RetryReason.Status(429, Duration.ZERO));
+            assertThat(result.retryReasons())
+                    .containsExactly(
+                            new RetryReason.Status(503, Duration.ofSeconds(1)),
+                            new RetryReason.Status(500, null),
+                            new RetryReason.Status(429, Duration.ZERO));
             assertThat(heard).isEqualTo(result.attempts());
 
-            List<Duration> waits = result.attempts().stream().map(Attempt::waitAfter).toList();
+            List<Duration> waits =
+                    result.attempts().stream().map(Attempt::waitAfter).toList();
             assertThat(sleeper.total()).isEqualTo(waits.stream().reduce(Duration.ZERO, Duration::plus));
             // 1: Retry-After 1 is a floor; the spread after it is at most one more second
             assertThat(waits.get(0)).as(why).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(2));
@@ -75,10 +81,15 @@ class SeedRunTest {
         FakeClock clock = new FakeClock();
         FakeSleeper sleeper = new FakeSleeper(clock);
         try (ScriptedServer server = seedServer();
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(sleeper)
-                     .random(new Random(seed)).build()) {
-            CallResult<String> result = client.sendAsync(HttpRequest.newBuilder(server.uri("/reports")).build(),
-                    HttpResponse.BodyHandlers.ofString()).get(15, TimeUnit.SECONDS);
+                RetryingHttpClient client = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(sleeper)
+                        .random(new Random(seed))
+                        .build()) {
+            CallResult<String> result = client.sendAsync(
+                            HttpRequest.newBuilder(server.uri("/reports")).build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .get(15, TimeUnit.SECONDS);
 
             assertThat(result.statusCode()).isEqualTo(200);
             assertThat(result.attemptCount()).isEqualTo(4);
@@ -90,11 +101,14 @@ class SeedRunTest {
     void aServerAnswering400FirstGetsExactlyOneAttempt() throws Exception {
         FakeClock clock = new FakeClock();
         FakeSleeper sleeper = new FakeSleeper(clock);
-        try (ScriptedServer server = ScriptedServer.answering(Answer.withBody(400, "{\"title\":\"bad\"}"),
-                Answer.of(200));
-             RetryingHttpClient client = RetryingHttpClient.builder().clock(clock).sleeper(sleeper).build()) {
-            CallResult<String> result = client.send(HttpRequest.newBuilder(server.uri("/reports")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+        try (ScriptedServer server =
+                        ScriptedServer.answering(Answer.withBody(400, "{\"title\":\"bad\"}"), Answer.of(200));
+                RetryingHttpClient client = RetryingHttpClient.builder()
+                        .clock(clock)
+                        .sleeper(sleeper)
+                        .build()) {
+            CallResult<String> result = client.send(
+                    HttpRequest.newBuilder(server.uri("/reports")).build(), HttpResponse.BodyHandlers.ofString());
 
             assertThat(result.statusCode()).isEqualTo(400);
             assertThat(result.attemptCount()).isEqualTo(1);

@@ -29,8 +29,8 @@ class WaitBeforePropertyTest {
         RetryPolicy policy = randomPolicy(random);
         String why = "seed " + seed + " (rerun with this seed to reproduce), " + policy;
         for (int retry = 0; retry < 12; retry++) {
-            long bound = Math.min(policy.maxDelay().toNanos(),
-                    policy.baseDelay().toNanos() * (1L << retry));
+            long bound =
+                    Math.min(policy.maxDelay().toNanos(), policy.baseDelay().toNanos() * (1L << retry));
             assertThat(policy.backoffBound(retry).toNanos()).as(why).isEqualTo(bound);
             double sum = 0;
             long min = Long.MAX_VALUE;
@@ -44,7 +44,9 @@ class WaitBeforePropertyTest {
             }
             // uniform on [0, bound]: mean bound/2 (standard error bound/sqrt(12 * SAMPLES) ~ 0.5 %),
             // and the extremes of 4,000 draws come within 1 % of the ends
-            assertThat(sum / SAMPLES / bound).as(why + ", mean of retry " + retry).isBetween(0.47, 0.53);
+            assertThat(sum / SAMPLES / bound)
+                    .as(why + ", mean of retry " + retry)
+                    .isBetween(0.47, 0.53);
             assertThat((double) min / bound).as(why).isLessThan(0.01);
             assertThat((double) max / bound).as(why).isGreaterThan(0.99);
         }
@@ -60,9 +62,12 @@ class WaitBeforePropertyTest {
             int retry = random.nextInt(10);
             Duration retryAfter = Duration.ofMillis(random.nextLong(60_000));
             Duration wait = policy.waitBefore(retry, retryAfter, random);
-            long spread = Math.min(policy.maxDelay().toNanos(), Math.max(policy.backoffBound(retry).toNanos(),
-                    (long) (policy.retryAfterSpread() * retryAfter.toNanos())));
-            assertThat(wait).as(why + ", retry " + retry + ", Retry-After " + retryAfter)
+            long spread = Math.min(
+                    policy.maxDelay().toNanos(),
+                    Math.max(policy.backoffBound(retry).toNanos(), (long)
+                            (policy.retryAfterSpread() * retryAfter.toNanos())));
+            assertThat(wait)
+                    .as(why + ", retry " + retry + ", Retry-After " + retryAfter)
                     .isBetween(retryAfter, retryAfter.plusNanos(spread));
         }
     }
@@ -70,7 +75,10 @@ class WaitBeforePropertyTest {
     private static RetryPolicy randomPolicy(Random random) {
         Duration base = Duration.ofMillis(1 + random.nextInt(1_000));
         Duration cap = base.plusMillis(random.nextInt(30_000));
-        return RetryPolicy.builder().baseDelay(base).maxDelay(cap)
-                .retryAfterSpread(random.nextInt(4) == 0 ? 0 : random.nextDouble(3)).build();
+        return RetryPolicy.builder()
+                .baseDelay(base)
+                .maxDelay(cap)
+                .retryAfterSpread(random.nextInt(4) == 0 ? 0 : random.nextDouble(3))
+                .build();
     }
 }

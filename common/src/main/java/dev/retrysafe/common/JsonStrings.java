@@ -15,8 +15,7 @@ public final class JsonStrings {
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-    private JsonStrings() {
-    }
+    private JsonStrings() {}
 
     /** {@code s} as a quoted JSON string, escaped as {@link #appendCanonical} does. */
     public static String quoted(String s) {
@@ -65,7 +64,8 @@ public final class JsonStrings {
                 default -> {
                     if (c < 0x20 || escapeSeparators && (c == '\u2028' || c == '\u2029')) {
                         appendUnicodeEscape(out, c);
-                    } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
+                    } else if (Character.isHighSurrogate(c)
+                            && i + 1 < s.length()
                             && Character.isLowSurrogate(s.charAt(i + 1))) {
                         out.append(c).append(s.charAt(++i));
                     } else if (Character.isSurrogate(c)) {

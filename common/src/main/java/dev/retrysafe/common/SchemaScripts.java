@@ -27,7 +27,8 @@ public final class SchemaScripts {
     @FunctionalInterface
     public interface Resources {
         /** The resource {@code name} (absolute), or {@code null} when there is none. */
-        @Nullable InputStream open(String name);
+        @Nullable
+        InputStream open(String name);
     }
 
     /**

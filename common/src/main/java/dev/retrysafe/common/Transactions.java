@@ -101,7 +101,8 @@ public final class Transactions {
     public static boolean isTransientConflict(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             // a driver or a listener may throw without a SQLState (and List.of rejects null lookups)
-            if (t instanceof SQLException sql && sql.getSQLState() != null
+            if (t instanceof SQLException sql
+                    && sql.getSQLState() != null
                     && TRANSIENT_CONFLICTS.contains(sql.getSQLState())) {
                 return true;
             }

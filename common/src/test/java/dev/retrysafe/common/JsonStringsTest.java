@@ -26,7 +26,8 @@ class JsonStringsTest {
     @Test
     void documentFormIsOtherwiseTheCanonicalOne() {
         String nasty = "q\" b\\ n\n r\r t\t b\b f\f c\u0001 d\u007f \u00e9 \uD83D\uDE00 lone\uD800 end\uDC00";
-        assertThat(JsonStrings.document(nasty)).isEqualTo(JsonStrings.quoted(nasty))
+        assertThat(JsonStrings.document(nasty))
+                .isEqualTo(JsonStrings.quoted(nasty))
                 .isEqualTo("\"q\\\" b\\\\ n\\n r\\r t\\t b\\b f\\f c\\u0001 d\u007f \u00e9 \uD83D\uDE00"
                         + " lone\\ud800 end\\udc00\"");
     }

@@ -20,9 +20,9 @@ class SchemaScriptsTest {
 
     @Test
     void statementsDropCommentLinesAndTerminators() {
-        assertThat(sample.statements()).containsExactly(
-                "CREATE TABLE a (id BIGINT PRIMARY KEY)",
-                "CREATE TABLE b (\n    id BIGINT PRIMARY KEY\n)");
+        assertThat(sample.statements())
+                .containsExactly(
+                        "CREATE TABLE a (id BIGINT PRIMARY KEY)", "CREATE TABLE b (\n    id BIGINT PRIMARY KEY\n)");
     }
 
     @Test
@@ -32,13 +32,13 @@ class SchemaScriptsTest {
 
     @Test
     void upgradesRunOldestFirstFromTheVersionAfterTheGivenOne() {
-        assertThat(sample.upgradeStatements(1)).containsExactly(
-                "ALTER TABLE a ADD COLUMN x INT",
-                "CREATE TABLE b (\n    id BIGINT PRIMARY KEY\n)",
-                "ALTER TABLE a DROP COLUMN x");
-        assertThat(sample.upgradeStatements(2)).containsExactly(
-                "CREATE TABLE b (\n    id BIGINT PRIMARY KEY\n)",
-                "ALTER TABLE a DROP COLUMN x");
+        assertThat(sample.upgradeStatements(1))
+                .containsExactly(
+                        "ALTER TABLE a ADD COLUMN x INT",
+                        "CREATE TABLE b (\n    id BIGINT PRIMARY KEY\n)",
+                        "ALTER TABLE a DROP COLUMN x");
+        assertThat(sample.upgradeStatements(2))
+                .containsExactly("CREATE TABLE b (\n    id BIGINT PRIMARY KEY\n)", "ALTER TABLE a DROP COLUMN x");
         assertThat(sample.upgradeStatements(3)).isEmpty();
     }
 

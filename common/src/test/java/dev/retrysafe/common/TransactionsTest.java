@@ -31,7 +31,8 @@ class TransactionsTest {
     void createTable() throws SQLException {
         database = ThrowawayDatabase.h2("transactions");
         transactions = new Transactions(database.dataSource(), StoreException::new);
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE t (n INT)");
         }
     }
@@ -79,12 +80,13 @@ class TransactionsTest {
 
         // when / then
         assertThatThrownBy(() -> transactions.transaction("claim", c -> {
-            insert(c, tries.incrementAndGet());
-            throw new SQLException("conflict " + tries.get(), "40001");
-        }))
+                    insert(c, tries.incrementAndGet());
+                    throw new SQLException("conflict " + tries.get(), "40001");
+                }))
                 .isInstanceOf(StoreException.class)
                 .hasMessage("claim failed after " + Transactions.MAX_TRIES + " transient conflicts")
-                .cause().hasMessage("conflict " + Transactions.MAX_TRIES);
+                .cause()
+                .hasMessage("conflict " + Transactions.MAX_TRIES);
         assertThat(tries).hasValue(Transactions.MAX_TRIES);
         assertThat(count()).isZero();
     }
@@ -96,13 +98,14 @@ class TransactionsTest {
 
         // when / then
         assertThatThrownBy(() -> transactions.transaction("insert", c -> {
-            tries.incrementAndGet();
-            insert(c, 1);
-            throw new SQLException("unique", "23505");
-        }))
+                    tries.incrementAndGet();
+                    insert(c, 1);
+                    throw new SQLException("unique", "23505");
+                }))
                 .isInstanceOf(StoreException.class)
                 .hasMessage("insert failed")
-                .cause().hasMessage("unique");
+                .cause()
+                .hasMessage("unique");
         assertThat(tries).hasValue(1);
         assertThat(count()).isZero();
     }
@@ -114,9 +117,10 @@ class TransactionsTest {
 
         // when / then
         assertThatThrownBy(() -> transactions.transaction("insert", c -> {
-            insert(c, 1);
-            throw bug;
-        })).isSameAs(bug);
+                    insert(c, 1);
+                    throw bug;
+                }))
+                .isSameAs(bug);
         assertThat(count()).isZero();
     }
 
@@ -128,26 +132,32 @@ class TransactionsTest {
         // then
         assertThat(count()).isEqualTo(1);
         assertThatThrownBy(() -> transactions.autocommit("select", c -> {
-            throw new SQLException("no such table", "42S02");
-        })).isInstanceOf(StoreException.class).hasMessage("select failed");
+                    throw new SQLException("no such table", "42S02");
+                }))
+                .isInstanceOf(StoreException.class)
+                .hasMessage("select failed");
     }
 
     @Test
     void transientConflictsAreTheLockStatesOfBothDatabasesAnywhereInTheCauses() {
         for (String state : new String[] {"40001", "40P01", "HYT00", "90131"}) {
-            assertThat(Transactions.isTransientConflict(new SQLException("x", state))).as(state).isTrue();
+            assertThat(Transactions.isTransientConflict(new SQLException("x", state)))
+                    .as(state)
+                    .isTrue();
         }
-        SQLException wrapped = new SQLException("batch failed", (String) null,
-                new RuntimeException(new SQLException("deadlock", "40P01")));
+        SQLException wrapped = new SQLException(
+                "batch failed", (String) null, new RuntimeException(new SQLException("deadlock", "40P01")));
         assertThat(Transactions.isTransientConflict(wrapped)).isTrue();
     }
 
     @Test
     void otherStatesAndMissingStatesAreNotTransient() {
-        assertThat(Transactions.isTransientConflict(new SQLException("unique", "23505"))).isFalse();
-        assertThat(Transactions.isTransientConflict(new SQLException("no state"))).isFalse();
-        assertThat(Transactions.isTransientConflict(
-                new SQLException("outer", "08006", new SQLException("inner")))).isFalse();
+        assertThat(Transactions.isTransientConflict(new SQLException("unique", "23505")))
+                .isFalse();
+        assertThat(Transactions.isTransientConflict(new SQLException("no state")))
+                .isFalse();
+        assertThat(Transactions.isTransientConflict(new SQLException("outer", "08006", new SQLException("inner"))))
+                .isFalse();
     }
 
     private static int insert(Connection c, int n) throws SQLException {
@@ -157,7 +167,8 @@ class TransactionsTest {
     }
 
     private int count() {
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement();
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement();
                 ResultSet r = s.executeQuery("SELECT COUNT(*) FROM t")) {
             r.next();
             return r.getInt(1);

@@ -50,7 +50,8 @@ public record AttemptResult(
         Objects.requireNonNull(snippet, "snippet");
         Objects.requireNonNull(detail, "detail");
         if ((outcome == Outcome.SUCCESS || outcome == Outcome.HTTP_ERROR) != (status != null)) {
-            throw new IllegalArgumentException("a status goes with SUCCESS and HTTP_ERROR only: " + outcome + " " + status);
+            throw new IllegalArgumentException(
+                    "a status goes with SUCCESS and HTTP_ERROR only: " + outcome + " " + status);
         }
         if (outcome == Outcome.SUCCESS && (status < 200 || status > 299)) {
             throw new IllegalArgumentException("SUCCESS needs a 2xx status: " + status);

@@ -28,8 +28,10 @@ public record DeliveryDetail(Delivery delivery, byte[] payload, List<DeliveryAtt
 
     @Override
     public boolean equals(@org.jspecify.annotations.Nullable Object other) {
-        return other instanceof DeliveryDetail that && delivery.equals(that.delivery)
-                && java.util.Arrays.equals(payload, that.payload) && attempts.equals(that.attempts);
+        return other instanceof DeliveryDetail that
+                && delivery.equals(that.delivery)
+                && java.util.Arrays.equals(payload, that.payload)
+                && attempts.equals(that.attempts);
     }
 
     @Override
@@ -40,6 +42,7 @@ public record DeliveryDetail(Delivery delivery, byte[] payload, List<DeliveryAtt
     /** Shows the payload's size, not its content. */
     @Override
     public String toString() {
-        return "DeliveryDetail[delivery=" + delivery + ", payload=" + payload.length + " bytes, attempts=" + attempts + "]";
+        return "DeliveryDetail[delivery=" + delivery + ", payload=" + payload.length + " bytes, attempts=" + attempts
+                + "]";
     }
 }

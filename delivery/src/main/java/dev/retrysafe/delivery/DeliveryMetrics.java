@@ -23,9 +23,18 @@ public final class DeliveryMetrics {
 
     /** Upper bounds of the latency histogram's buckets. */
     public static final List<Duration> LATENCY_BUCKETS = List.of(
-            Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
-            Duration.ofMillis(200), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2),
-            Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1));
+            Duration.ofMillis(10),
+            Duration.ofMillis(25),
+            Duration.ofMillis(50),
+            Duration.ofMillis(100),
+            Duration.ofMillis(200),
+            Duration.ofMillis(500),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(30),
+            Duration.ofMinutes(1));
 
     private final Map<Outcome, LongAdder> attempts = new EnumMap<>(Outcome.class);
     private final LongAdder succeeded = new LongAdder();
@@ -90,12 +99,19 @@ public final class DeliveryMetrics {
         for (LongAdder bucket : latencyBuckets) {
             counts.add(bucket.sum());
         }
-        return new LatencySummary(latencyCount.sum(), Duration.ofMillis(latencyTotalMillis.sum()),
-                Duration.ofMillis(latencyMaxMillis.get()), LATENCY_BUCKETS, counts);
+        return new LatencySummary(
+                latencyCount.sum(),
+                Duration.ofMillis(latencyTotalMillis.sum()),
+                Duration.ofMillis(latencyMaxMillis.get()),
+                LATENCY_BUCKETS,
+                counts);
     }
 
     /** Records one attempt, called by the dispatcher once its outcome is stored. */
-    void record(Outcome outcome, @Nullable Duration firstAttemptLatency, @Nullable DeliveryStatus finished,
+    void record(
+            Outcome outcome,
+            @Nullable Duration firstAttemptLatency,
+            @Nullable DeliveryStatus finished,
             boolean disabledEndpoint) {
         attempts.get(outcome).increment();
         if (firstAttemptLatency != null) {
@@ -104,7 +120,8 @@ public final class DeliveryMetrics {
             latencyTotalMillis.add(millis);
             latencyMaxMillis.accumulateAndGet(millis, Math::max);
             int bucket = 0;
-            while (bucket < LATENCY_BUCKETS.size() && millis > LATENCY_BUCKETS.get(bucket).toMillis()) {
+            while (bucket < LATENCY_BUCKETS.size()
+                    && millis > LATENCY_BUCKETS.get(bucket).toMillis()) {
                 bucket++;
             }
             latencyBuckets[bucket].increment();

@@ -24,8 +24,7 @@ public final class DeliverySchema {
     private static final SchemaScripts SCRIPTS = new SchemaScripts(
             "/dev/retrysafe/delivery/delivery", VERSION, name -> DeliverySchema.class.getResourceAsStream(name));
 
-    private DeliverySchema() {
-    }
+    private DeliverySchema() {}
 
     /**
      * The whole script of the current version: several statements, each ended by {@code ;} at

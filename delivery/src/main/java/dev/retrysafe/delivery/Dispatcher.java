@@ -176,7 +176,7 @@ public final class Dispatcher implements AutoCloseable {
         private RandomGenerator random = new Random();
         private EventSink eventSink = Outbox.create();
         private Duration rateLookahead = DEFAULT_RATE_LOOKAHEAD;
-        private AttemptObserver attemptObserver = attempt -> { };
+        private AttemptObserver attemptObserver = attempt -> {};
 
         private Builder(DataSource dataSource, AttemptSender sender) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -215,29 +215,29 @@ public final class Dispatcher implements AutoCloseable {
 
         /** The wait between claims when nothing is due, 1 ms to 10 min (default 100 ms). */
         public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = DispatcherConfig.checkRange("pollInterval", pollInterval, Duration.ofMillis(1),
-                    Duration.ofMinutes(10));
+            this.pollInterval = DispatcherConfig.checkRange(
+                    "pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
         /** Most attempts in flight to one endpoint, 1 to 10000 (default 10). */
         public Builder maxInFlightPerEndpoint(int maxInFlightPerEndpoint) {
-            this.maxInFlightPerEndpoint = DispatcherConfig.checkRange("maxInFlightPerEndpoint",
-                    maxInFlightPerEndpoint, 1, 10_000);
+            this.maxInFlightPerEndpoint =
+                    DispatcherConfig.checkRange("maxInFlightPerEndpoint", maxInFlightPerEndpoint, 1, 10_000);
             return this;
         }
 
         /** How long an endpoint may fail every attempt before it is disabled, 1 min to 365 d (default 5 d). */
         public Builder disableAfter(Duration disableAfter) {
-            this.disableAfter = DispatcherConfig.checkRange("disableAfter", disableAfter, Duration.ofMinutes(1),
-                    Duration.ofDays(365));
+            this.disableAfter = DispatcherConfig.checkRange(
+                    "disableAfter", disableAfter, Duration.ofMinutes(1), Duration.ofDays(365));
             return this;
         }
 
         /** How long {@link #close()} lets attempts in flight finish, 0 to 1 h (default 10 s). */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout = DispatcherConfig.checkRange("shutdownTimeout", shutdownTimeout, Duration.ZERO,
-                    Duration.ofHours(1));
+            this.shutdownTimeout =
+                    DispatcherConfig.checkRange("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
             return this;
         }
 
@@ -267,8 +267,8 @@ public final class Dispatcher implements AutoCloseable {
          * ({@link #dispatchDue()} then never waits).
          */
         public Builder rateLookahead(Duration rateLookahead) {
-            this.rateLookahead = DispatcherConfig.checkRange("rateLookahead", rateLookahead, Duration.ZERO,
-                    DispatcherConfig.MAX_RATE_LOOKAHEAD);
+            this.rateLookahead = DispatcherConfig.checkRange(
+                    "rateLookahead", rateLookahead, Duration.ZERO, DispatcherConfig.MAX_RATE_LOOKAHEAD);
             return this;
         }
 
@@ -287,9 +287,23 @@ public final class Dispatcher implements AutoCloseable {
          * @throws IllegalArgumentException if the rate look-ahead is not shorter than the lease
          */
         public Dispatcher build() {
-            return new Dispatcher(new DispatcherConfig(dataSource, sender, clock, schedule, lease, batchSize, workers,
-                    pollInterval, maxInFlightPerEndpoint, disableAfter, shutdownTimeout, instanceId, random,
-                    eventSink, rateLookahead, attemptObserver));
+            return new Dispatcher(new DispatcherConfig(
+                    dataSource,
+                    sender,
+                    clock,
+                    schedule,
+                    lease,
+                    batchSize,
+                    workers,
+                    pollInterval,
+                    maxInFlightPerEndpoint,
+                    disableAfter,
+                    shutdownTimeout,
+                    instanceId,
+                    random,
+                    eventSink,
+                    rateLookahead,
+                    attemptObserver));
         }
     }
 }

@@ -14,8 +14,11 @@ import org.jspecify.annotations.Nullable;
  * @param lastAttemptAt when the newest of them started; {@code null} when there were none
  * @param lastOutcome   the newest one's outcome; {@code null} when there were none
  */
-public record EndpointHealth(long attempts, long succeeded, @Nullable Instant lastAttemptAt,
-                             @Nullable Outcome lastOutcome) {
+public record EndpointHealth(
+        long attempts,
+        long succeeded,
+        @Nullable Instant lastAttemptAt,
+        @Nullable Outcome lastOutcome) {
 
     /** No attempt in the window. */
     public static final EndpointHealth NONE = new EndpointHealth(0, 0, null, null);
@@ -23,8 +26,8 @@ public record EndpointHealth(long attempts, long succeeded, @Nullable Instant la
     /** Checks that the counts and the newest attempt agree. */
     public EndpointHealth {
         if (attempts < 0 || succeeded < 0 || succeeded > attempts) {
-            throw new IllegalArgumentException("need 0 <= succeeded <= attempts: succeeded=" + succeeded
-                    + ", attempts=" + attempts);
+            throw new IllegalArgumentException(
+                    "need 0 <= succeeded <= attempts: succeeded=" + succeeded + ", attempts=" + attempts);
         }
         if ((attempts == 0) != (lastAttemptAt == null) || (lastAttemptAt == null) != (lastOutcome == null)) {
             throw new IllegalArgumentException("lastAttemptAt and lastOutcome go with attempts > 0 only: attempts="

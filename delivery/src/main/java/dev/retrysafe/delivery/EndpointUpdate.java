@@ -39,15 +39,18 @@ public record EndpointUpdate(
         if (rateLimit != null) {
             DeliveryChecks.rateLimit(rateLimit);
             if (removeRateLimit) {
-                throw new IllegalArgumentException("rateLimit (" + rateLimit
-                        + ") and removeRateLimit contradict each other: give one of them");
+                throw new IllegalArgumentException(
+                        "rateLimit (" + rateLimit + ") and removeRateLimit contradict each other: give one of them");
             }
         }
     }
 
     /** An update that leaves the rate limit as it is. */
-    public EndpointUpdate(@Nullable URI url, @Nullable Set<String> eventTypes, @Nullable String description,
-                          @Nullable Boolean enabled) {
+    public EndpointUpdate(
+            @Nullable URI url,
+            @Nullable Set<String> eventTypes,
+            @Nullable String description,
+            @Nullable Boolean enabled) {
         this(url, eventTypes, description, enabled, null, false);
     }
 
@@ -65,8 +68,7 @@ public record EndpointUpdate(
         private @Nullable Integer rateLimit;
         private boolean removeRateLimit;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Changes the URL. */
         public Builder url(URI url) {

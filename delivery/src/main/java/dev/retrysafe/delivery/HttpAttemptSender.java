@@ -1,7 +1,7 @@
 package dev.retrysafe.delivery;
 
-import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.common.MonotonicClock;
+import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.internal.CheckedAddressResolver;
 import dev.retrysafe.delivery.internal.CheckedTarget;
 import dev.retrysafe.delivery.internal.ConnectGate;
@@ -95,7 +95,8 @@ public final class HttpAttemptSender implements AttemptSender {
         client.setIdleTimeout(builder.idleTimeout.toMillis());
         client.setMaxConnectionsPerDestination(builder.maxConnectionsPerDestination);
         // one destination per set of checked addresses: sweep the ones no attempt uses any more
-        client.setDestinationIdleTimeout(Math.max(builder.idleTimeout.toMillis(), Duration.ofMinutes(1).toMillis()));
+        client.setDestinationIdleTimeout(
+                Math.max(builder.idleTimeout.toMillis(), Duration.ofMinutes(1).toMillis()));
         // receivers must not be able to plant state that later attempts (to anyone) carry
         client.setHttpCookieStore(new HttpCookieStore.Empty());
         client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, USER_AGENT));
@@ -145,7 +146,8 @@ public final class HttpAttemptSender implements AttemptSender {
             return failure(Outcome.CONNECTION_ERROR, start, "interrupted");
         }
         if (decision instanceof TargetDecision.Refused refused) {
-            Outcome outcome = refused.reason() == TargetDecision.Reason.UNRESOLVABLE ? Outcome.DNS_ERROR : Outcome.BLOCKED;
+            Outcome outcome =
+                    refused.reason() == TargetDecision.Reason.UNRESOLVABLE ? Outcome.DNS_ERROR : Outcome.BLOCKED;
             return failure(outcome, start, refused.message());
         }
         TargetDecision.Allowed allowed = (TargetDecision.Allowed) decision;
@@ -168,8 +170,13 @@ public final class HttpAttemptSender implements AttemptSender {
         }
     }
 
-    private AttemptResult exchange(URI url, TargetDecision.Allowed allowed, Map<String, String> headers, byte[] body,
-                                   long start, long remainingNanos) {
+    private AttemptResult exchange(
+            URI url,
+            TargetDecision.Allowed allowed,
+            Map<String, String> headers,
+            byte[] body,
+            long start,
+            long remainingNanos) {
         String scheme = url.getScheme().toLowerCase(Locale.ROOT);
         String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
         String pathAndQuery = url.getRawQuery() == null ? path : path + "?" + url.getRawQuery();
@@ -188,8 +195,12 @@ public final class HttpAttemptSender implements AttemptSender {
             request.send(listener);
         } catch (RuntimeException e) {
             // a client stopped by close() refuses new requests
-            return failure(closed ? Outcome.CONNECTION_ERROR : Outcome.PROTOCOL_ERROR, start,
-                    closed ? "the sender is closed" : "the request could not be sent (" + e.getClass().getSimpleName() + ")");
+            return failure(
+                    closed ? Outcome.CONNECTION_ERROR : Outcome.PROTOCOL_ERROR,
+                    start,
+                    closed
+                            ? "the sender is closed"
+                            : "the request could not be sent (" + e.getClass().getSimpleName() + ")");
         }
         SnippetListener.Exchange exchange;
         try {
@@ -213,8 +224,13 @@ public final class HttpAttemptSender implements AttemptSender {
         int status = exchange.status();
         Outcome outcome = status >= 200 && status <= 299 ? Outcome.SUCCESS : Outcome.HTTP_ERROR;
         String detail = status >= 300 && status <= 399 ? "redirects are not followed" : "";
-        return new AttemptResult(outcome, status, latency(start), decode(exchange.snippet()),
-                RetryAfter.parse(exchange.retryAfter(), clock.instant()), detail);
+        return new AttemptResult(
+                outcome,
+                status,
+                latency(start),
+                decode(exchange.snippet()),
+                RetryAfter.parse(exchange.retryAfter(), clock.instant()),
+                detail);
     }
 
     private static AttemptResult failure(Outcome outcome, long start, String detail) {
@@ -227,7 +243,8 @@ public final class HttpAttemptSender implements AttemptSender {
 
     private static String decode(byte[] snippet) {
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPLACE)
                     .onUnmappableCharacter(CodingErrorAction.REPLACE)
                     .decode(ByteBuffer.wrap(snippet))
@@ -259,8 +276,7 @@ public final class HttpAttemptSender implements AttemptSender {
         private Clock clock = Clock.systemUTC();
         private ConnectGate connectGate = ConnectGate.DIRECT;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The SSRF guard, checked at every attempt; {@code TargetGuard.builder().build()} by default. */
         public Builder guard(TargetGuard guard) {

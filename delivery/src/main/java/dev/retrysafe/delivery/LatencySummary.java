@@ -14,8 +14,8 @@ import java.util.Objects;
  * @param bucketBounds the inclusive upper bound of each bucket but the last, which is unbounded
  * @param bucketCounts how many fell in each bucket (not cumulative); one more entry than bounds
  */
-public record LatencySummary(long count, Duration total, Duration max, List<Duration> bucketBounds,
-        List<Long> bucketCounts) {
+public record LatencySummary(
+        long count, Duration total, Duration max, List<Duration> bucketBounds, List<Long> bucketCounts) {
 
     /** Checks the shape and copies the lists. */
     public LatencySummary {

@@ -17,7 +17,11 @@ import org.jspecify.annotations.Nullable;
  *                    {@value WebhookEndpoints#MAX_RATE_LIMIT}; {@code null} for no limit (see
  *                    {@link Dispatcher} for how exactly it is kept)
  */
-public record NewEndpoint(URI url, Set<String> eventTypes, String description, @Nullable Integer rateLimit) {
+public record NewEndpoint(
+        URI url,
+        Set<String> eventTypes,
+        String description,
+        @Nullable Integer rateLimit) {
 
     /** Checks every field. */
     public NewEndpoint {

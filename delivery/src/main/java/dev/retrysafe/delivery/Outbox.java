@@ -24,8 +24,7 @@ public final class Outbox implements EventSink {
 
     private static final Outbox INSTANCE = new Outbox();
 
-    private Outbox() {
-    }
+    private Outbox() {}
 
     /** The outbox (it holds no state). */
     public static Outbox create() {

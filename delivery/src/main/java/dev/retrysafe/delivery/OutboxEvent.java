@@ -31,8 +31,8 @@ public record OutboxEvent(String id, String accountId, String type, Instant crea
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(payload, "payload");
         if (payload.length == 0 || payload.length > MAX_PAYLOAD_BYTES) {
-            throw new IllegalArgumentException("payload must be 1 to " + MAX_PAYLOAD_BYTES + " bytes, was "
-                    + payload.length);
+            throw new IllegalArgumentException(
+                    "payload must be 1 to " + MAX_PAYLOAD_BYTES + " bytes, was " + payload.length);
         }
         payload = payload.clone();
     }
@@ -45,8 +45,12 @@ public record OutboxEvent(String id, String accountId, String type, Instant crea
 
     @Override
     public boolean equals(@Nullable Object other) {
-        return other instanceof OutboxEvent that && id.equals(that.id) && accountId.equals(that.accountId)
-                && type.equals(that.type) && createdAt.equals(that.createdAt) && Arrays.equals(payload, that.payload);
+        return other instanceof OutboxEvent that
+                && id.equals(that.id)
+                && accountId.equals(that.accountId)
+                && type.equals(that.type)
+                && createdAt.equals(that.createdAt)
+                && Arrays.equals(payload, that.payload);
     }
 
     @Override

@@ -12,7 +12,8 @@ public record QueueDepth(long due, long scheduled, long delivering) {
     /** Checks the counts. */
     public QueueDepth {
         if (due < 0 || scheduled < 0 || delivering < 0) {
-            throw new IllegalArgumentException("counts must not be negative: " + due + ", " + scheduled + ", " + delivering);
+            throw new IllegalArgumentException(
+                    "counts must not be negative: " + due + ", " + scheduled + ", " + delivering);
         }
     }
 }

@@ -19,8 +19,7 @@ public sealed interface RetryOutcome {
     }
 
     /** No such delivery in this account (another account's id is not found either). */
-    record NotFound() implements RetryOutcome {
-    }
+    record NotFound() implements RetryOutcome {}
 
     /**
      * The delivery was left as it is (answer {@code 409}).

@@ -38,8 +38,16 @@ public record RetrySchedule(List<Duration> delays, double jitter, Duration maxRe
 
     /** The Standard Webhooks schedule. */
     public static final List<Duration> DEFAULT_DELAYS = List.of(
-            Duration.ZERO, Duration.ofSeconds(5), Duration.ofMinutes(5), Duration.ofMinutes(30), Duration.ofHours(2),
-            Duration.ofHours(5), Duration.ofHours(10), Duration.ofHours(14), Duration.ofHours(20), Duration.ofHours(24));
+            Duration.ZERO,
+            Duration.ofSeconds(5),
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(30),
+            Duration.ofHours(2),
+            Duration.ofHours(5),
+            Duration.ofHours(10),
+            Duration.ofHours(14),
+            Duration.ofHours(20),
+            Duration.ofHours(24));
     /** Default jitter: each delay within 20 % either way. */
     public static final double DEFAULT_JITTER = 0.2;
     /** Default cap on a receiver's {@code Retry-After}. */
@@ -58,7 +66,8 @@ public record RetrySchedule(List<Duration> delays, double jitter, Duration maxRe
     public RetrySchedule {
         Objects.requireNonNull(delays, "delays");
         if (delays.isEmpty() || delays.size() > MAX_DELAYS) {
-            throw new IllegalArgumentException("delays must hold 1 to " + MAX_DELAYS + " entries, had " + delays.size());
+            throw new IllegalArgumentException(
+                    "delays must hold 1 to " + MAX_DELAYS + " entries, had " + delays.size());
         }
         for (int i = 0; i < delays.size(); i++) {
             Duration d = Objects.requireNonNull(delays.get(i), "delays[" + i + "]");
@@ -67,8 +76,8 @@ public record RetrySchedule(List<Duration> delays, double jitter, Duration maxRe
             }
         }
         if (!delays.getFirst().isZero()) {
-            throw new IllegalArgumentException("delays[0] must be zero (the first attempt is due at the event's time), was "
-                    + delays.getFirst());
+            throw new IllegalArgumentException(
+                    "delays[0] must be zero (the first attempt is due at the event's time), was " + delays.getFirst());
         }
         delays = List.copyOf(delays);
         if (!(jitter >= 0 && jitter <= MAX_JITTER)) {
@@ -76,7 +85,8 @@ public record RetrySchedule(List<Duration> delays, double jitter, Duration maxRe
         }
         Objects.requireNonNull(maxRetryAfter, "maxRetryAfter");
         if (maxRetryAfter.isNegative() || maxRetryAfter.compareTo(LONGEST_DELAY) > 0) {
-            throw new IllegalArgumentException("maxRetryAfter must be 0 to " + LONGEST_DELAY + ", was " + maxRetryAfter);
+            throw new IllegalArgumentException(
+                    "maxRetryAfter must be 0 to " + LONGEST_DELAY + ", was " + maxRetryAfter);
         }
         Objects.requireNonNull(slowDown, "slowDown");
         if (slowDown.isNegative() || slowDown.compareTo(LONGEST_SLOW_DOWN) > 0) {
@@ -176,8 +186,7 @@ public record RetrySchedule(List<Duration> delays, double jitter, Duration maxRe
         private Duration maxRetryAfter = DEFAULT_MAX_RETRY_AFTER;
         private Duration slowDown = DEFAULT_SLOW_DOWN;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The delays before each attempt, first one zero. */
         public Builder delays(List<Duration> delays) {

@@ -79,8 +79,7 @@ public interface TargetGuard {
         private boolean requireHttps = true;
         private Resolver resolver = Resolver.system();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Allows these otherwise refused blocks, e.g. {@code "127.0.0.0/8"} and {@code "::1/128"}

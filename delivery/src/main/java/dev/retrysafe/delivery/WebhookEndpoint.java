@@ -52,8 +52,8 @@ public record WebhookEndpoint(
             DeliveryChecks.rateLimit(rateLimit);
         }
         if (enabled != (disabledReason == null)) {
-            throw new IllegalArgumentException("disabledReason goes with a disabled endpoint only: enabled="
-                    + enabled + ", disabledReason=" + disabledReason);
+            throw new IllegalArgumentException("disabledReason goes with a disabled endpoint only: enabled=" + enabled
+                    + ", disabledReason=" + disabledReason);
         }
     }
 }

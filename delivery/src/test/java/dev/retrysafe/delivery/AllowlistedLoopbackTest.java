@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The same loopback receiver the corpus refuses is reached with the allowlist on
@@ -44,7 +44,11 @@ class AllowlistedLoopbackTest {
                 .allowPrivateTargets(List.of("127.0.0.0/8", "::1/128"))
                 .requireHttps(false)
                 .build();
-        sender = HttpAttemptSender.builder().guard(guard).timeout(Duration.ofSeconds(5)).connectGate(gate).build();
+        sender = HttpAttemptSender.builder()
+                .guard(guard)
+                .timeout(Duration.ofSeconds(5))
+                .connectGate(gate)
+                .build();
     }
 
     @AfterEach
@@ -55,16 +59,26 @@ class AllowlistedLoopbackTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"127.0.0.1", "127.1", "0x7f.1", "0177.0.0.1", "2130706433", "localhost", "LOCALHOST.",
-            "receiver.test", "[::ffff:127.0.0.1]"})
+    @ValueSource(
+            strings = {
+                "127.0.0.1",
+                "127.1",
+                "0x7f.1",
+                "0177.0.0.1",
+                "2130706433",
+                "localhost",
+                "LOCALHOST.",
+                "receiver.test",
+                "[::ffff:127.0.0.1]"
+            })
     void loopbackSpellingsReachTheIpv4Receiver(String host) {
         URI url = URI.create("http://" + host + ":" + receiver.port() + "/hook");
 
         AttemptResult result = sender.send(url, Map.of("webhook-id", "msg_1"), BODY);
 
         assertThat(result.outcome()).as(host).isEqualTo(Outcome.SUCCESS);
-        assertThat(gate.seen()).containsExactly(
-                new InetSocketAddress(FakeResolver.literal("127.0.0.1"), receiver.port()));
+        assertThat(gate.seen())
+                .containsExactly(new InetSocketAddress(FakeResolver.literal("127.0.0.1"), receiver.port()));
         assertThat(receiver.requests()).hasSize(1);
     }
 
@@ -87,7 +101,8 @@ class AllowlistedLoopbackTest {
 
         // one question per attempt, all from the guard; the connection is reused across attempts
         assertThat(dns.questions()).containsExactly("receiver.test", "receiver.test", "receiver.test");
-        assertThat(receiver.requests()).hasSize(3)
+        assertThat(receiver.requests())
+                .hasSize(3)
                 .allSatisfy(r -> assertThat(r.headers()).containsEntry("host", "receiver.test:" + receiver.port()));
     }
 
@@ -95,9 +110,11 @@ class AllowlistedLoopbackTest {
     void privateBlocksThatAreNotListedStayRefused() {
         dns.answer("internal.example.com", "10.0.0.1");
 
-        assertThat(sender.send(URI.create("http://internal.example.com/"), Map.of(), BODY).outcome())
+        assertThat(sender.send(URI.create("http://internal.example.com/"), Map.of(), BODY)
+                        .outcome())
                 .isEqualTo(Outcome.BLOCKED);
-        assertThat(sender.send(URI.create("http://169.254.169.254/"), Map.of(), BODY).outcome())
+        assertThat(sender.send(URI.create("http://169.254.169.254/"), Map.of(), BODY)
+                        .outcome())
                 .isEqualTo(Outcome.BLOCKED);
         assertThat(gate.seen()).isEmpty();
     }

@@ -61,7 +61,8 @@ abstract class DeliveryContract {
     void createSchema() throws SQLException {
         database = openDatabase();
         dataSource = new PooledDataSource(database.dataSource(), 8);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(DeliverySchema.schemaSql()); // the whole script in one execute, as a migration runs it
             s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY)");
         }
@@ -79,9 +80,14 @@ abstract class DeliveryContract {
 
     @BeforeEach
     void emptyTables() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            for (String table : List.of("delivery_attempts", "deliveries", "webhook_endpoint_event_types",
-                    "webhook_endpoints", "payments")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            for (String table : List.of(
+                    "delivery_attempts",
+                    "deliveries",
+                    "webhook_endpoint_event_types",
+                    "webhook_endpoints",
+                    "payments")) {
                 s.execute("DELETE FROM " + table);
             }
         }
@@ -107,7 +113,9 @@ abstract class DeliveryContract {
             tx.setAutoCommit(false);
             insertPayment(tx, "pay_1");
             outbox.append(tx, event(ACCOUNT, "payment.succeeded"));
-            assertThat(count(tx, "deliveries")).as("visible inside the transaction").isEqualTo(1);
+            assertThat(count(tx, "deliveries"))
+                    .as("visible inside the transaction")
+                    .isEqualTo(1);
             tx.rollback();
             tx.setAutoCommit(true);
         }
@@ -140,7 +148,8 @@ abstract class DeliveryContract {
         String all = endpoint(ACCOUNT, URL_B, "*");
         String otherType = endpoint(ACCOUNT, URL_C, "refund.created");
         String disabled = endpoint(ACCOUNT, URL_C, "payment.succeeded");
-        endpoints.update(ACCOUNT, disabled, EndpointUpdate.builder().enabled(false).build());
+        endpoints.update(
+                ACCOUNT, disabled, EndpointUpdate.builder().enabled(false).build());
         String otherAccount = endpoint(OTHER_ACCOUNT, URL_A, "*");
 
         int made = inTransaction(tx -> outbox.appendCounting(tx, event(ACCOUNT, "payment.succeeded")));
@@ -150,7 +159,10 @@ abstract class DeliveryContract {
         assertThat(deliveriesOf(all)).hasSize(1);
         assertThat(deliveriesOf(otherType)).isEmpty();
         assertThat(deliveriesOf(disabled)).isEmpty();
-        assertThat(endpoints.deliveries(OTHER_ACCOUNT, otherAccount, PageRequest.first(10)).orElseThrow().items())
+        assertThat(endpoints
+                        .deliveries(OTHER_ACCOUNT, otherAccount, PageRequest.first(10))
+                        .orElseThrow()
+                        .items())
                 .isEmpty();
     }
 
@@ -158,7 +170,8 @@ abstract class DeliveryContract {
     void appendRefusesAnAutoCommitConnection() throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             assertThatThrownBy(() -> outbox.append(c, event(ACCOUNT, "payment.succeeded")))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("auto-commit");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("auto-commit");
         }
     }
 
@@ -166,8 +179,8 @@ abstract class DeliveryContract {
 
     @Test
     void createdEndpointHasASecretAndAnotherAccountSeesNothingOfIt() {
-        EndpointWithSecret created = endpoints.create(ACCOUNT,
-                new NewEndpoint(URL_A, Set.of("payment.succeeded", "refund.created"), "main"));
+        EndpointWithSecret created = endpoints.create(
+                ACCOUNT, new NewEndpoint(URL_A, Set.of("payment.succeeded", "refund.created"), "main"));
         String id = created.endpoint().id();
 
         assertThat(id).startsWith("we_");
@@ -184,9 +197,14 @@ abstract class DeliveryContract {
         assertThat(endpoints.get(OTHER_ACCOUNT, id)).isEmpty();
         assertThat(endpoints.secret(OTHER_ACCOUNT, id)).isEmpty();
         assertThat(endpoints.rotateSecret(OTHER_ACCOUNT, id)).isEmpty();
-        assertThat(endpoints.update(OTHER_ACCOUNT, id, EndpointUpdate.builder().description("x").build())).isEmpty();
+        assertThat(endpoints.update(
+                        OTHER_ACCOUNT,
+                        id,
+                        EndpointUpdate.builder().description("x").build()))
+                .isEmpty();
         assertThat(endpoints.enable(OTHER_ACCOUNT, id)).isEmpty();
-        assertThat(endpoints.deliveries(OTHER_ACCOUNT, id, PageRequest.first(10))).isEmpty();
+        assertThat(endpoints.deliveries(OTHER_ACCOUNT, id, PageRequest.first(10)))
+                .isEmpty();
         assertThat(endpoints.delivery(OTHER_ACCOUNT, delivery)).isEmpty();
         assertThat(endpoints.retry(OTHER_ACCOUNT, delivery)).isEqualTo(new RetryOutcome.NotFound());
         assertThat(endpoints.recover(OTHER_ACCOUNT, id, Instant.EPOCH)).isEmpty();
@@ -220,8 +238,15 @@ abstract class DeliveryContract {
         String id = endpoint(ACCOUNT, URL_A, "payment.succeeded");
         clock.advance(Duration.ofMinutes(1));
 
-        WebhookEndpoint updated = endpoints.update(ACCOUNT, id,
-                EndpointUpdate.builder().url(URL_B).eventTypes(Set.of("refund.created", "*")).build()).orElseThrow();
+        WebhookEndpoint updated = endpoints
+                .update(
+                        ACCOUNT,
+                        id,
+                        EndpointUpdate.builder()
+                                .url(URL_B)
+                                .eventTypes(Set.of("refund.created", "*"))
+                                .build())
+                .orElseThrow();
 
         assertThat(updated.url()).isEqualTo(URL_B);
         assertThat(updated.description()).isEqualTo("test endpoint");
@@ -238,7 +263,8 @@ abstract class DeliveryContract {
         dispatcher().dispatchDue();
         assertThat(endpoints.get(ACCOUNT, id).orElseThrow().failingSince()).isEqualTo(clock.instant());
 
-        WebhookEndpoint disabled = endpoints.update(ACCOUNT, id, EndpointUpdate.builder().enabled(false).build())
+        WebhookEndpoint disabled = endpoints
+                .update(ACCOUNT, id, EndpointUpdate.builder().enabled(false).build())
                 .orElseThrow();
         assertThat(disabled.enabled()).isFalse();
         assertThat(disabled.disabledReason()).isEqualTo(DisabledReason.MANUAL);
@@ -248,7 +274,9 @@ abstract class DeliveryContract {
         assertThat(enabled.enabled()).isTrue();
         assertThat(enabled.disabledReason()).isNull();
         assertThat(enabled.failingSince()).isNull();
-        assertThat(status(delivery)).as("failed deliveries stay failed until recovered").isEqualTo(DeliveryStatus.FAILED);
+        assertThat(status(delivery))
+                .as("failed deliveries stay failed until recovered")
+                .isEqualTo(DeliveryStatus.FAILED);
     }
 
     @Test
@@ -272,7 +300,8 @@ abstract class DeliveryContract {
         endpoint(ACCOUNT, URL_A, "*");
         String delivery = deliverOneEvent(ACCOUNT);
         sender.respond((url, d) -> FakeSender.status(400));
-        Dispatcher dispatcher = dispatcher(RetrySchedule.builder().delays(Duration.ZERO).jitter(0).build());
+        Dispatcher dispatcher = dispatcher(
+                RetrySchedule.builder().delays(Duration.ZERO).jitter(0).build());
         dispatcher.dispatchDue();
         assertThat(status(delivery)).as("one attempt in this schedule").isEqualTo(DeliveryStatus.FAILED);
 
@@ -312,11 +341,14 @@ abstract class DeliveryContract {
         assertThat(sent.get(1).headers().get("webhook-timestamp"))
                 .isEqualTo(Long.toString(clock.instant().getEpochSecond()))
                 .isNotEqualTo(sent.get(0).headers().get("webhook-timestamp"));
-        verifier(secret).verify(HeaderLookup.of(sent.get(1).headers()), sent.get(1).body());
+        verifier(secret)
+                .verify(HeaderLookup.of(sent.get(1).headers()), sent.get(1).body());
         DeliveryDetail detail = endpoints.delivery(ACCOUNT, delivery).orElseThrow();
         assertThat(detail.delivery().status()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(detail.attempts()).extracting(DeliveryAttempt::number).containsExactly(1, 2);
-        assertThat(dispatcher.metrics().firstAttemptLatency().count()).as("a replay is no first attempt").isEqualTo(1);
+        assertThat(dispatcher.metrics().firstAttemptLatency().count())
+                .as("a replay is no first attempt")
+                .isEqualTo(1);
     }
 
     @Test
@@ -331,8 +363,13 @@ abstract class DeliveryContract {
             assertThat(n.reason()).isEqualTo(RetryOutcome.Reason.ATTEMPT_UNDER_WAY);
             assertThat(n.status()).isEqualTo(DeliveryStatus.DELIVERING);
         });
-        assertThat(endpoints.delivery(ACCOUNT, delivery).orElseThrow().delivery().nextAttemptAt())
-                .as("the claim is left alone").isEqualTo(Instant.ofEpochMilli(leaseEnd));
+        assertThat(endpoints
+                        .delivery(ACCOUNT, delivery)
+                        .orElseThrow()
+                        .delivery()
+                        .nextAttemptAt())
+                .as("the claim is left alone")
+                .isEqualTo(Instant.ofEpochMilli(leaseEnd));
 
         execute("UPDATE deliveries SET status = 'succeeded', next_attempt_at = NULL, lease_owner = NULL, "
                 + "lease_token = NULL, lease_expires_at = NULL");
@@ -356,7 +393,8 @@ abstract class DeliveryContract {
         Instant since = clock.instant();
         String recent = deliverOneEvent(ACCOUNT);
         sender.respond((url, d) -> FakeSender.status(500));
-        Dispatcher dispatcher = dispatcher(RetrySchedule.builder().delays(Duration.ZERO).jitter(0).build());
+        Dispatcher dispatcher = dispatcher(
+                RetrySchedule.builder().delays(Duration.ZERO).jitter(0).build());
         assertThat(dispatcher.dispatchDue()).isEqualTo(2);
 
         assertThat(endpoints.recover(ACCOUNT, id, since)).hasValue(1);
@@ -381,14 +419,18 @@ abstract class DeliveryContract {
         deliverOneEvent(ACCOUNT);
         deliverOneEvent(OTHER_ACCOUNT);
         sender.respond((url, d) -> url.equals(URL_A) ? FakeSender.status(500) : FakeSender.ok());
-        Dispatcher dispatcher = dispatcher(RetrySchedule.builder().delays(Duration.ZERO, Duration.ofMinutes(1)).jitter(0).build());
+        Dispatcher dispatcher = dispatcher(RetrySchedule.builder()
+                .delays(Duration.ZERO, Duration.ofMinutes(1))
+                .jitter(0)
+                .build());
         assertThat(dispatcher.dispatchDue()).isEqualTo(3);
         Instant firstRound = clock.instant();
         clock.advance(Duration.ofMinutes(1));
         sender.respond((url, d) -> FakeSender.timeout());
         assertThat(dispatcher.dispatchDue()).as("the retries to A").isEqualTo(2);
 
-        var health = endpoints.health(ACCOUNT, List.of(quiet, b, a, foreign), clock.instant().minus(Duration.ofHours(24)));
+        var health = endpoints.health(
+                ACCOUNT, List.of(quiet, b, a, foreign), clock.instant().minus(Duration.ofHours(24)));
 
         assertThat(health.keySet()).containsExactly(quiet, b, a, foreign);
         assertThat(health.get(a)).isEqualTo(new EndpointHealth(2, 0, clock.instant(), Outcome.TIMEOUT));
@@ -397,11 +439,17 @@ abstract class DeliveryContract {
         assertThat(health.get(quiet)).isEqualTo(EndpointHealth.NONE);
         assertThat(health.get(quiet).successRate()).isEmpty();
         assertThat(health.get(foreign)).as("another account's endpoint").isEqualTo(EndpointHealth.NONE);
-        assertThat(endpoints.health(OTHER_ACCOUNT, List.of(foreign), Instant.EPOCH).get(foreign))
+        assertThat(endpoints
+                        .health(OTHER_ACCOUNT, List.of(foreign), Instant.EPOCH)
+                        .get(foreign))
                 .isEqualTo(new EndpointHealth(2, 0, clock.instant(), Outcome.TIMEOUT));
         assertThat(endpoints.health(ACCOUNT, List.of(a), clock.instant()).get(a))
-                .as("only attempts started at or after since").isEqualTo(new EndpointHealth(1, 0, clock.instant(), Outcome.TIMEOUT));
-        assertThat(endpoints.health(ACCOUNT, List.of(a), clock.instant().plusMillis(1)).get(a)).isEqualTo(EndpointHealth.NONE);
+                .as("only attempts started at or after since")
+                .isEqualTo(new EndpointHealth(1, 0, clock.instant(), Outcome.TIMEOUT));
+        assertThat(endpoints
+                        .health(ACCOUNT, List.of(a), clock.instant().plusMillis(1))
+                        .get(a))
+                .isEqualTo(EndpointHealth.NONE);
         assertThat(endpoints.health(ACCOUNT, List.of(), Instant.EPOCH)).isEmpty();
     }
 
@@ -413,7 +461,10 @@ abstract class DeliveryContract {
         deliverOneEvent(ACCOUNT);
         deliverOneEvent(OTHER_ACCOUNT);
         sender.respond((url, d) -> FakeSender.status(503));
-        Dispatcher dispatcher = dispatcher(RetrySchedule.builder().delays(Duration.ZERO, Duration.ofMinutes(90)).jitter(0).build());
+        Dispatcher dispatcher = dispatcher(RetrySchedule.builder()
+                .delays(Duration.ZERO, Duration.ofMinutes(90))
+                .jitter(0)
+                .build());
         assertThat(dispatcher.dispatchDue()).isEqualTo(2);
         clock.advance(Duration.ofMinutes(90)); // 11:30
         sender.respond((url, d) -> FakeSender.ok());
@@ -426,23 +477,39 @@ abstract class DeliveryContract {
 
         List<AttemptBucket> buckets = endpoints.attemptsPerHour(ACCOUNT, ten.minus(Duration.ofHours(1)), 4);
 
-        assertThat(buckets).extracting(AttemptBucket::start).containsExactly(ten.minus(Duration.ofHours(1)), ten,
-                ten.plus(Duration.ofHours(1)), ten.plus(Duration.ofHours(2)));
-        assertThat(buckets).extracting(AttemptBucket::counts).containsExactly(
-                java.util.Map.of(),
-                java.util.Map.of(Outcome.HTTP_ERROR, 1L),
-                java.util.Map.of(Outcome.SUCCESS, 2L, Outcome.TIMEOUT, 1L),
-                java.util.Map.of());
+        assertThat(buckets)
+                .extracting(AttemptBucket::start)
+                .containsExactly(
+                        ten.minus(Duration.ofHours(1)),
+                        ten,
+                        ten.plus(Duration.ofHours(1)),
+                        ten.plus(Duration.ofHours(2)));
+        assertThat(buckets)
+                .extracting(AttemptBucket::counts)
+                .containsExactly(
+                        java.util.Map.of(),
+                        java.util.Map.of(Outcome.HTTP_ERROR, 1L),
+                        java.util.Map.of(Outcome.SUCCESS, 2L, Outcome.TIMEOUT, 1L),
+                        java.util.Map.of());
         assertThat(buckets.get(2).total()).isEqualTo(3);
-        assertThat(endpoints.attemptsPerHour(ACCOUNT, ten.plus(Duration.ofHours(1)), 1).getFirst().total())
-                .as("a window that starts later").isEqualTo(3);
-        assertThat(endpoints.attemptsPerHour(OTHER_ACCOUNT, ten, 2)).extracting(AttemptBucket::total).containsExactly(1L, 1L);
+        assertThat(endpoints
+                        .attemptsPerHour(ACCOUNT, ten.plus(Duration.ofHours(1)), 1)
+                        .getFirst()
+                        .total())
+                .as("a window that starts later")
+                .isEqualTo(3);
+        assertThat(endpoints.attemptsPerHour(OTHER_ACCOUNT, ten, 2))
+                .extracting(AttemptBucket::total)
+                .containsExactly(1L, 1L);
         assertThatThrownBy(() -> endpoints.attemptsPerHour(ACCOUNT, ten.plusSeconds(1), 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole hour");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("whole hour");
         assertThatThrownBy(() -> endpoints.attemptsPerHour(ACCOUNT, ten, 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hours");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("hours");
         assertThatThrownBy(() -> endpoints.attemptsPerHour(ACCOUNT, ten, WebhookEndpoints.MAX_STATS_HOURS + 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hours");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("hours");
     }
 
     @Test
@@ -451,13 +518,20 @@ abstract class DeliveryContract {
         clock.advance(Duration.ofMillis(1));
         String b = endpoint(ACCOUNT, URL_B, "payment.succeeded");
         endpoint(ACCOUNT, URL_C, "refund.created");
-        String eventId = endpoints.delivery(ACCOUNT, deliverOneEvent(ACCOUNT)).orElseThrow().delivery().eventId();
+        String eventId = endpoints
+                .delivery(ACCOUNT, deliverOneEvent(ACCOUNT))
+                .orElseThrow()
+                .delivery()
+                .eventId();
         clock.advance(Duration.ofMillis(1));
         deliverOneEvent(ACCOUNT);
-        List<Delivery> all = endpoints.eventDeliveries(ACCOUNT, eventId, PageRequest.first(10)).items();
+        List<Delivery> all = endpoints
+                .eventDeliveries(ACCOUNT, eventId, PageRequest.first(10))
+                .items();
 
         Page<Delivery> first = endpoints.eventDeliveries(ACCOUNT, eventId, PageRequest.first(1));
-        Page<Delivery> rest = endpoints.eventDeliveries(ACCOUNT, eventId, new PageRequest(1, first.items().getFirst().id()));
+        Page<Delivery> rest = endpoints.eventDeliveries(
+                ACCOUNT, eventId, new PageRequest(1, first.items().getFirst().id()));
 
         assertThat(all).extracting(Delivery::endpointId).containsExactlyInAnyOrder(a, b);
         assertThat(all).extracting(Delivery::eventId).containsOnly(eventId);
@@ -466,8 +540,14 @@ abstract class DeliveryContract {
         assertThat(first.hasMore()).isTrue();
         assertThat(rest.items()).containsExactly(all.get(1));
         assertThat(rest.hasMore()).isFalse();
-        assertThat(endpoints.eventDeliveries(OTHER_ACCOUNT, eventId, PageRequest.first(10)).items()).isEmpty();
-        assertThat(endpoints.eventDeliveries(ACCOUNT, "evt_unknown", PageRequest.first(10)).items()).isEmpty();
+        assertThat(endpoints
+                        .eventDeliveries(OTHER_ACCOUNT, eventId, PageRequest.first(10))
+                        .items())
+                .isEmpty();
+        assertThat(endpoints
+                        .eventDeliveries(ACCOUNT, "evt_unknown", PageRequest.first(10))
+                        .items())
+                .isEmpty();
     }
 
     // --- dispatcher ------------------------------------------------------------------------
@@ -487,7 +567,8 @@ abstract class DeliveryContract {
         Delivery delivery = onlyDelivery(ACCOUNT);
         assertThat(sent.deliveryId()).isEqualTo(delivery.id()).startsWith("msg_");
         assertThat(sent.body()).isEqualTo(event.payload());
-        assertThat(sent.headers().get("webhook-timestamp")).isEqualTo(Long.toString(clock.instant().getEpochSecond()));
+        assertThat(sent.headers().get("webhook-timestamp"))
+                .isEqualTo(Long.toString(clock.instant().getEpochSecond()));
         verifier(secret).verify(HeaderLookup.of(sent.headers()), sent.body());
         DeliveryDetail detail = endpoints.delivery(ACCOUNT, delivery.id()).orElseThrow();
         assertThat(detail.delivery().status()).isEqualTo(DeliveryStatus.SUCCEEDED);
@@ -511,7 +592,9 @@ abstract class DeliveryContract {
         String delivery = deliverOneEvent(ACCOUNT);
         sender.respond((url, d) -> sender.sent().size() == 1 ? FakeSender.status(500) : FakeSender.ok());
         List<StoredAttempt> told = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).schedule(NO_JITTER)
+        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender)
+                .clock(clock)
+                .schedule(NO_JITTER)
                 .attemptObserver(attempt -> {
                     told.add(attempt);
                     throw new IllegalStateException("an observer that fails changes nothing");
@@ -524,7 +607,8 @@ abstract class DeliveryContract {
         DeliveryDetail detail = endpoints.delivery(ACCOUNT, delivery).orElseThrow();
         assertThat(detail.delivery().status()).isEqualTo(DeliveryStatus.SUCCEEDED);
         assertThat(told).extracting(StoredAttempt::attempt).isEqualTo(detail.attempts());
-        assertThat(told).extracting(StoredAttempt::deliveryStatus)
+        assertThat(told)
+                .extracting(StoredAttempt::deliveryStatus)
                 .containsExactly(DeliveryStatus.PENDING, DeliveryStatus.SUCCEEDED);
         assertThat(told).allSatisfy(t -> {
             assertThat(t.accountId()).isEqualTo(ACCOUNT);
@@ -543,7 +627,9 @@ abstract class DeliveryContract {
         assertThat(dispatcher.dispatchDue()).isEqualTo(1);
         for (Duration delay : RetrySchedule.DEFAULT_DELAYS.subList(1, RetrySchedule.DEFAULT_DELAYS.size())) {
             clock.advance(delay.minusMillis(1));
-            assertThat(dispatcher.dispatchDue()).as("not due 1 ms before %s", delay).isZero();
+            assertThat(dispatcher.dispatchDue())
+                    .as("not due 1 ms before %s", delay)
+                    .isZero();
             clock.advance(Duration.ofMillis(1));
             assertThat(dispatcher.dispatchDue()).as("due after %s", delay).isEqualTo(1);
         }
@@ -551,9 +637,13 @@ abstract class DeliveryContract {
         DeliveryDetail detail = endpoints.delivery(ACCOUNT, delivery).orElseThrow();
         assertThat(detail.delivery().status()).isEqualTo(DeliveryStatus.FAILED);
         assertThat(detail.delivery().attempts()).isEqualTo(10);
-        assertThat(detail.attempts()).extracting(DeliveryAttempt::number).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
+        assertThat(detail.attempts())
+                .extracting(DeliveryAttempt::number)
+                .containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
         assertThat(sender.sent()).extracting(FakeSender.Sent::deliveryId).containsOnly(delivery);
-        assertThat(sender.sent()).extracting(s -> s.headers().get("webhook-timestamp")).doesNotHaveDuplicates();
+        assertThat(sender.sent())
+                .extracting(s -> s.headers().get("webhook-timestamp"))
+                .doesNotHaveDuplicates();
         clock.advance(Duration.ofDays(2));
         assertThat(dispatcher.dispatchDue()).as("given up").isZero();
         assertThat(dispatcher.metrics().deliveriesFailed()).isEqualTo(1);
@@ -566,9 +656,17 @@ abstract class DeliveryContract {
         String delivery = deliverOneEvent(ACCOUNT);
         sender.respond((url, d) -> url.equals(URL_A) ? FakeSender.status(500) : FakeSender.ok());
         Instant firstFailure = clock.instant();
-        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).schedule(
-                RetrySchedule.builder().delays(Duration.ZERO, Duration.ofMinutes(20), Duration.ofMinutes(20),
-                        Duration.ofMinutes(20), Duration.ofMinutes(20)).jitter(0).build())
+        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender)
+                .clock(clock)
+                .schedule(RetrySchedule.builder()
+                        .delays(
+                                Duration.ZERO,
+                                Duration.ofMinutes(20),
+                                Duration.ofMinutes(20),
+                                Duration.ofMinutes(20),
+                                Duration.ofMinutes(20))
+                        .jitter(0)
+                        .build())
                 .disableAfter(Duration.ofHours(1)));
 
         dispatcher.dispatchDue();
@@ -576,7 +674,9 @@ abstract class DeliveryContract {
             clock.advance(Duration.ofMinutes(20));
             dispatcher.dispatchDue();
         }
-        assertThat(endpoints.get(ACCOUNT, failing).orElseThrow().enabled()).as("failing for 40 min").isTrue();
+        assertThat(endpoints.get(ACCOUNT, failing).orElseThrow().enabled())
+                .as("failing for 40 min")
+                .isTrue();
         assertThat(endpoints.get(ACCOUNT, failing).orElseThrow().failingSince()).isEqualTo(firstFailure);
         clock.advance(Duration.ofMinutes(20));
         dispatcher.dispatchDue();
@@ -588,13 +688,19 @@ abstract class DeliveryContract {
         assertThat(dispatcher.metrics().endpointsDisabled()).isEqualTo(1);
         Delivery notice = deliveriesOf(listener).getFirst();
         assertThat(notice.eventType()).isEqualTo("webhook_endpoint.disabled");
-        assertThat(new String(endpoints.delivery(ACCOUNT, notice.id()).orElseThrow().payload(), UTF_8))
-                .contains("\"type\":\"webhook_endpoint.disabled\"", "\"id\":\"" + failing + "\"",
-                        "\"disabled_reason\":\"failing\"", "\"failing_since\":\"" + firstFailure + "\"");
+        assertThat(new String(
+                        endpoints.delivery(ACCOUNT, notice.id()).orElseThrow().payload(), UTF_8))
+                .contains(
+                        "\"type\":\"webhook_endpoint.disabled\"",
+                        "\"id\":\"" + failing + "\"",
+                        "\"disabled_reason\":\"failing\"",
+                        "\"failing_since\":\"" + firstFailure + "\"");
         assertThat(dispatcher.dispatchDue()).isEqualTo(1);
         assertThat(sender.sentTo(URL_B)).hasSize(1);
         clock.advance(Duration.ofHours(1));
-        assertThat(dispatcher.dispatchDue()).as("a disabled endpoint gets nothing").isZero();
+        assertThat(dispatcher.dispatchDue())
+                .as("a disabled endpoint gets nothing")
+                .isZero();
     }
 
     @Test
@@ -638,8 +744,13 @@ abstract class DeliveryContract {
 
         dispatcher.dispatchDue();
 
-        assertThat(endpoints.delivery(ACCOUNT, delivery).orElseThrow().delivery().nextAttemptAt())
-                .as("3 min instead of the scheduled 5 s").isEqualTo(clock.instant().plus(Duration.ofMinutes(3)));
+        assertThat(endpoints
+                        .delivery(ACCOUNT, delivery)
+                        .orElseThrow()
+                        .delivery()
+                        .nextAttemptAt())
+                .as("3 min instead of the scheduled 5 s")
+                .isEqualTo(clock.instant().plus(Duration.ofMinutes(3)));
     }
 
     @Test
@@ -659,7 +770,9 @@ abstract class DeliveryContract {
         assertThat(sender.sentTo(URL_B)).hasSize(1);
 
         clock.advance(Duration.ofSeconds(1));
-        assertThat(dispatcher.dispatchDue()).as("both deliveries of the paused endpoint").isEqualTo(2);
+        assertThat(dispatcher.dispatchDue())
+                .as("both deliveries of the paused endpoint")
+                .isEqualTo(2);
     }
 
     @Test
@@ -701,7 +814,8 @@ abstract class DeliveryContract {
         EndpointWithSecret rotated = endpoints.rotateSecret(ACCOUNT, id).orElseThrow();
         WebhookSecret fresh = rotated.secret();
         assertThat(fresh).isNotEqualTo(old);
-        assertThat(rotated.endpoint().previousSecretExpiresAt()).isEqualTo(clock.instant().plus(Duration.ofHours(24)));
+        assertThat(rotated.endpoint().previousSecretExpiresAt())
+                .isEqualTo(clock.instant().plus(Duration.ofHours(24)));
         assertThat(endpoints.secret(ACCOUNT, id)).contains(fresh);
         Dispatcher dispatcher = dispatcher();
 
@@ -751,7 +865,8 @@ abstract class DeliveryContract {
         for (int i = 0; i < 5; i++) {
             deliverOneEvent(ACCOUNT);
         }
-        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).maxInFlightPerEndpoint(2));
+        Dispatcher dispatcher =
+                track(Dispatcher.builder(dataSource, sender).clock(clock).maxInFlightPerEndpoint(2));
 
         assertThat(dispatcher.dispatchDue()).isEqualTo(2);
         assertThat(dispatcher.dispatchDue()).isEqualTo(2);
@@ -762,21 +877,50 @@ abstract class DeliveryContract {
 
     @Test
     void rateLimitIsSetOnCreateChangedAndRemovedByUpdate() {
-        String limited = endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("*"), "", 25)).endpoint().id();
+        String limited = endpoints
+                .create(ACCOUNT, new NewEndpoint(URL_A, Set.of("*"), "", 25))
+                .endpoint()
+                .id();
         clock.advance(Duration.ofMillis(1)); // ids sort by creation time only across milliseconds
         String open = endpoint(ACCOUNT, URL_B, "*");
 
         assertThat(endpoints.get(ACCOUNT, limited).orElseThrow().rateLimit()).isEqualTo(25);
         assertThat(endpoints.get(ACCOUNT, open).orElseThrow().rateLimit()).isNull();
-        assertThat(endpoints.update(ACCOUNT, limited, EndpointUpdate.builder().description("kept").build())
-                .orElseThrow().rateLimit()).as("untouched by other changes").isEqualTo(25);
-        assertThat(endpoints.update(ACCOUNT, limited, EndpointUpdate.builder().rateLimit(10_000).build())
-                .orElseThrow().rateLimit()).isEqualTo(10_000);
-        assertThat(endpoints.update(ACCOUNT, limited, EndpointUpdate.builder().noRateLimit().build())
-                .orElseThrow().rateLimit()).isNull();
-        assertThat(endpoints.update(ACCOUNT, open, EndpointUpdate.builder().rateLimit(1).build())
-                .orElseThrow().rateLimit()).isEqualTo(1);
-        assertThat(endpoints.list(ACCOUNT, PageRequest.first(10)).items()).extracting(WebhookEndpoint::rateLimit)
+        assertThat(endpoints
+                        .update(
+                                ACCOUNT,
+                                limited,
+                                EndpointUpdate.builder().description("kept").build())
+                        .orElseThrow()
+                        .rateLimit())
+                .as("untouched by other changes")
+                .isEqualTo(25);
+        assertThat(endpoints
+                        .update(
+                                ACCOUNT,
+                                limited,
+                                EndpointUpdate.builder().rateLimit(10_000).build())
+                        .orElseThrow()
+                        .rateLimit())
+                .isEqualTo(10_000);
+        assertThat(endpoints
+                        .update(
+                                ACCOUNT,
+                                limited,
+                                EndpointUpdate.builder().noRateLimit().build())
+                        .orElseThrow()
+                        .rateLimit())
+                .isNull();
+        assertThat(endpoints
+                        .update(
+                                ACCOUNT,
+                                open,
+                                EndpointUpdate.builder().rateLimit(1).build())
+                        .orElseThrow()
+                        .rateLimit())
+                .isEqualTo(1);
+        assertThat(endpoints.list(ACCOUNT, PageRequest.first(10)).items())
+                .extracting(WebhookEndpoint::rateLimit)
                 .containsExactly(1, null);
     }
 
@@ -784,27 +928,35 @@ abstract class DeliveryContract {
     void rateLimitOutsideOneToTenThousandIsRefusedNamingIt() {
         for (int bad : new int[] {0, -1, 10_001, Integer.MIN_VALUE, Integer.MAX_VALUE}) {
             assertThatThrownBy(() -> new NewEndpoint(URL_A, Set.of("*"), "", bad))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLimit")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("rateLimit")
                     .hasMessageContaining(Integer.toString(bad));
             assertThatThrownBy(() -> EndpointUpdate.builder().rateLimit(bad))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLimit");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("rateLimit");
         }
         assertThatThrownBy(() -> new EndpointUpdate(null, null, null, null, 5, true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("removeRateLimit");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("removeRateLimit");
     }
 
     @Test
     void rateLimitedEndpointGetsOneAttemptPerSlotWhileOthersFlowAtOnce() {
-        String limited = endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("payment.succeeded"), "", 2))
-                .endpoint().id();
+        String limited = endpoints
+                .create(ACCOUNT, new NewEndpoint(URL_A, Set.of("payment.succeeded"), "", 2))
+                .endpoint()
+                .id();
         endpoint(OTHER_ACCOUNT, URL_B, "*");
         for (int i = 0; i < 4; i++) {
             deliverOneEvent(ACCOUNT);
             deliverOneEvent(OTHER_ACCOUNT);
         }
-        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).rateLookahead(Duration.ZERO));
+        Dispatcher dispatcher =
+                track(Dispatcher.builder(dataSource, sender).clock(clock).rateLookahead(Duration.ZERO));
 
-        assertThat(dispatcher.dispatchDue()).as("the limited endpoint's first slot and all of the other's").isEqualTo(5);
+        assertThat(dispatcher.dispatchDue())
+                .as("the limited endpoint's first slot and all of the other's")
+                .isEqualTo(5);
         assertThat(dispatcher.dispatchDue()).as("the next slot is 500 ms away").isZero();
         clock.advance(Duration.ofMillis(499));
         assertThat(dispatcher.dispatchDue()).isZero();
@@ -816,7 +968,8 @@ abstract class DeliveryContract {
         assertThat(dispatcher.dispatchDue()).isEqualTo(1);
 
         assertThat(sender.sentTo(URL_B)).hasSize(4);
-        List<Instant> times = sender.sentTo(URL_A).stream().map(FakeSender.Sent::at).toList();
+        List<Instant> times =
+                sender.sentTo(URL_A).stream().map(FakeSender.Sent::at).toList();
         assertThat(times).hasSize(4);
         for (int i = 1; i < times.size(); i++) {
             assertThat(Duration.between(times.get(i - 1), times.get(i))).isGreaterThanOrEqualTo(Duration.ofMillis(500));
@@ -830,11 +983,19 @@ abstract class DeliveryContract {
         for (int i = 0; i < 3; i++) {
             deliverOneEvent(ACCOUNT);
         }
-        Dispatcher a = track(Dispatcher.builder(dataSource, sender).clock(clock).instanceId("a").rateLookahead(Duration.ZERO));
-        Dispatcher b = track(Dispatcher.builder(dataSource, sender).clock(clock).instanceId("b").rateLookahead(Duration.ZERO));
+        Dispatcher a = track(Dispatcher.builder(dataSource, sender)
+                .clock(clock)
+                .instanceId("a")
+                .rateLookahead(Duration.ZERO));
+        Dispatcher b = track(Dispatcher.builder(dataSource, sender)
+                .clock(clock)
+                .instanceId("b")
+                .rateLookahead(Duration.ZERO));
 
         assertThat(a.dispatchDue()).isEqualTo(1);
-        assertThat(b.dispatchDue()).as("the slot is taken by the other instance").isZero();
+        assertThat(b.dispatchDue())
+                .as("the slot is taken by the other instance")
+                .isZero();
         clock.advance(Duration.ofSeconds(1));
         assertThat(b.dispatchDue()).isEqualTo(1);
         assertThat(a.dispatchDue()).isZero();
@@ -855,20 +1016,26 @@ abstract class DeliveryContract {
         }
         clock.advance(Duration.ofMillis(1));
         deliverOneEvent(OTHER_ACCOUNT);
-        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).batchSize(2)
-                .rateLookahead(Duration.ZERO));
+        Dispatcher dispatcher = track(
+                Dispatcher.builder(dataSource, sender).clock(clock).batchSize(2).rateLookahead(Duration.ZERO));
 
-        assertThat(dispatcher.dispatchDue()).as("one slot of the older backlog, then the other endpoint").isEqualTo(2);
+        assertThat(dispatcher.dispatchDue())
+                .as("one slot of the older backlog, then the other endpoint")
+                .isEqualTo(2);
         assertThat(sender.sentTo(URL_B)).hasSize(1);
     }
 
     @Test
     void removingTheRateLimitLetsTheBacklogFlow() {
-        String id = endpoints.create(ACCOUNT, new NewEndpoint(URL_A, Set.of("*"), "", 1)).endpoint().id();
+        String id = endpoints
+                .create(ACCOUNT, new NewEndpoint(URL_A, Set.of("*"), "", 1))
+                .endpoint()
+                .id();
         for (int i = 0; i < 5; i++) {
             deliverOneEvent(ACCOUNT);
         }
-        Dispatcher dispatcher = track(Dispatcher.builder(dataSource, sender).clock(clock).rateLookahead(Duration.ZERO));
+        Dispatcher dispatcher =
+                track(Dispatcher.builder(dataSource, sender).clock(clock).rateLookahead(Duration.ZERO));
         assertThat(dispatcher.dispatchDue()).isEqualTo(1);
 
         endpoints.update(ACCOUNT, id, EndpointUpdate.builder().noRateLimit().build());
@@ -878,11 +1045,15 @@ abstract class DeliveryContract {
 
     @Test
     void lookaheadMustBeShorterThanTheLease() {
-        assertThatThrownBy(() -> Dispatcher.builder(dataSource, sender).lease(Duration.ofSeconds(2))
-                .rateLookahead(Duration.ofSeconds(2)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLookahead");
+        assertThatThrownBy(() -> Dispatcher.builder(dataSource, sender)
+                        .lease(Duration.ofSeconds(2))
+                        .rateLookahead(Duration.ofSeconds(2))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("rateLookahead");
         assertThatThrownBy(() -> Dispatcher.builder(dataSource, sender).rateLookahead(Duration.ofSeconds(11)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("rateLookahead");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("rateLookahead");
     }
 
     // --- helpers ---------------------------------------------------------------------------
@@ -892,7 +1063,10 @@ abstract class DeliveryContract {
     }
 
     Dispatcher dispatcher(RetrySchedule schedule) {
-        return track(Dispatcher.builder(dataSource, sender).clock(clock).schedule(schedule).random(new Random(7)));
+        return track(Dispatcher.builder(dataSource, sender)
+                .clock(clock)
+                .schedule(schedule)
+                .random(new Random(7)));
     }
 
     Dispatcher track(Dispatcher.Builder builder) {
@@ -906,12 +1080,19 @@ abstract class DeliveryContract {
     }
 
     String endpoint(String account, URI url, String... types) {
-        return endpoints.create(account, new NewEndpoint(url, Set.of(types), "test endpoint")).endpoint().id();
+        return endpoints
+                .create(account, new NewEndpoint(url, Set.of(types), "test endpoint"))
+                .endpoint()
+                .id();
     }
 
     static OutboxEvent event(String account, String type) {
         String id = "evt_" + UUID.randomUUID().toString().replace("-", "");
-        return new OutboxEvent(id, account, type, Instant.parse("2026-03-01T10:00:00Z"),
+        return new OutboxEvent(
+                id,
+                account,
+                type,
+                Instant.parse("2026-03-01T10:00:00Z"),
                 ("{\"id\":\"" + id + "\",\"type\":\"" + type + "\",\"data\":{\"amount\":500}}").getBytes(UTF_8));
     }
 
@@ -932,14 +1113,21 @@ abstract class DeliveryContract {
 
     List<Delivery> deliveriesOf(String endpointId) {
         String account = endpoints.get(ACCOUNT, endpointId).isPresent() ? ACCOUNT : OTHER_ACCOUNT;
-        return endpoints.deliveries(account, endpointId, PageRequest.first(100)).orElseThrow().items();
+        return endpoints
+                .deliveries(account, endpointId, PageRequest.first(100))
+                .orElseThrow()
+                .items();
     }
 
     Delivery onlyDelivery(String account) {
-        List<WebhookEndpoint> all = endpoints.list(account, PageRequest.first(100)).items();
-        return all.stream().flatMap(e -> deliveriesOf(e.id()).stream()).reduce((a, b) -> {
-            throw new AssertionError("more than one delivery");
-        }).orElseThrow();
+        List<WebhookEndpoint> all =
+                endpoints.list(account, PageRequest.first(100)).items();
+        return all.stream()
+                .flatMap(e -> deliveriesOf(e.id()).stream())
+                .reduce((a, b) -> {
+                    throw new AssertionError("more than one delivery");
+                })
+                .orElseThrow();
     }
 
     DeliveryStatus status(String deliveryId) {
@@ -977,14 +1165,16 @@ abstract class DeliveryContract {
     }
 
     static long count(Connection c, String table) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
             r.next();
             return r.getLong(1);
         }
     }
 
     void execute(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

@@ -58,7 +58,8 @@ final class FakeSender implements AttemptSender {
         if (inFlightByDelivery.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet() > 1) {
             overlaps.add(id);
         }
-        int perUrl = inFlightByUrl.computeIfAbsent(url, k -> new AtomicInteger()).incrementAndGet();
+        int perUrl =
+                inFlightByUrl.computeIfAbsent(url, k -> new AtomicInteger()).incrementAndGet();
         maxInFlightByUrl.computeIfAbsent(url, k -> new AtomicInteger()).accumulateAndGet(perUrl, Math::max);
         inFlight.incrementAndGet();
         try {
@@ -74,8 +75,7 @@ final class FakeSender implements AttemptSender {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     List<Sent> sent() {
         return List.copyOf(sent);

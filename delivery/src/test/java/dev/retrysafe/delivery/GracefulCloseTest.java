@@ -27,7 +27,8 @@ class GracefulCloseTest {
     @Test
     void inFlightAttemptsFinishOnCloseAndARestartedDispatcherSendsTheRest() throws Exception {
         try (ThrowawayDatabase database = ThrowawayDatabase.h2("close")) {
-            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = database.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(DeliverySchema.schemaSql());
             }
             Clock clock = Clock.systemUTC();
@@ -39,19 +40,30 @@ class GracefulCloseTest {
                 }
                 return FakeSender.ok();
             });
-            WebhookEndpoints.builder(database.dataSource()).clock(clock).build()
+            WebhookEndpoints.builder(database.dataSource())
+                    .clock(clock)
+                    .build()
                     .create("acct_1", new NewEndpoint(RECEIVER, Set.of("*"), ""));
             for (int i = 0; i < 15; i++) {
                 try (Connection tx = database.dataSource().getConnection()) {
                     tx.setAutoCommit(false);
-                    Outbox.create().append(tx, new OutboxEvent("evt_" + i, "acct_1", "payment.succeeded",
-                            clock.instant(), "{}".getBytes(UTF_8)));
+                    Outbox.create()
+                            .append(
+                                    tx,
+                                    new OutboxEvent(
+                                            "evt_" + i,
+                                            "acct_1",
+                                            "payment.succeeded",
+                                            clock.instant(),
+                                            "{}".getBytes(UTF_8)));
                     tx.commit();
                     tx.setAutoCommit(true);
                 }
             }
-            Dispatcher first = Dispatcher.builder(database.dataSource(), sender).clock(clock)
-                    .maxInFlightPerEndpoint(10).build();
+            Dispatcher first = Dispatcher.builder(database.dataSource(), sender)
+                    .clock(clock)
+                    .maxInFlightPerEndpoint(10)
+                    .build();
             first.start();
             await().atMost(Duration.ofSeconds(5)).until(() -> sender.inFlight() == 10);
 
@@ -66,16 +78,23 @@ class GracefulCloseTest {
             closer.join(Duration.ofSeconds(10));
             assertThat(closer.isAlive()).as("close() returned").isFalse();
 
-            assertThat(first.metrics().deliveriesSucceeded()).as("in-flight attempts finished and stored").isEqualTo(10);
+            assertThat(first.metrics().deliveriesSucceeded())
+                    .as("in-flight attempts finished and stored")
+                    .isEqualTo(10);
             assertThat(statuses(database)).isEqualTo(Map.of("succeeded", 10L, "pending", 5L));
             assertThat(first.queueDepth()).isEqualTo(new QueueDepth(5, 0, 0));
 
-            try (Dispatcher second = Dispatcher.builder(database.dataSource(), sender).clock(clock).build()) {
+            try (Dispatcher second = Dispatcher.builder(database.dataSource(), sender)
+                    .clock(clock)
+                    .build()) {
                 assertThat(second.dispatchDue()).isEqualTo(5);
             }
             assertThat(statuses(database)).isEqualTo(Map.of("succeeded", 15L));
-            assertThat(sender.sent().stream().collect(Collectors.groupingBy(FakeSender.Sent::deliveryId,
-                    Collectors.counting())).values()).hasSize(15).containsOnly(1L);
+            assertThat(sender.sent().stream()
+                            .collect(Collectors.groupingBy(FakeSender.Sent::deliveryId, Collectors.counting()))
+                            .values())
+                    .hasSize(15)
+                    .containsOnly(1L);
             assertThat(database.dataSource().openConnections()).isZero();
         }
     }
@@ -83,31 +102,45 @@ class GracefulCloseTest {
     @Test
     void attemptsWaitingForTheirRateSlotGiveTheirClaimsBackOnClose() throws Exception {
         try (ThrowawayDatabase database = ThrowawayDatabase.h2("close_rate")) {
-            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = database.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(DeliverySchema.schemaSql());
             }
             Clock clock = Clock.systemUTC();
             FakeSender sender = new FakeSender(clock);
-            WebhookEndpoints.builder(database.dataSource()).clock(clock).build()
+            WebhookEndpoints.builder(database.dataSource())
+                    .clock(clock)
+                    .build()
                     .create("acct_1", new NewEndpoint(RECEIVER, Set.of("*"), "", 1));
             for (int i = 0; i < 4; i++) {
                 try (Connection tx = database.dataSource().getConnection()) {
                     tx.setAutoCommit(false);
-                    Outbox.create().append(tx, new OutboxEvent("evt_" + i, "acct_1", "payment.succeeded",
-                            clock.instant(), "{}".getBytes(UTF_8)));
+                    Outbox.create()
+                            .append(
+                                    tx,
+                                    new OutboxEvent(
+                                            "evt_" + i,
+                                            "acct_1",
+                                            "payment.succeeded",
+                                            clock.instant(),
+                                            "{}".getBytes(UTF_8)));
                     tx.commit();
                     tx.setAutoCommit(true);
                 }
             }
             // the endpoint's next free slot is 5 s away: every attempt claimed now waits for it
             long fiveSecondsAhead = (clock.millis() + 5_000) * 1_000_000L;
-            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = database.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("UPDATE webhook_endpoints SET rate_next_slot_ns = " + fiveSecondsAhead);
             }
-            Dispatcher dispatcher = Dispatcher.builder(database.dataSource(), sender).clock(clock)
-                    .rateLookahead(Duration.ofSeconds(10)).build();
+            Dispatcher dispatcher = Dispatcher.builder(database.dataSource(), sender)
+                    .clock(clock)
+                    .rateLookahead(Duration.ofSeconds(10))
+                    .build();
             dispatcher.start();
-            await().atMost(Duration.ofSeconds(5)).until(() -> dispatcher.metrics().inFlight() == 4);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> dispatcher.metrics().inFlight() == 4);
 
             CompletableFuture.runAsync(dispatcher::close).get(4, TimeUnit.SECONDS);
 
@@ -119,9 +152,10 @@ class GracefulCloseTest {
     }
 
     private static Map<String, Long> statuses(ThrowawayDatabase database) throws Exception {
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT status, COUNT(*) FROM deliveries WHERE lease_token IS NULL "
-                     + "GROUP BY status")) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(
+                        "SELECT status, COUNT(*) FROM deliveries WHERE lease_token IS NULL " + "GROUP BY status")) {
             Map<String, Long> out = new java.util.HashMap<>();
             while (r.next()) {
                 out.put(r.getString(1), r.getLong(2));

@@ -31,7 +31,8 @@ class HeadOfLineIsolationTest {
     @Test
     void healthyEndpointIsServedWithinOneSecondWhileFiftyEndpointsHang() throws Exception {
         try (ThrowawayDatabase database = ThrowawayDatabase.h2("hol")) {
-            try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = database.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(DeliverySchema.schemaSql());
             }
             Clock clock = Clock.systemUTC();
@@ -45,7 +46,8 @@ class HeadOfLineIsolationTest {
                 hangUp.await(30, TimeUnit.SECONDS);
                 return FakeSender.timeout();
             });
-            WebhookEndpoints endpoints = WebhookEndpoints.builder(database.dataSource()).clock(clock).build();
+            WebhookEndpoints endpoints =
+                    WebhookEndpoints.builder(database.dataSource()).clock(clock).build();
             List<URI> hung = new ArrayList<>();
             for (int i = 0; i < HUNG_ENDPOINTS; i++) {
                 URI url = URI.create("https://hung-" + i + ".example.com/hooks");
@@ -57,24 +59,31 @@ class HeadOfLineIsolationTest {
             for (int i = 0; i < 12; i++) {
                 append(database, "acct_hung", clock.instant());
             }
-            Dispatcher dispatcher = Dispatcher.builder(database.dataSource(), sender).clock(clock).build();
+            Dispatcher dispatcher = Dispatcher.builder(database.dataSource(), sender)
+                    .clock(clock)
+                    .build();
             try {
                 dispatcher.start();
                 await().atMost(Duration.ofSeconds(15))
-                        .until(() -> sender.inFlight() == HUNG_ENDPOINTS * Dispatcher.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
+                        .until(() ->
+                                sender.inFlight() == HUNG_ENDPOINTS * Dispatcher.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
                 List<Duration> startDelays = new ArrayList<>();
                 for (int i = 0; i < 10; i++) {
                     Instant eventTime = clock.instant();
                     append(database, "acct_healthy", eventTime);
                     int expected = i + 1;
-                    await().atMost(Duration.ofSeconds(5)).until(() -> sender.sentTo(HEALTHY).size() == expected);
-                    startDelays.add(Duration.between(eventTime, sender.sentTo(HEALTHY).getLast().at()));
+                    await().atMost(Duration.ofSeconds(5))
+                            .until(() -> sender.sentTo(HEALTHY).size() == expected);
+                    startDelays.add(Duration.between(
+                            eventTime, sender.sentTo(HEALTHY).getLast().at()));
                 }
                 assertThat(startDelays).allSatisfy(d -> assertThat(d).isLessThan(Duration.ofSeconds(1)));
-                assertThat(sender.inFlight()).as("the hanging endpoints still hang")
+                assertThat(sender.inFlight())
+                        .as("the hanging endpoints still hang")
                         .isEqualTo(HUNG_ENDPOINTS * Dispatcher.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
-                assertThat(hung).allSatisfy(url -> assertThat(sender.maxInFlight(url))
-                        .isEqualTo(Dispatcher.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT));
+                assertThat(hung)
+                        .allSatisfy(url -> assertThat(sender.maxInFlight(url))
+                                .isEqualTo(Dispatcher.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT));
             } finally {
                 hangUp.countDown();
                 dispatcher.close();
@@ -83,7 +92,9 @@ class HeadOfLineIsolationTest {
             assertThat(dispatcher.metrics().attempts(AttemptResult.Outcome.TIMEOUT))
                     .as("every hanging attempt was stored before close returned")
                     .isEqualTo(HUNG_ENDPOINTS * Dispatcher.DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT);
-            assertThat(dispatcher.queueDepth().delivering()).as("no claim left behind").isZero();
+            assertThat(dispatcher.queueDepth().delivering())
+                    .as("no claim left behind")
+                    .isZero();
             assertThat(database.dataSource().openConnections()).isZero();
         }
     }
@@ -92,8 +103,11 @@ class HeadOfLineIsolationTest {
         try (Connection tx = database.dataSource().getConnection()) {
             tx.setAutoCommit(false);
             String id = "evt_" + java.util.UUID.randomUUID();
-            Outbox.create().append(tx, new OutboxEvent(id, account, "payment.succeeded", at,
-                    ("{\"id\":\"" + id + "\"}").getBytes(UTF_8)));
+            Outbox.create()
+                    .append(
+                            tx,
+                            new OutboxEvent(
+                                    id, account, "payment.succeeded", at, ("{\"id\":\"" + id + "\"}").getBytes(UTF_8)));
             tx.commit();
             tx.setAutoCommit(true);
         }

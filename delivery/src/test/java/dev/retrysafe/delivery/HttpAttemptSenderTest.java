@@ -37,8 +37,8 @@ class HttpAttemptSenderTest {
             "webhook-id", "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W",
             "webhook-timestamp", "1767225600",
             "webhook-signature", SIGNATURE);
-    private static final byte[] BODY = "{\"id\":\"evt_1\",\"type\":\"payment.succeeded\",\"data\":{\"amount\":4200}}"
-            .getBytes(UTF_8);
+    private static final byte[] BODY =
+            "{\"id\":\"evt_1\",\"type\":\"payment.succeeded\",\"data\":{\"amount\":4200}}".getBytes(UTF_8);
     private static final Duration TIMEOUT = Duration.ofMillis(500);
 
     private final FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00Z"));
@@ -52,12 +52,16 @@ class HttpAttemptSenderTest {
      */
     @BeforeAll
     static void warmUp() throws IOException {
-        try (RawReceiver receiver = RawReceiver.on127((socket, request) -> RawReceiver.answer(socket, "200 OK", "", "ok"));
-             HttpAttemptSender warm = HttpAttemptSender.builder()
-                     .guard(TargetGuard.builder().allowPrivateTargets(List.of("127.0.0.0/8")).requireHttps(false).build())
-                     .timeout(Duration.ofSeconds(30))
-                     .connectGate(RecordingGate.loopbackOnly())
-                     .build()) {
+        try (RawReceiver receiver =
+                        RawReceiver.on127((socket, request) -> RawReceiver.answer(socket, "200 OK", "", "ok"));
+                HttpAttemptSender warm = HttpAttemptSender.builder()
+                        .guard(TargetGuard.builder()
+                                .allowPrivateTargets(List.of("127.0.0.0/8"))
+                                .requireHttps(false)
+                                .build())
+                        .timeout(Duration.ofSeconds(30))
+                        .connectGate(RecordingGate.loopbackOnly())
+                        .build()) {
             assertThat(warm.send(receiver.url(), Map.of(), BODY).outcome()).isEqualTo(Outcome.SUCCESS);
         }
     }
@@ -126,8 +130,8 @@ class HttpAttemptSenderTest {
 
     @Test
     void retryAfterInSecondsIsReported() {
-        RawReceiver busy = receiver((socket, request) ->
-                RawReceiver.answer(socket, "429 Too Many Requests", "Retry-After: 120\r\n", ""));
+        RawReceiver busy = receiver(
+                (socket, request) -> RawReceiver.answer(socket, "429 Too Many Requests", "Retry-After: 120\r\n", ""));
 
         AttemptResult result = sender.send(busy.url(), SIGNED, BODY);
 
@@ -138,8 +142,8 @@ class HttpAttemptSenderTest {
 
     @Test
     void retryAfterAsAnHttpDateIsAWaitFromTheClock() {
-        RawReceiver busy = receiver((socket, request) ->
-                RawReceiver.answer(socket, "503 Service Unavailable", "Retry-After: Thu, 01 Jan 2026 00:05:00 GMT\r\n", ""));
+        RawReceiver busy = receiver((socket, request) -> RawReceiver.answer(
+                socket, "503 Service Unavailable", "Retry-After: Thu, 01 Jan 2026 00:05:00 GMT\r\n", ""));
 
         assertThat(sender.send(busy.url(), SIGNED, BODY).retryAfter()).isEqualTo(Duration.ofMinutes(5));
     }
@@ -172,7 +176,8 @@ class HttpAttemptSenderTest {
     @Test
     void aReceiverThatHangsAfterTheHeadersIsATimeout() {
         RawReceiver stalling = receiver((socket, request) -> {
-            socket.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"ok\"".getBytes(ISO_8859_1));
+            socket.getOutputStream()
+                    .write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"ok\"".getBytes(ISO_8859_1));
             socket.getOutputStream().flush();
             RawReceiver.waitForClientToLeave(socket);
         });
@@ -187,23 +192,26 @@ class HttpAttemptSenderTest {
     @ParameterizedTest
     @ValueSource(ints = {301, 302, 303, 307, 308})
     void aRedirectToAnInternalAddressIsAnErrorAndNotFollowed(int status) throws IOException {
-        RawReceiver internal = receiver((socket, request) -> RawReceiver.answer(socket, "200 OK", "", "secret admin page"));
-        RawReceiver redirecting = receiver((socket, request) -> RawReceiver.answer(socket, status + " Moved",
-                "Location: http://127.0.0.1:" + internal.port() + "/admin\r\n", ""));
+        RawReceiver internal =
+                receiver((socket, request) -> RawReceiver.answer(socket, "200 OK", "", "secret admin page"));
+        RawReceiver redirecting = receiver((socket, request) -> RawReceiver.answer(
+                socket, status + " Moved", "Location: http://127.0.0.1:" + internal.port() + "/admin\r\n", ""));
 
         AttemptResult result = sender.send(redirecting.url(), SIGNED, BODY);
 
         assertThat(result.outcome()).isEqualTo(Outcome.HTTP_ERROR);
         assertThat(result.status()).isEqualTo(status);
         assertThat(result.detail()).contains("not followed");
-        assertThat(internal.connections()).as("the redirect target was never contacted").isZero();
+        assertThat(internal.connections())
+                .as("the redirect target was never contacted")
+                .isZero();
         assertHealthy();
     }
 
     @Test
     void aRedirectToCloudMetadataIsNotFollowed() {
-        RawReceiver redirecting = receiver((socket, request) -> RawReceiver.answer(socket, "302 Found",
-                "Location: http://169.254.169.254/latest/meta-data/\r\n", ""));
+        RawReceiver redirecting = receiver((socket, request) ->
+                RawReceiver.answer(socket, "302 Found", "Location: http://169.254.169.254/latest/meta-data/\r\n", ""));
 
         AttemptResult result = sender.send(redirecting.url(), SIGNED, BODY);
 
@@ -236,7 +244,7 @@ class HttpAttemptSenderTest {
 
     @Test
     void aRefusedConnectionIsAConnectionError() throws IOException {
-        RawReceiver gone = receiver((socket, request) -> { });
+        RawReceiver gone = receiver((socket, request) -> {});
         URI url = gone.url();
         gone.close(); // nothing listens on the port any more
 
@@ -285,9 +293,10 @@ class HttpAttemptSenderTest {
         assertThat(result.status()).isEqualTo(200);
         assertThat(result.snippet()).hasSize(AttemptResult.MAX_SNIPPET_BYTES).matches("x+");
         // the sender dropped the connection: the receiver's writes fail long before 100 MB
-        assertThat(receiverDone.await(10, TimeUnit.SECONDS)).as("the receiver's write failed").isTrue();
-        assertThat(written.get()).as("bytes the receiver managed to write")
-                .isLessThan(16L * 1024 * 1024);
+        assertThat(receiverDone.await(10, TimeUnit.SECONDS))
+                .as("the receiver's write failed")
+                .isTrue();
+        assertThat(written.get()).as("bytes the receiver managed to write").isLessThan(16L * 1024 * 1024);
         assertHealthy();
     }
 
@@ -365,11 +374,14 @@ class HttpAttemptSenderTest {
         List<java.util.concurrent.Future<AttemptResult>> results = new java.util.ArrayList<>();
         // about sharing one sender, not about timeouts: 50 attempts queue for 10 connections
         try (var workers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
-             HttpAttemptSender shared = HttpAttemptSender.builder()
-                     .guard(TargetGuard.builder().allowPrivateTargets(List.of("127.0.0.0/8")).requireHttps(false).build())
-                     .timeout(Duration.ofSeconds(10))
-                     .connectGate(RecordingGate.loopbackOnly())
-                     .build()) {
+                HttpAttemptSender shared = HttpAttemptSender.builder()
+                        .guard(TargetGuard.builder()
+                                .allowPrivateTargets(List.of("127.0.0.0/8"))
+                                .requireHttps(false)
+                                .build())
+                        .timeout(Duration.ofSeconds(10))
+                        .connectGate(RecordingGate.loopbackOnly())
+                        .build()) {
             for (int i = 0; i < attempts; i++) {
                 results.add(workers.submit(() -> {
                     startGate.await();
@@ -386,7 +398,9 @@ class HttpAttemptSenderTest {
 
     private void assertHealthy() {
         AttemptResult after = sender.send(healthy.url(), SIGNED, BODY);
-        assertThat(after.outcome()).as("a normal delivery after the hostile one").isEqualTo(Outcome.SUCCESS);
+        assertThat(after.outcome())
+                .as("a normal delivery after the hostile one")
+                .isEqualTo(Outcome.SUCCESS);
     }
 
     private RawReceiver receiver(RawReceiver.Behaviour behaviour) {

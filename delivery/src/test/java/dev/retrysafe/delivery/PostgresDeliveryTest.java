@@ -34,14 +34,17 @@ class PostgresDeliveryTest extends DeliveryContract {
         try (Connection holder = dataSource.getConnection()) {
             holder.setAutoCommit(false);
             try {
-                try (PreparedStatement s = holder.prepareStatement("SELECT id FROM deliveries WHERE id = ? FOR UPDATE")) {
+                try (PreparedStatement s =
+                        holder.prepareStatement("SELECT id FROM deliveries WHERE id = ? FOR UPDATE")) {
                     s.setString(1, held);
                     try (ResultSet r = s.executeQuery()) {
                         assertThat(r.next()).as("the held delivery exists").isTrue();
                     }
                 }
 
-                int attempted = assertTimeoutPreemptively(Duration.ofSeconds(20), dispatcher::dispatchDue,
+                int attempted = assertTimeoutPreemptively(
+                        Duration.ofSeconds(20),
+                        dispatcher::dispatchDue,
                         "a claim waited for a row another transaction holds");
 
                 assertThat(attempted).isEqualTo(1);

@@ -38,19 +38,24 @@ class RateLimitOnPostgresTest {
     @Test
     void twoInstancesTogetherKeepOneEndpointsRateAndOthersAreNotDelayed() throws Exception {
         try (ThrowawayDatabase database = ThrowawayDatabase.postgres();
-             PooledDataSource pool = new PooledDataSource(database.dataSource(), 16)) {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                PooledDataSource pool = new PooledDataSource(database.dataSource(), 16)) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(DeliverySchema.schemaSql());
             }
             Clock clock = Clock.systemUTC();
             FakeSender sender = new FakeSender(clock);
-            WebhookEndpoints endpoints = WebhookEndpoints.builder(pool).clock(clock).build();
+            WebhookEndpoints endpoints =
+                    WebhookEndpoints.builder(pool).clock(clock).build();
             endpoints.create("acct_limited", new NewEndpoint(LIMITED, Set.of("*"), "", RATE));
             endpoints.create("acct_other", new NewEndpoint(OTHER, Set.of("*"), ""));
             List<Dispatcher> dispatchers = new ArrayList<>();
             for (String name : List.of("instance-a", "instance-b")) {
-                dispatchers.add(Dispatcher.builder(pool, sender).clock(clock).instanceId(name)
-                        .pollInterval(Duration.ofMillis(20)).build());
+                dispatchers.add(Dispatcher.builder(pool, sender)
+                        .clock(clock)
+                        .instanceId(name)
+                        .pollInterval(Duration.ofMillis(20))
+                        .build());
             }
             Instant start = clock.instant();
             try {
@@ -60,30 +65,48 @@ class RateLimitOnPostgresTest {
                     for (int n = 0; n < LIMITED_EVENTS + OTHER_EVENTS; n++) {
                         String id = "evt_" + n;
                         String account = n < LIMITED_EVENTS ? "acct_limited" : "acct_other";
-                        Outbox.create().append(tx, new OutboxEvent(id, account, "payment.succeeded", clock.instant(),
-                                ("{\"id\":\"" + id + "\"}").getBytes(UTF_8)));
+                        Outbox.create()
+                                .append(
+                                        tx,
+                                        new OutboxEvent(
+                                                id,
+                                                account,
+                                                "payment.succeeded",
+                                                clock.instant(),
+                                                ("{\"id\":\"" + id + "\"}").getBytes(UTF_8)));
                     }
                     tx.commit();
                     tx.setAutoCommit(true);
                 }
                 dispatchers.forEach(Dispatcher::wakeUp);
 
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                        .until(() -> dispatchers.stream().mapToLong(d -> d.metrics().deliveriesSucceeded()).sum()
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(50))
+                        .until(() -> dispatchers.stream()
+                                        .mapToLong(d -> d.metrics().deliveriesSucceeded())
+                                        .sum()
                                 == LIMITED_EVENTS + OTHER_EVENTS);
             } finally {
                 dispatchers.forEach(Dispatcher::close);
             }
 
-            List<Instant> limited = sender.sentTo(LIMITED).stream().map(FakeSender.Sent::at).sorted().toList();
+            List<Instant> limited = sender.sentTo(LIMITED).stream()
+                    .map(FakeSender.Sent::at)
+                    .sorted()
+                    .toList();
             assertThat(limited).hasSize(LIMITED_EVENTS);
             long interval = Math.ceilDiv(1_000_000_000L, RATE);
             for (int i = 0; i < limited.size(); i++) {
-                assertThat(limited.get(i)).as("attempt %d to the limited endpoint", i)
+                assertThat(limited.get(i))
+                        .as("attempt %d to the limited endpoint", i)
                         .isAfterOrEqualTo(start.plusNanos(i * interval));
             }
-            Instant lastOther = sender.sentTo(OTHER).stream().map(FakeSender.Sent::at).max(Instant::compareTo).orElseThrow();
-            assertThat(lastOther).as("the other endpoint's deliveries do not wait for the limited one's slots")
+            Instant lastOther = sender.sentTo(OTHER).stream()
+                    .map(FakeSender.Sent::at)
+                    .max(Instant::compareTo)
+                    .orElseThrow();
+            assertThat(lastOther)
+                    .as("the other endpoint's deliveries do not wait for the limited one's slots")
                     .isBefore(limited.getLast());
             Map<String, Long> sends = sender.sent().stream()
                     .collect(Collectors.groupingBy(FakeSender.Sent::deliveryId, Collectors.counting()));

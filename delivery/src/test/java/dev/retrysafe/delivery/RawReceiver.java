@@ -31,8 +31,7 @@ final class RawReceiver implements AutoCloseable {
     }
 
     /** A request as received: the request line, headers by lower-case name, the body. */
-    record Received(String requestLine, Map<String, String> headers, byte[] body) {
-    }
+    record Received(String requestLine, Map<String, String> headers, byte[] body) {}
 
     private final ServerSocket server;
     private final Behaviour behaviour;
@@ -45,7 +44,8 @@ final class RawReceiver implements AutoCloseable {
         this.server = new ServerSocket();
         this.server.bind(new InetSocketAddress(bind, 0), 50);
         this.behaviour = behaviour;
-        this.acceptor = Thread.ofVirtual().name("raw-receiver-" + server.getLocalPort()).start(this::acceptLoop);
+        this.acceptor =
+                Thread.ofVirtual().name("raw-receiver-" + server.getLocalPort()).start(this::acceptLoop);
     }
 
     static RawReceiver on127(Behaviour behaviour) throws IOException {
@@ -123,7 +123,9 @@ final class RawReceiver implements AutoCloseable {
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
             if (colon > 0) {
-                headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+                headers.put(
+                        lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                        lines[i].substring(colon + 1).trim());
             }
         }
         int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
@@ -145,8 +147,7 @@ final class RawReceiver implements AutoCloseable {
     /** Writes a complete answer with a body. */
     static void answer(Socket socket, String statusLine, String extraHeaders, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        String head = "HTTP/1.1 " + statusLine + "\r\n" + extraHeaders
-                + "Content-Length: " + bytes.length + "\r\n\r\n";
+        String head = "HTTP/1.1 " + statusLine + "\r\n" + extraHeaders + "Content-Length: " + bytes.length + "\r\n\r\n";
         socket.getOutputStream().write(head.getBytes(StandardCharsets.ISO_8859_1));
         socket.getOutputStream().write(bytes);
         socket.getOutputStream().flush();

@@ -16,16 +16,20 @@ class SchemaSqlTest {
 
     @Test
     void schemaStatementsRunOneByOneAndMatchTheScript() throws Exception {
-        assertThat(DeliverySchema.schemaStatements()).hasSize(11)
+        assertThat(DeliverySchema.schemaStatements())
+                .hasSize(11)
                 .allSatisfy(s -> assertThat(DeliverySchema.schemaSql()).contains(s));
         assertThat(DeliverySchema.schemaStatements().getFirst()).startsWith("CREATE TABLE webhook_endpoints");
-        try (Connection c = DriverManager.getConnection(h2Url()); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(h2Url());
+                Statement s = c.createStatement()) {
             for (String statement : DeliverySchema.schemaStatements()) {
                 s.execute(statement);
             }
-            for (String table : new String[] {"webhook_endpoints", "webhook_endpoint_event_types", "deliveries",
-                    "delivery_attempts"}) {
-                assertThat(s.executeQuery("SELECT COUNT(*) FROM " + table).next()).isTrue();
+            for (String table :
+                    new String[] {"webhook_endpoints", "webhook_endpoint_event_types", "deliveries", "delivery_attempts"
+                    }) {
+                assertThat(s.executeQuery("SELECT COUNT(*) FROM " + table).next())
+                        .isTrue();
             }
         }
     }
@@ -35,7 +39,8 @@ class SchemaSqlTest {
         try (Connection c = DriverManager.getConnection(h2Url())) {
             upgradeFromVersionOne(c);
         }
-        try (ThrowawayDatabase pg = ThrowawayDatabase.postgres(); Connection c = pg.dataSource().getConnection()) {
+        try (ThrowawayDatabase pg = ThrowawayDatabase.postgres();
+                Connection c = pg.dataSource().getConnection()) {
             upgradeFromVersionOne(c);
         }
     }
@@ -46,8 +51,9 @@ class SchemaSqlTest {
         assertThat(DeliverySchema.upgradeStatements(1)).hasSize(3);
         assertThat(DeliverySchema.upgradeStatements(1).subList(0, 2))
                 .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
-        assertThat(DeliverySchema.upgradeStatements(2)).containsExactly(
-                "CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
+        assertThat(DeliverySchema.upgradeStatements(2))
+                .containsExactly(
+                        "CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
         assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(4)).hasMessageContaining("fromVersion");

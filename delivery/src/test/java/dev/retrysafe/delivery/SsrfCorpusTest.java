@@ -49,7 +49,11 @@ class SsrfCorpusTest {
     @BeforeEach
     void start() {
         guard = TargetGuard.builder().resolver(dns).build();
-        sender = HttpAttemptSender.builder().guard(guard).timeout(Duration.ofMillis(500)).connectGate(gate).build();
+        sender = HttpAttemptSender.builder()
+                .guard(guard)
+                .timeout(Duration.ofMillis(500))
+                .connectGate(gate)
+                .build();
     }
 
     @AfterEach
@@ -60,37 +64,96 @@ class SsrfCorpusTest {
     static Stream<String> corpus() {
         return Stream.of(
                 // loopback, in every spelling a resolver accepts
-                "https://127.0.0.1/", "https://127.1/", "https://127.0.1/", "https://0177.0.0.1/", "https://0x7f.0.0.1/",
-                "https://0x7F.1/", "https://0x7f000001/", "https://2130706433/", "https://017700000001/",
-                "https://127.0.0.1./", "https://%31%32%37.0.0.1/", "https://127%2E0%2E0%2E1/", "https://127.0.0.1:22/",
-                "https://127。0。0。1/", "https://LOCALHOST/", "https://localhost./", "https://127.0.0.1.nip.io/",
-                "https://[::1]/", "https://[0:0:0:0:0:0:0:1]/", "https://[::ffff:127.0.0.1]/", "https://[::ffff:7f00:1]/",
-                "https://[0:0:0:0:0:ffff:127.0.0.1]/", "https://[::127.0.0.1]/", "https://[2002:7f00:1::]/",
+                "https://127.0.0.1/",
+                "https://127.1/",
+                "https://127.0.1/",
+                "https://0177.0.0.1/",
+                "https://0x7f.0.0.1/",
+                "https://0x7F.1/",
+                "https://0x7f000001/",
+                "https://2130706433/",
+                "https://017700000001/",
+                "https://127.0.0.1./",
+                "https://%31%32%37.0.0.1/",
+                "https://127%2E0%2E0%2E1/",
+                "https://127.0.0.1:22/",
+                "https://127。0。0。1/",
+                "https://LOCALHOST/",
+                "https://localhost./",
+                "https://127.0.0.1.nip.io/",
+                "https://[::1]/",
+                "https://[0:0:0:0:0:0:0:1]/",
+                "https://[::ffff:127.0.0.1]/",
+                "https://[::ffff:7f00:1]/",
+                "https://[0:0:0:0:0:ffff:127.0.0.1]/",
+                "https://[::127.0.0.1]/",
+                "https://[2002:7f00:1::]/",
                 // unspecified
-                "https://0.0.0.0/", "https://0/", "https://[::]/",
+                "https://0.0.0.0/",
+                "https://0/",
+                "https://[::]/",
                 // private, shared, link-local and cloud metadata
-                "https://10.0.0.1/", "https://012.0.0.1/", "https://167772161/", "https://172.16.0.1/",
-                "https://172.31.255.255/", "https://192.168.1.1/", "https://0xc0.0xa8.1.1/", "https://100.64.0.1/",
-                "https://cgnat.example.com/", "https://169.254.169.254/latest/meta-data/", "https://2852039166/",
-                "https://metadata.google.internal/computeMetadata/v1/", "https://[::ffff:169.254.169.254]/",
-                "https://[fd00:ec2::254]/", "https://nat64.example.com/", "https://[2002:a9fe:a9fe::]/",
-                "https://internal.example.com/", "https://v6-internal.example.com/", "https://mapped.example.com/",
+                "https://10.0.0.1/",
+                "https://012.0.0.1/",
+                "https://167772161/",
+                "https://172.16.0.1/",
+                "https://172.31.255.255/",
+                "https://192.168.1.1/",
+                "https://0xc0.0xa8.1.1/",
+                "https://100.64.0.1/",
+                "https://cgnat.example.com/",
+                "https://169.254.169.254/latest/meta-data/",
+                "https://2852039166/",
+                "https://metadata.google.internal/computeMetadata/v1/",
+                "https://[::ffff:169.254.169.254]/",
+                "https://[fd00:ec2::254]/",
+                "https://nat64.example.com/",
+                "https://[2002:a9fe:a9fe::]/",
+                "https://internal.example.com/",
+                "https://v6-internal.example.com/",
+                "https://mapped.example.com/",
                 // the rest of the IPv4 special-purpose registry, multicast, reserved, broadcast
-                "https://192.0.0.8/", "https://192.0.2.1/", "https://192.88.99.1/", "https://198.18.0.1/",
-                "https://198.51.100.7/", "https://203.0.113.9/", "https://224.0.0.1/", "https://239.255.255.250/",
-                "https://240.0.0.1/", "https://255.255.255.255/",
+                "https://192.0.0.8/",
+                "https://192.0.2.1/",
+                "https://192.88.99.1/",
+                "https://198.18.0.1/",
+                "https://198.51.100.7/",
+                "https://203.0.113.9/",
+                "https://224.0.0.1/",
+                "https://239.255.255.250/",
+                "https://240.0.0.1/",
+                "https://255.255.255.255/",
                 // the IPv6 special-purpose registry, NAT64, Teredo, ULA, link- and site-local, multicast
-                "https://[64:ff9b::10.0.0.1]/", "https://[64:ff9b:1::a00:1]/", "https://[100::1]/",
-                "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "https://[2001:db8::1]/", "https://[3fff::1]/",
-                "https://[5f00::1]/", "https://[fc00::1]/", "https://[fe80::1]/", "https://[fe80::1%25eth0]/",
-                "https://[fec0::1]/", "https://[ff02::1]/", "https://[::ffff:0:127.0.0.1]/",
+                "https://[64:ff9b::10.0.0.1]/",
+                "https://[64:ff9b:1::a00:1]/",
+                "https://[100::1]/",
+                "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+                "https://[2001:db8::1]/",
+                "https://[3fff::1]/",
+                "https://[5f00::1]/",
+                "https://[fc00::1]/",
+                "https://[fe80::1]/",
+                "https://[fe80::1%25eth0]/",
+                "https://[fec0::1]/",
+                "https://[ff02::1]/",
+                "https://[::ffff:0:127.0.0.1]/",
                 // one public and one private address: any private address refuses the name
-                "https://mixed.example.com/", "https://mixed-v6.example.com/",
+                "https://mixed.example.com/",
+                "https://mixed-v6.example.com/",
                 // URL tricks
-                "https://public.example.com@127.0.0.1/", "https://user:pass@10.0.0.1/", "https://127.0.0.1%2f@x/",
-                "https://1.2.3.4.5/", "https://256.0.0.1/", "http://127.0.0.1/", "http://8.8.8.8/",
-                "ftp://10.0.0.1/", "file:///etc/passwd", "gopher://127.0.0.1:6379/_FLUSHALL", "dict://127.0.0.1:11211/",
-                "javascript:alert(1)", "https:///nohost");
+                "https://public.example.com@127.0.0.1/",
+                "https://user:pass@10.0.0.1/",
+                "https://127.0.0.1%2f@x/",
+                "https://1.2.3.4.5/",
+                "https://256.0.0.1/",
+                "http://127.0.0.1/",
+                "http://8.8.8.8/",
+                "ftp://10.0.0.1/",
+                "file:///etc/passwd",
+                "gopher://127.0.0.1:6379/_FLUSHALL",
+                "dict://127.0.0.1:11211/",
+                "javascript:alert(1)",
+                "https:///nohost");
     }
 
     @Test
@@ -142,10 +205,13 @@ class SsrfCorpusTest {
     @Test
     void theFakeConnectorCatchesABrokenGuard() {
         // a guard that lets everything through: the test seam must see the address and dial nothing
-        TargetGuard broken = url -> new TargetDecision.Allowed("internal.example.com", 443,
-                List.of(FakeResolver.literal("10.0.0.1")));
+        TargetGuard broken = url ->
+                new TargetDecision.Allowed("internal.example.com", 443, List.of(FakeResolver.literal("10.0.0.1")));
         try (HttpAttemptSender unsafe = HttpAttemptSender.builder()
-                .guard(broken).timeout(Duration.ofMillis(500)).connectGate(gate).build()) {
+                .guard(broken)
+                .timeout(Duration.ofMillis(500))
+                .connectGate(gate)
+                .build()) {
             AttemptResult result = unsafe.send(URI.create("https://internal.example.com/"), SIGNED, BODY);
 
             assertThat(result.outcome()).isEqualTo(Outcome.CONNECTION_ERROR);

@@ -32,26 +32,31 @@ class TargetGuardTest {
         Allowed allowed = (Allowed) decision;
         assertThat(allowed.host()).isEqualTo("hooks.example.com");
         assertThat(allowed.port()).isEqualTo(443);
-        assertThat(allowed.addresses()).containsExactly(
-                FakeResolver.literal("93.184.216.34"), FakeResolver.literal("2606:2800:220:1:248:1893:25c8:1946"));
+        assertThat(allowed.addresses())
+                .containsExactly(
+                        FakeResolver.literal("93.184.216.34"),
+                        FakeResolver.literal("2606:2800:220:1:248:1893:25c8:1946"));
         assertThat(dns.questions()).containsExactly("hooks.example.com");
     }
 
     @Test
     void publicIpLiteralsAreAllowedWithoutAskingDns() {
-        assertThat(guard.check(URI.create("https://8.8.8.8:8443/"))).isEqualTo(
-                new Allowed("8.8.8.8", 8443, List.of(FakeResolver.literal("8.8.8.8"))));
-        assertThat(guard.check(URI.create("https://[2001:4860:4860::8888]/"))).isEqualTo(
-                new Allowed("[2001:4860:4860::8888]", 443, List.of(FakeResolver.literal("2001:4860:4860::8888"))));
+        assertThat(guard.check(URI.create("https://8.8.8.8:8443/")))
+                .isEqualTo(new Allowed("8.8.8.8", 8443, List.of(FakeResolver.literal("8.8.8.8"))));
+        assertThat(guard.check(URI.create("https://[2001:4860:4860::8888]/")))
+                .isEqualTo(new Allowed(
+                        "[2001:4860:4860::8888]", 443, List.of(FakeResolver.literal("2001:4860:4860::8888"))));
         assertThat(dns.questions()).isEmpty();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-            "https://127.0.0.1/", "https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://0x7F.1/",
-            "https://0x7f000001/", "https://2130706433/", "https://017700000001/", "https://127.1/",
-            "https://127.0.1/", "https://127.0.0.1./", "https://%31%32%37.0.0.1/", "https://0x7f.0x0.0x0.0x1/",
-            "https://127.000.000.001/", "https://0x/"})
+    @ValueSource(
+            strings = {
+                "https://127.0.0.1/", "https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://0x7F.1/",
+                "https://0x7f000001/", "https://2130706433/", "https://017700000001/", "https://127.1/",
+                "https://127.0.1/", "https://127.0.0.1./", "https://%31%32%37.0.0.1/", "https://0x7f.0x0.0x0.0x1/",
+                "https://127.000.000.001/", "https://0x/"
+            })
     void everyIpv4SpellingIsReadAsTheAddressItMeans(String url) {
         TargetDecision decision = guard.check(URI.create(url));
 
@@ -62,50 +67,56 @@ class TargetGuardTest {
 
     @Test
     void ipv4SpellingsAreNormalisedToDottedQuad() {
-        TargetGuard open = TargetGuard.builder().resolver(dns).allowPrivateTargets(List.of("127.0.0.0/8")).build();
+        TargetGuard open = TargetGuard.builder()
+                .resolver(dns)
+                .allowPrivateTargets(List.of("127.0.0.0/8"))
+                .build();
 
         assertThat(((Allowed) open.check(URI.create("https://0x7f.1/"))).host()).isEqualTo("127.0.0.1");
-        assertThat(((Allowed) open.check(URI.create("https://2130706433/"))).host()).isEqualTo("127.0.0.1");
-        assertThat(((Allowed) open.check(URI.create("https://0177.0.0.02/"))).host()).isEqualTo("127.0.0.2");
+        assertThat(((Allowed) open.check(URI.create("https://2130706433/"))).host())
+                .isEqualTo("127.0.0.1");
+        assertThat(((Allowed) open.check(URI.create("https://0177.0.0.02/"))).host())
+                .isEqualTo("127.0.0.2");
     }
 
     @ParameterizedTest
     @CsvSource({
-            "ftp://hooks.example.com/, UNSUPPORTED_SCHEME",
-            "file:///etc/passwd, UNSUPPORTED_SCHEME",
-            "gopher://hooks.example.com:70/_x, UNSUPPORTED_SCHEME",
-            "javascript:alert(1), UNSUPPORTED_SCHEME",
-            "/relative/only, UNSUPPORTED_SCHEME",
-            "http://hooks.example.com/, HTTPS_REQUIRED",
-            "https://user@hooks.example.com/, USERINFO",
-            "https://user:secret@hooks.example.com/, USERINFO",
-            "https://hooks.example.com@10.0.0.1/, USERINFO",
-            "https:///no-host, MISSING_HOST",
-            "https:opaque, MISSING_HOST",
-            "https://./, MISSING_HOST",
-            "https://hooks.example.com:0/, INVALID_PORT",
-            "https://hooks.example.com:65536/, INVALID_PORT",
-            "https://hooks.example.com:99999999999/, INVALID_PORT",
-            "https://1.2.3.4.5/, INVALID_HOST",
-            "https://256.1.1.1/, INVALID_HOST",
-            "https://1.2.3.256/, INVALID_HOST",
-            "https://0x100000000/, INVALID_HOST",
-            "https://4294967296/, INVALID_HOST",
-            "https://08.0.0.1/, INVALID_HOST",
-            "https://hooks..example.com/, INVALID_HOST",
-            "https://hooks.example.com%2F@evil/, USERINFO",
-            "https://hooks%2eexample%2ecom%40evil/, INVALID_HOST",
-            "https://hooks.example.com%00/, INVALID_HOST",
-            "https://%zz/, MALFORMED_URL",
-            "https://[::1/, MALFORMED_URL",
-            "https://[fe80::1%25eth0]/, INVALID_HOST",
-            "https://[v1.fe80::1]/, MALFORMED_URL",
-            "https://[1:2:3:4:5:6:7:8:9]/, MALFORMED_URL",
-            "https://nowhere.example.com/, UNRESOLVABLE",
-            "https://empty.example.com/, UNRESOLVABLE",
-            "https://mixed.example.com/, NOT_PUBLIC",
-            "https://localhost/, NOT_PUBLIC",
-            "https://LOCALHOST./, NOT_PUBLIC"})
+        "ftp://hooks.example.com/, UNSUPPORTED_SCHEME",
+        "file:///etc/passwd, UNSUPPORTED_SCHEME",
+        "gopher://hooks.example.com:70/_x, UNSUPPORTED_SCHEME",
+        "javascript:alert(1), UNSUPPORTED_SCHEME",
+        "/relative/only, UNSUPPORTED_SCHEME",
+        "http://hooks.example.com/, HTTPS_REQUIRED",
+        "https://user@hooks.example.com/, USERINFO",
+        "https://user:secret@hooks.example.com/, USERINFO",
+        "https://hooks.example.com@10.0.0.1/, USERINFO",
+        "https:///no-host, MISSING_HOST",
+        "https:opaque, MISSING_HOST",
+        "https://./, MISSING_HOST",
+        "https://hooks.example.com:0/, INVALID_PORT",
+        "https://hooks.example.com:65536/, INVALID_PORT",
+        "https://hooks.example.com:99999999999/, INVALID_PORT",
+        "https://1.2.3.4.5/, INVALID_HOST",
+        "https://256.1.1.1/, INVALID_HOST",
+        "https://1.2.3.256/, INVALID_HOST",
+        "https://0x100000000/, INVALID_HOST",
+        "https://4294967296/, INVALID_HOST",
+        "https://08.0.0.1/, INVALID_HOST",
+        "https://hooks..example.com/, INVALID_HOST",
+        "https://hooks.example.com%2F@evil/, USERINFO",
+        "https://hooks%2eexample%2ecom%40evil/, INVALID_HOST",
+        "https://hooks.example.com%00/, INVALID_HOST",
+        "https://%zz/, MALFORMED_URL",
+        "https://[::1/, MALFORMED_URL",
+        "https://[fe80::1%25eth0]/, INVALID_HOST",
+        "https://[v1.fe80::1]/, MALFORMED_URL",
+        "https://[1:2:3:4:5:6:7:8:9]/, MALFORMED_URL",
+        "https://nowhere.example.com/, UNRESOLVABLE",
+        "https://empty.example.com/, UNRESOLVABLE",
+        "https://mixed.example.com/, NOT_PUBLIC",
+        "https://localhost/, NOT_PUBLIC",
+        "https://LOCALHOST./, NOT_PUBLIC"
+    })
     void hostileOrBrokenUrlsAreRefusedWithTheirReason(String url, Reason reason) {
         TargetDecision decision = guard.check(url);
 
@@ -115,7 +126,8 @@ class TargetGuardTest {
 
     @Test
     void textThatIsNoUrlIsMalformedNotAnException() {
-        assertThat(guard.check("https://exa mple.com/")).extracting(d -> ((Refused) d).reason())
+        assertThat(guard.check("https://exa mple.com/"))
+                .extracting(d -> ((Refused) d).reason())
                 .isEqualTo(Reason.MALFORMED_URL);
     }
 
@@ -128,18 +140,22 @@ class TargetGuardTest {
 
     @Test
     void aFailingResolverRefusesInsteadOfThrowing() {
-        TargetGuard broken = TargetGuard.builder().resolver(host -> {
-            throw new IllegalStateException("resolver bug");
-        }).build();
+        TargetGuard broken = TargetGuard.builder()
+                .resolver(host -> {
+                    throw new IllegalStateException("resolver bug");
+                })
+                .build();
 
-        assertThat(broken.check(URI.create("https://hooks.example.com/")).allowed()).isFalse();
+        assertThat(broken.check(URI.create("https://hooks.example.com/")).allowed())
+                .isFalse();
     }
 
     @Test
     void internationalisedNamesAreResolvedInTheirAsciiForm() {
         dns.answer("xn--bcher-kva.example", "93.184.216.34");
 
-        assertThat(guard.check(URI.create("https://b%C3%BCcher.example/")).allowed()).isTrue();
+        assertThat(guard.check(URI.create("https://b%C3%BCcher.example/")).allowed())
+                .isTrue();
         assertThat(dns.questions()).containsExactly("xn--bcher-kva.example");
     }
 
@@ -147,9 +163,11 @@ class TargetGuardTest {
     void fullwidthAndIdeographicSpellingsOfLoopbackAreStillLoopback() {
         // IDNA maps these to ASCII digits and dots, as a browser or resolver library would
         assertThat(guard.check(URI.create("https://%EF%BC%91%EF%BC%92%EF%BC%97.0.0.1/")))
-                .extracting(d -> ((Refused) d).reason()).isEqualTo(Reason.NOT_PUBLIC);
+                .extracting(d -> ((Refused) d).reason())
+                .isEqualTo(Reason.NOT_PUBLIC);
         assertThat(guard.check(URI.create("https://127%E3%80%820%E3%80%820%E3%80%821/")))
-                .extracting(d -> ((Refused) d).reason()).isEqualTo(Reason.NOT_PUBLIC);
+                .extracting(d -> ((Refused) d).reason())
+                .isEqualTo(Reason.NOT_PUBLIC);
     }
 
     @Test
@@ -164,11 +182,13 @@ class TargetGuardTest {
         assertThat(open.check(URI.create("http://localhost:8080/")).allowed()).isTrue();
         assertThat(open.check(URI.create("http://[::1]:8080/")).allowed()).isTrue();
         assertThat(open.check(URI.create("http://[::ffff:127.0.0.1]:8080/")).allowed())
-                .as("the mapped form is the same address").isTrue();
+                .as("the mapped form is the same address")
+                .isTrue();
         assertThat(open.check(URI.create("http://10.0.0.1/")).allowed()).isFalse();
         assertThat(open.check(URI.create("http://169.254.169.254/")).allowed()).isFalse();
         assertThat(open.check(URI.create("http://[64:ff9b::127.0.0.1]/")).allowed())
-                .as("NAT64 to loopback is a different address, not on the list").isFalse();
+                .as("NAT64 to loopback is a different address, not on the list")
+                .isFalse();
         assertThat(open.check(URI.create("http://[fe80::1]/")).allowed()).isFalse();
     }
 
@@ -176,14 +196,26 @@ class TargetGuardTest {
     void theDefaultGuardAllowsNoPrivateTargetAndRequiresHttps() {
         TargetGuard defaults = TargetGuard.builder().resolver(dns).build();
 
-        assertThat(defaults.check(URI.create("http://8.8.8.8/"))).extracting(d -> ((Refused) d).reason())
+        assertThat(defaults.check(URI.create("http://8.8.8.8/")))
+                .extracting(d -> ((Refused) d).reason())
                 .isEqualTo(Reason.HTTPS_REQUIRED);
         assertThat(defaults.check(URI.create("https://127.0.0.1/")).allowed()).isFalse();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"127.0.0.1", "127.0.0.1/8", "10.0.0.0/33", "::1/129", "localhost/8", "0x7f.0.0.0/8",
-            "127.0.0.0/-1", "127.0.0.0/", "/8", "fe80::1%1/64"})
+    @ValueSource(
+            strings = {
+                "127.0.0.1",
+                "127.0.0.1/8",
+                "10.0.0.0/33",
+                "::1/129",
+                "localhost/8",
+                "0x7f.0.0.0/8",
+                "127.0.0.0/-1",
+                "127.0.0.0/",
+                "/8",
+                "fe80::1%1/64"
+            })
     void malformedAllowlistEntriesAreRejectedNamingTheValue(String cidr) {
         assertThatThrownBy(() -> TargetGuard.builder().allowPrivateTargets(List.of(cidr)))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -192,12 +224,13 @@ class TargetGuardTest {
 
     @Test
     void builtGuardIsNotChangedByItsBuilder() throws Exception {
-        TargetGuard.Builder builder = TargetGuard.builder().resolver(dns).requireHttps(false)
-                .allowPrivateTargets(List.of("127.0.0.0/8"));
+        TargetGuard.Builder builder =
+                TargetGuard.builder().resolver(dns).requireHttps(false).allowPrivateTargets(List.of("127.0.0.0/8"));
         TargetGuard built = builder.build();
         builder.allowPrivateTargets(List.of()).requireHttps(true);
 
         assertThat(built.check(URI.create("http://127.0.0.1/")).allowed()).isTrue();
-        assertThat(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}).isLoopbackAddress()).isTrue();
+        assertThat(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}).isLoopbackAddress())
+                .isTrue();
     }
 }

@@ -23,8 +23,10 @@ class WireNamesTest {
     @Test
     void anUnknownOrDifferentlyCasedNameIsRefusedNamingWhatItIsNot() {
         assertThatThrownBy(() -> DeliveryStatus.fromWireName("PENDING"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("unknown delivery status: PENDING");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("unknown delivery status: PENDING");
         assertThatThrownBy(() -> DisabledReason.fromWireName("paused"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("unknown disabled reason: paused");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("unknown disabled reason: paused");
     }
 }

@@ -11,7 +11,7 @@ public final class ClaimLostException extends RuntimeException {
 
     /** An exception naming the lost claim's scope. */
     public ClaimLostException(Scope scope) {
-        super("claim lost (lease taken over or released) for " + scope.account() + " / " + scope.route()
-                + " / key of " + scope.key().value().length() + " characters; roll back the transaction");
+        super("claim lost (lease taken over or released) for " + scope.account() + " / " + scope.route() + " / key of "
+                + scope.key().value().length() + " characters; roll back the transaction");
     }
 }

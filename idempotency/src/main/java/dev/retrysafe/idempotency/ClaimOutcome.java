@@ -18,30 +18,26 @@ public sealed interface ClaimOutcome {
      *     run out and this claim replaced it (that holder died or was too slow; its work never
      *     committed). Only the same request (fingerprint) takes a lease over.
      */
-    record Acquired(Claim claim, boolean takenOver) implements ClaimOutcome {
-    }
+    record Acquired(Claim claim, boolean takenOver) implements ClaimOutcome {}
 
     /**
      * The same request already finished; answer with its stored response.
      *
      * @param response the stored answer
      */
-    record Replay(StoredResponse response) implements ClaimOutcome {
-    }
+    record Replay(StoredResponse response) implements ClaimOutcome {}
 
     /**
      * The same request is running right now under another claim whose lease is still valid.
      *
      * @param leaseRemaining how long until that lease runs out (the longest a retry must wait)
      */
-    record InFlight(Duration leaseRemaining) implements ClaimOutcome {
-    }
+    record InFlight(Duration leaseRemaining) implements ClaimOutcome {}
 
     /**
      * The key was used for a different request (another fingerprint): finished, still running,
      * or abandoned by a holder that died (whose effects outside the database, such as a charge,
      * may stand under this key).
      */
-    record Mismatch() implements ClaimOutcome {
-    }
+    record Mismatch() implements ClaimOutcome {}
 }

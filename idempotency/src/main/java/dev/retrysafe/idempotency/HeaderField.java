@@ -21,7 +21,9 @@ public record HeaderField(String name, String value) {
     }
 
     private static boolean isTokenChar(int c) {
-        return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+        return c >= '0' && c <= '9'
+                || c >= 'a' && c <= 'z'
+                || c >= 'A' && c <= 'Z'
                 || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 }

@@ -43,8 +43,8 @@ public interface IdempotencyStore {
      *
      * @throws IdempotencyStoreException if the database fails; the caller must roll back
      */
-    default ClaimOutcome claim(Connection transaction, Scope scope, Fingerprint fingerprint, Instant now,
-            Duration lease) {
+    default ClaimOutcome claim(
+            Connection transaction, Scope scope, Fingerprint fingerprint, Instant now, Duration lease) {
         return claim(scope, fingerprint, now, lease);
     }
 
@@ -60,8 +60,8 @@ public interface IdempotencyStore {
             try {
                 release(claim);
             } catch (RuntimeException e) {
-                System.getLogger("dev.retrysafe.idempotency").log(System.Logger.Level.WARNING,
-                        "could not release the claim; it expires with its lease", e);
+                System.getLogger("dev.retrysafe.idempotency")
+                        .log(System.Logger.Level.WARNING, "could not release the claim; it expires with its lease", e);
             }
         }
     }

@@ -34,7 +34,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     private final ClaimMode claims;
 
     private JdbcIdempotencyStore(DataSource dataSource, StoreConfig config, ClaimMode claims) {
-        this.store = claims == ClaimMode.ROWS ? new JdbcStore(dataSource, config)
+        this.store = claims == ClaimMode.ROWS
+                ? new JdbcStore(dataSource, config)
                 : new LockingStore(dataSource, config, claims);
         this.config = config;
         this.claims = claims;
@@ -89,8 +90,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimOutcome claim(Connection transaction, Scope scope, Fingerprint fingerprint, Instant now,
-            Duration lease) {
+    public ClaimOutcome claim(
+            Connection transaction, Scope scope, Fingerprint fingerprint, Instant now, Duration lease) {
         return store.claim(transaction, scope, fingerprint, now, lease);
     }
 

@@ -9,14 +9,12 @@ package dev.retrysafe.idempotency;
 public sealed interface KeyParse {
 
     /** The header held a usable key. */
-    record Valid(IdempotencyKey key) implements KeyParse {
-    }
+    record Valid(IdempotencyKey key) implements KeyParse {}
 
     /**
      * The header did not hold a usable key.
      *
      * @param reason why, in words fit for a problem's {@code detail} (never echoes the raw value)
      */
-    record Invalid(String reason) implements KeyParse {
-    }
+    record Invalid(String reason) implements KeyParse {}
 }

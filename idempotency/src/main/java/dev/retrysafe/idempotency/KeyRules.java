@@ -5,8 +5,7 @@ import org.jspecify.annotations.Nullable;
 /** The key grammar, kept apart from the record so that the rules read in one place. */
 final class KeyRules {
 
-    private KeyRules() {
-    }
+    private KeyRules() {}
 
     static KeyParse parse(String headerValue) {
         String trimmed = trimOptionalWhitespace(headerValue);
@@ -66,8 +65,8 @@ final class KeyRules {
                 }
                 char escaped = quoted.charAt(++i);
                 if (escaped != '"' && escaped != '\\') {
-                    return Unquoted.failed(String.format(
-                            "the quoted key has an escape other than \\\" or \\\\ at index %d", i - 1));
+                    return Unquoted.failed(
+                            String.format("the quoted key has an escape other than \\\" or \\\\ at index %d", i - 1));
                 }
                 out.append(escaped);
             } else if (c == '"') {

@@ -30,8 +30,8 @@ public record Scope(String account, String route, IdempotencyKey key) {
 
     private static void checkText(String name, String value, int maxLength) {
         if (value.isEmpty() || value.length() > maxLength || value.indexOf('\0') >= 0) {
-            throw new IllegalArgumentException(name + " must be 1 to " + maxLength
-                    + " characters without NUL: \"" + value + "\"");
+            throw new IllegalArgumentException(
+                    name + " must be 1 to " + maxLength + " characters without NUL: \"" + value + "\"");
         }
     }
 }

@@ -57,7 +57,7 @@ public record StoredResponse(int status, List<HeaderField> headers, byte[] body)
     @Override
     public String toString() {
         String preview = HexFormat.of().formatHex(body, 0, Math.min(body.length, 16));
-        return "StoredResponse[status=" + status + ", headers=" + headers + ", body=" + body.length
-                + " bytes (" + preview + (body.length > 16 ? "...)" : ")") + "]";
+        return "StoredResponse[status=" + status + ", headers=" + headers + ", body=" + body.length + " bytes ("
+                + preview + (body.length > 16 ? "...)" : ")") + "]";
     }
 }

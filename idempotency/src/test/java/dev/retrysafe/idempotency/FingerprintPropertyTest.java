@@ -41,9 +41,13 @@ class FingerprintPropertyTest {
         byte[] canonicalFirst = CanonicalJson.canonicalize(first.getBytes(UTF_8));
         byte[] canonicalSecond = CanonicalJson.canonicalize(second.getBytes(UTF_8));
         assertThat(canonicalFirst).as("seed %d: %s is valid JSON", seed, first).isNotNull();
-        assertThat(canonicalSecond).as("seed %d: %s is valid JSON", seed, second).isNotNull();
+        assertThat(canonicalSecond)
+                .as("seed %d: %s is valid JSON", seed, second)
+                .isNotNull();
         assertThat(new String(canonicalSecond, UTF_8)).as("seed %d", seed).isEqualTo(new String(canonicalFirst, UTF_8));
-        assertThat(fingerprint(second)).as("seed %d: %s vs %s", seed, first, second).isEqualTo(fingerprint(first));
+        assertThat(fingerprint(second))
+                .as("seed %d: %s vs %s", seed, first, second)
+                .isEqualTo(fingerprint(first));
     }
 
     @ParameterizedTest(name = "seed {0}")
@@ -55,7 +59,8 @@ class FingerprintPropertyTest {
         String original = RandomJson.write(value, r);
         String mutated = RandomJson.write(changed, r);
 
-        assertThat(fingerprint(mutated)).as("seed %d: %s vs %s", seed, original, mutated)
+        assertThat(fingerprint(mutated))
+                .as("seed %d: %s vs %s", seed, original, mutated)
                 .isNotEqualTo(fingerprint(original));
     }
 
@@ -80,7 +85,9 @@ class FingerprintPropertyTest {
         Fingerprint.of("POST", "/v1/things", input);
 
         if (canonical != null) {
-            assertThat(CanonicalJson.canonicalize(canonical)).as("seed %d", seed).isEqualTo(canonical);
+            assertThat(CanonicalJson.canonicalize(canonical))
+                    .as("seed %d", seed)
+                    .isEqualTo(canonical);
         }
     }
 }

@@ -24,7 +24,8 @@ class FingerprintTest {
 
     static Stream<Arguments> sameRequests() {
         return Stream.of(
-                Arguments.of("{\"amount\":500,\"currency\":\"eur\"}", "{ \"currency\" : \"eur\",\n\t\"amount\" : 500 }"),
+                Arguments.of(
+                        "{\"amount\":500,\"currency\":\"eur\"}", "{ \"currency\" : \"eur\",\n\t\"amount\" : 500 }"),
                 Arguments.of("{\"a\":\"A\"}", "{\"a\":\"\\u0041\"}"),
                 Arguments.of("{\"A\":1}", "{\"\\u0041\":1}"),
                 Arguments.of("[\"/\"]", "[\"\\/\"]"),
@@ -32,7 +33,8 @@ class FingerprintTest {
                 Arguments.of("[\"\uD83D\uDE00\"]", "[\"\\ud83d\\uDE00\"]"),
                 Arguments.of("[1e5]", "[1E+05]"),
                 Arguments.of("[1e-5]", "[1E-005]"),
-                Arguments.of("{\"b\":{\"y\":[1,2],\"x\":null},\"a\":true}", "{\"a\":true,\"b\":{\"x\":null,\"y\":[1,2]}}"),
+                Arguments.of(
+                        "{\"b\":{\"y\":[1,2],\"x\":null},\"a\":true}", "{\"a\":true,\"b\":{\"x\":null,\"y\":[1,2]}}"),
                 Arguments.of("\"top level string\"", "  \"top level string\"  "));
     }
 
@@ -77,14 +79,42 @@ class FingerprintTest {
                 .isEqualTo("{\"a\":2,\"b\":1,\"\uFFFD\":4,\"\uD83D\uDE00\":3}");
         assertThat(canonical("[\"\\u0000\\u001f\\b\\f\\n\\r\\t\\\"\\\\\\u007f\"]"))
                 .isEqualTo("[\"\\u0000\\u001f\\b\\f\\n\\r\\t\\\"\\\\\u007f\"]");
-        assertThat(canonical("[\"\\ud800\"]")).as("a lone surrogate stays escaped").isEqualTo("[\"\\ud800\"]");
+        assertThat(canonical("[\"\\ud800\"]"))
+                .as("a lone surrogate stays escaped")
+                .isEqualTo("[\"\\ud800\"]");
         assertThat(canonical("[-0, 0.50, 1E+00, 2e-0]")).isEqualTo("[-0,0.50,1e0,2e0]");
     }
 
     @ParameterizedTest(name = "[{index}] <{0}>")
-    @ValueSource(strings = {"", " ", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "01", "1.", ".5", "-",
-        "1e", "+1", "tru", "nul", "[\"\t\"]", "[\"\\x\"]", "[\"\\u12\"]", "[\"\\u00G1\"]", "[1] [2]",
-        "{\"a\":1,\"a\":2}", "{\"a\":1,\"\\u0061\":2}", "\uFEFF{}", "NaN", "[Infinity]"})
+    @ValueSource(
+            strings = {
+                "",
+                " ",
+                "{",
+                "}",
+                "[1,]",
+                "{\"a\":1,}",
+                "{\"a\" 1}",
+                "{a:1}",
+                "01",
+                "1.",
+                ".5",
+                "-",
+                "1e",
+                "+1",
+                "tru",
+                "nul",
+                "[\"\t\"]",
+                "[\"\\x\"]",
+                "[\"\\u12\"]",
+                "[\"\\u00G1\"]",
+                "[1] [2]",
+                "{\"a\":1,\"a\":2}",
+                "{\"a\":1,\"\\u0061\":2}",
+                "\uFEFF{}",
+                "NaN",
+                "[Infinity]"
+            })
     void invalidJsonFallsBackToRawBytes(String body) {
         assertThat(CanonicalJson.canonicalize(body.getBytes(UTF_8))).isNull();
         assertThat(post(body)).isEqualTo(post(body));
@@ -95,7 +125,8 @@ class FingerprintTest {
     void rawFallbackNeverEqualsJsonFingerprint() {
         // "{}" canonicalises to itself, so only the domain tag keeps these apart
         byte[] notUtf8 = {(byte) 0xC3, (byte) 0x28};
-        assertThat(Fingerprint.of("POST", "/x", notUtf8)).isNotEqualTo(Fingerprint.of("POST", "/x", "{}".getBytes(UTF_8)));
+        assertThat(Fingerprint.of("POST", "/x", notUtf8))
+                .isNotEqualTo(Fingerprint.of("POST", "/x", "{}".getBytes(UTF_8)));
         assertThat(CanonicalJson.canonicalize(notUtf8)).isNull();
     }
 
@@ -103,8 +134,11 @@ class FingerprintTest {
     void nestingIsBoundedWithoutOverflowingTheStack() {
         int max = Fingerprint.MAX_JSON_DEPTH;
         assertThat(canonical("[".repeat(max) + "]".repeat(max))).isEqualTo("[".repeat(max) + "]".repeat(max));
-        assertThat(CanonicalJson.canonicalize(("[".repeat(max + 1) + "]".repeat(max + 1)).getBytes(UTF_8))).isNull();
-        assertThat(CanonicalJson.canonicalize("[".repeat(1_000_000).getBytes(UTF_8))).isNull();
-        assertThat(CanonicalJson.canonicalize("{\"a\":".repeat(1_000_000).getBytes(UTF_8))).isNull();
+        assertThat(CanonicalJson.canonicalize(("[".repeat(max + 1) + "]".repeat(max + 1)).getBytes(UTF_8)))
+                .isNull();
+        assertThat(CanonicalJson.canonicalize("[".repeat(1_000_000).getBytes(UTF_8)))
+                .isNull();
+        assertThat(CanonicalJson.canonicalize("{\"a\":".repeat(1_000_000).getBytes(UTF_8)))
+                .isNull();
     }
 }

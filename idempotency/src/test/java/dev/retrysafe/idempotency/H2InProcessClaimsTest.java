@@ -26,7 +26,9 @@ class H2InProcessClaimsTest extends TransactionClaimsContract {
             acquired(store.claim(dying, scope("k"), fp("a"), clock.instant(), LEASE));
             dying.rollback(); // the process is gone: its transaction with it, and finished() never called
         }
-        store = JdbcIdempotencyStore.builder(dataSource).claims(ClaimMode.IN_PROCESS).build(); // the restart
+        store = JdbcIdempotencyStore.builder(dataSource)
+                .claims(ClaimMode.IN_PROCESS)
+                .build(); // the restart
 
         assertThat(runOnce("k", fp("a"), created("pay_1"), "effect")).isInstanceOf(ClaimOutcome.Acquired.class);
     }

@@ -31,7 +31,9 @@ class IdempotencyKeyFuzzTest {
                 case KeyParse.Invalid i -> {
                     assertThat(i.reason()).isNotBlank();
                     if (value.length() > 3) {
-                        assertThat(i.reason()).as("the reason must not echo the value").doesNotContain(value);
+                        assertThat(i.reason())
+                                .as("the reason must not echo the value")
+                                .doesNotContain(value);
                     }
                 }
             }

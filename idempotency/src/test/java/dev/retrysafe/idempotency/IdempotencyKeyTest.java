@@ -31,8 +31,7 @@ class IdempotencyKeyTest {
     @ParameterizedTest(name = "[{index}] <{0}> is key <{1}>")
     @MethodSource("validHeaderValues")
     void acceptsBareAndSfStringForms(String header, String expectedKey) {
-        assertThat(IdempotencyKey.parse(header))
-                .isEqualTo(new KeyParse.Valid(new IdempotencyKey(expectedKey)));
+        assertThat(IdempotencyKey.parse(header)).isEqualTo(new KeyParse.Valid(new IdempotencyKey(expectedKey)));
     }
 
     static Stream<Arguments> invalidHeaderValues() {
@@ -64,9 +63,11 @@ class IdempotencyKeyTest {
 
     @Test
     void constructorRejectsInvalidValueNamingIt() {
-        assertThatIllegalArgumentException().isThrownBy(() -> new IdempotencyKey(""))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new IdempotencyKey(""))
                 .withMessage("value is empty");
-        assertThatIllegalArgumentException().isThrownBy(() -> new IdempotencyKey("\n"))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new IdempotencyKey("\n"))
                 .withMessageContaining("value has a character outside printable ASCII at index 0 (U+000A)");
     }
 
@@ -83,11 +84,14 @@ class IdempotencyKeyTest {
     @Test
     void scopeRejectsTextTheColumnsCannotHold() {
         IdempotencyKey key = new IdempotencyKey("k");
-        assertThatIllegalArgumentException().isThrownBy(() -> new Scope("", "POST /", key))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new Scope("", "POST /", key))
                 .withMessageContaining("account");
-        assertThatIllegalArgumentException().isThrownBy(() -> new Scope("a", "x".repeat(513), key))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new Scope("a", "x".repeat(513), key))
                 .withMessageContaining("route");
-        assertThatIllegalArgumentException().isThrownBy(() -> new Scope("a\0b", "POST /", key))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new Scope("a\0b", "POST /", key))
                 .withMessageContaining("account");
     }
 }

@@ -1,12 +1,12 @@
 package dev.retrysafe.idempotency;
 
-import dev.retrysafe.testkit.CountingDataSource;
-import dev.retrysafe.testkit.ThrowawayDatabase;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.retrysafe.testkit.CountingDataSource;
 import dev.retrysafe.testkit.FakeClock;
+import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -50,7 +50,8 @@ abstract class IdempotencyStoreContract {
     void createSchema() throws Exception {
         database = openDatabase();
         dataSource = database.dataSource();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             // the whole script in one execute, as a Flyway Java migration would run it
             s.execute(JdbcIdempotencyStore.schemaSql());
             s.execute("CREATE TABLE effects (id VARCHAR(64) PRIMARY KEY)");
@@ -86,7 +87,8 @@ abstract class IdempotencyStoreContract {
 
         assertThat(first).isInstanceOfSatisfying(ClaimOutcome.Acquired.class, acquired -> {
             assertThat(acquired.takenOver()).isFalse();
-            assertThat(acquired.claim().leaseExpiresAt()).isEqualTo(clock.instant().plus(LEASE));
+            assertThat(acquired.claim().leaseExpiresAt())
+                    .isEqualTo(clock.instant().plus(LEASE));
             assertThat(acquired.claim().token()).hasSizeGreaterThanOrEqualTo(32);
         });
         assertThat(acquired(other).token()).isNotEqualTo(acquired(first).token());
@@ -95,10 +97,13 @@ abstract class IdempotencyStoreContract {
     @Test
     void completedClaimReplaysTheStoredResponseToTheSameRequest() throws SQLException {
         Claim claim = acquired(claim(scope("k"), fp("a")));
-        StoredResponse answer = new StoredResponse(201, List.of(
-                new HeaderField("Content-Type", "application/json"),
-                new HeaderField("Location", "/v1/payments/pay_1"),
-                new HeaderField("X-Escapes", "a\\b:c")), "{\"id\":\"pay_1\"}".getBytes(UTF_8));
+        StoredResponse answer = new StoredResponse(
+                201,
+                List.of(
+                        new HeaderField("Content-Type", "application/json"),
+                        new HeaderField("Location", "/v1/payments/pay_1"),
+                        new HeaderField("X-Escapes", "a\\b:c")),
+                "{\"id\":\"pay_1\"}".getBytes(UTF_8));
         completeAndCommit(claim, answer, "effect-1");
 
         clock.advance(Duration.ofHours(1));
@@ -139,9 +144,12 @@ abstract class IdempotencyStoreContract {
         IdempotencyKey key = new IdempotencyKey("shared");
         acquired(claim(Scope.of("acct_1", "POST", "/v1/payments", key), fp("a")));
 
-        assertThat(claim(Scope.of("acct_1", "POST", "/v1/refunds", key), fp("a"))).isInstanceOf(ClaimOutcome.Acquired.class);
-        assertThat(claim(Scope.of("acct_2", "POST", "/v1/payments", key), fp("a"))).isInstanceOf(ClaimOutcome.Acquired.class);
-        assertThat(claim(Scope.of("acct_1", "POST", "/v1/payments", key), fp("a"))).isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(claim(Scope.of("acct_1", "POST", "/v1/refunds", key), fp("a")))
+                .isInstanceOf(ClaimOutcome.Acquired.class);
+        assertThat(claim(Scope.of("acct_2", "POST", "/v1/payments", key), fp("a")))
+                .isInstanceOf(ClaimOutcome.Acquired.class);
+        assertThat(claim(Scope.of("acct_1", "POST", "/v1/payments", key), fp("a")))
+                .isInstanceOf(ClaimOutcome.InFlight.class);
     }
 
     // --- leases ---------------------------------------------------------------------------------
@@ -159,16 +167,20 @@ abstract class IdempotencyStoreContract {
         Claim dead = acquired(claim(scope("k"), fp("a")));
         clock.advance(LEASE.plusMillis(1));
 
-        assertThat(claim(scope("k"), fp("b"))).as("another request under the dead holder's key")
+        assertThat(claim(scope("k"), fp("b")))
+                .as("another request under the dead holder's key")
                 .isEqualTo(new ClaimOutcome.Mismatch());
         ClaimOutcome takeover = claim(scope("k"), fp("a"));
 
         assertThat(takeover).isInstanceOfSatisfying(ClaimOutcome.Acquired.class, acquired -> {
             assertThat(acquired.takenOver()).isTrue();
             assertThat(acquired.claim().token()).isNotEqualTo(dead.token());
-            assertThat(acquired.claim().leaseExpiresAt()).isEqualTo(clock.instant().plus(LEASE));
+            assertThat(acquired.claim().leaseExpiresAt())
+                    .isEqualTo(clock.instant().plus(LEASE));
         });
-        assertThat(claim(scope("k"), fp("a"))).as("the new holder has a fresh lease").isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(claim(scope("k"), fp("a")))
+                .as("the new holder has a fresh lease")
+                .isInstanceOf(ClaimOutcome.InFlight.class);
     }
 
     @Test
@@ -185,7 +197,9 @@ abstract class IdempotencyStoreContract {
             tx.rollback();
         }
         assertThat(effects()).isEmpty();
-        assertThat(claim(scope("k"), fp("a"))).as("the successor still holds the key").isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(claim(scope("k"), fp("a")))
+                .as("the successor still holds the key")
+                .isInstanceOf(ClaimOutcome.InFlight.class);
 
         StoredResponse answer = new StoredResponse(201, List.of(), "successor".getBytes(UTF_8));
         completeAndCommit(successor, answer, "effect-of-successor");
@@ -215,7 +229,9 @@ abstract class IdempotencyStoreContract {
             tx.rollback();
         }
         assertThat(effects()).isEmpty();
-        assertThat(claim(scope("k"), fp("a"))).as("rolled back: still in progress").isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(claim(scope("k"), fp("a")))
+                .as("rolled back: still in progress")
+                .isInstanceOf(ClaimOutcome.InFlight.class);
 
         completeAndCommit(claim, ok(), "effect-1");
         assertThat(effects()).containsExactly("effect-1");
@@ -229,7 +245,8 @@ abstract class IdempotencyStoreContract {
 
         try (Connection tx = dataSource.getConnection()) {
             tx.setAutoCommit(false);
-            assertThatThrownBy(() -> store.complete(tx, claim, ok(), clock.instant())).isInstanceOf(ClaimLostException.class);
+            assertThatThrownBy(() -> store.complete(tx, claim, ok(), clock.instant()))
+                    .isInstanceOf(ClaimLostException.class);
             tx.rollback();
         }
     }
@@ -242,8 +259,10 @@ abstract class IdempotencyStoreContract {
 
         assertThat(store.release(failed)).isTrue();
 
-        assertThat(claim(scope("k"), fp("a"))).isInstanceOfSatisfying(ClaimOutcome.Acquired.class,
-                acquired -> assertThat(acquired.takenOver()).isFalse());
+        assertThat(claim(scope("k"), fp("a")))
+                .isInstanceOfSatisfying(
+                        ClaimOutcome.Acquired.class,
+                        acquired -> assertThat(acquired.takenOver()).isFalse());
     }
 
     @Test
@@ -267,13 +286,19 @@ abstract class IdempotencyStoreContract {
         completeAndCommit(acquired(claim(scope("k"), fp("a"))), ok(), "effect-1");
 
         clock.advance(RETENTION);
-        assertThat(claim(scope("k"), fp("b"))).as("still retained at exactly 24 h").isEqualTo(new ClaimOutcome.Mismatch());
+        assertThat(claim(scope("k"), fp("b")))
+                .as("still retained at exactly 24 h")
+                .isEqualTo(new ClaimOutcome.Mismatch());
 
         clock.advance(Duration.ofMillis(1));
         ClaimOutcome reuse = claim(scope("k"), fp("b"));
-        assertThat(reuse).isInstanceOfSatisfying(ClaimOutcome.Acquired.class,
-                acquired -> assertThat(acquired.takenOver()).isFalse());
-        assertThat(claim(scope("k"), fp("b"))).as("the replacement is a live claim").isInstanceOf(ClaimOutcome.InFlight.class);
+        assertThat(reuse)
+                .isInstanceOfSatisfying(
+                        ClaimOutcome.Acquired.class,
+                        acquired -> assertThat(acquired.takenOver()).isFalse());
+        assertThat(claim(scope("k"), fp("b")))
+                .as("the replacement is a live claim")
+                .isInstanceOf(ClaimOutcome.InFlight.class);
     }
 
     @Test
@@ -302,7 +327,8 @@ abstract class IdempotencyStoreContract {
 
     @Test
     void purgeWorksThroughManyBatches() throws SQLException {
-        JdbcIdempotencyStore smallBatches = JdbcIdempotencyStore.builder(dataSource).purgeBatchSize(2).build();
+        JdbcIdempotencyStore smallBatches =
+                JdbcIdempotencyStore.builder(dataSource).purgeBatchSize(2).build();
         for (int i = 0; i < 7; i++) {
             completeAndCommit(acquired(claim(scope("k" + i), fp("a"))), ok(), "e" + i);
         }
@@ -331,8 +357,11 @@ abstract class IdempotencyStoreContract {
         int threads = 32;
         List<ClaimOutcome> outcomes = claimAllAtOnce("expired", threads);
 
-        assertThat(outcomes).filteredOn(ClaimOutcome.Acquired.class::isInstance).hasSize(1)
-                .allSatisfy(o -> assertThat(((ClaimOutcome.Acquired) o).takenOver()).isTrue());
+        assertThat(outcomes)
+                .filteredOn(ClaimOutcome.Acquired.class::isInstance)
+                .hasSize(1)
+                .allSatisfy(
+                        o -> assertThat(((ClaimOutcome.Acquired) o).takenOver()).isTrue());
         assertThat(outcomes).filteredOn(ClaimOutcome.InFlight.class::isInstance).hasSize(threads - 1);
     }
 
@@ -415,7 +444,9 @@ abstract class IdempotencyStoreContract {
 
     private List<String> strings(String sql) throws SQLException {
         List<String> values = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             while (r.next()) {
                 values.add(r.getString(1));
             }
@@ -424,7 +455,8 @@ abstract class IdempotencyStoreContract {
     }
 
     private void execute(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

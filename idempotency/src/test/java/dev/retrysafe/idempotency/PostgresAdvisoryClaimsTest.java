@@ -31,6 +31,8 @@ class PostgresAdvisoryClaimsTest extends TransactionClaimsContract {
         // the server ends the session a moment after the client left: wait for that, not the lease
         ClaimOutcome next = awaitClaim("k", fp("a"), o -> !(o instanceof ClaimOutcome.InFlight));
         assertThat(next).isInstanceOf(ClaimOutcome.Acquired.class);
-        assertThat(strings("SELECT idem_key FROM idempotency_keys")).as("nothing was written").isEmpty();
+        assertThat(strings("SELECT idem_key FROM idempotency_keys"))
+                .as("nothing was written")
+                .isEmpty();
     }
 }

@@ -23,15 +23,12 @@ final class RandomJson {
     };
 
     /** A string value; lone surrogates are allowed and always written escaped. */
-    record Str(String value) {
-    }
+    record Str(String value) {}
 
     /** A number: mantissa as written, and an optional exponent value. */
-    record Num(String mantissa, Integer exponent) {
-    }
+    record Num(String mantissa, Integer exponent) {}
 
-    private RandomJson() {
-    }
+    private RandomJson() {}
 
     static Object value(Random r, int depth) {
         int kind = r.nextInt(depth >= 5 ? 4 : 6);
@@ -146,7 +143,8 @@ final class RandomJson {
         out.append('"');
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            boolean pair = Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+            boolean pair =
+                    Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
             boolean mustEscape = c < 0x20 || c == '"' || c == '\\' || (Character.isSurrogate(c) && !pair);
             if (pair) {
                 // half a pair written literally would not survive UTF-8: both halves one way

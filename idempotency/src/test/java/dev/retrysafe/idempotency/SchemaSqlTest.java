@@ -13,13 +13,18 @@ class SchemaSqlTest {
 
     @Test
     void schemaSqlIsTwoStatementsThatAlsoRunOneByOne() throws Exception {
-        assertThat(JdbcIdempotencyStore.schemaStatements()).hasSize(2)
-                .first().asString().startsWith("CREATE TABLE idempotency_keys");
+        assertThat(JdbcIdempotencyStore.schemaStatements())
+                .hasSize(2)
+                .first()
+                .asString()
+                .startsWith("CREATE TABLE idempotency_keys");
         assertThat(JdbcIdempotencyStore.schemaStatements().get(1)).startsWith("CREATE INDEX");
-        assertThat(JdbcIdempotencyStore.schemaSql()).contains(JdbcIdempotencyStore.schemaStatements().get(0));
+        assertThat(JdbcIdempotencyStore.schemaSql())
+                .contains(JdbcIdempotencyStore.schemaStatements().get(0));
 
         String url = "jdbc:h2:mem:schema_" + UUID.randomUUID().toString().replace("-", "") + ";MODE=PostgreSQL";
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             for (String statement : JdbcIdempotencyStore.schemaStatements()) {
                 s.execute(statement);
             }

@@ -70,7 +70,10 @@ abstract class TransactionClaimsContract {
         execute("DELETE FROM idempotency_keys");
         execute("DELETE FROM effects");
         clock = new FakeClock();
-        store = JdbcIdempotencyStore.builder(dataSource).retention(RETENTION).claims(mode()).build();
+        store = JdbcIdempotencyStore.builder(dataSource)
+                .retention(RETENTION)
+                .claims(mode())
+                .build();
     }
 
     @AfterEach
@@ -99,7 +102,8 @@ abstract class TransactionClaimsContract {
 
             assertThat(claimAndEnd("k", fp("a"))).isInstanceOf(ClaimOutcome.InFlight.class);
             assertThat(claimAndEnd("k", fp("b"))).as("a different request").isInstanceOf(ClaimOutcome.Mismatch.class);
-            assertThat(claimAndEnd("k", fp("a"))).as("the same again: the different one held nothing")
+            assertThat(claimAndEnd("k", fp("a")))
+                    .as("the same again: the different one held nothing")
                     .isInstanceOf(ClaimOutcome.InFlight.class);
 
             store.complete(first, held, created("pay_1"), clock.instant());
@@ -128,7 +132,8 @@ abstract class TransactionClaimsContract {
         runOnce("k", fp("a"), created("pay_1"), "effect");
         try (Connection open = transaction()) {
             // a replay whose transaction has not ended yet
-            assertThat(store.claim(open, scope("k"), fp("a"), clock.instant(), LEASE)).isInstanceOf(ClaimOutcome.Replay.class);
+            assertThat(store.claim(open, scope("k"), fp("a"), clock.instant(), LEASE))
+                    .isInstanceOf(ClaimOutcome.Replay.class);
             assertThat(claimAndEnd("k", fp("a"))).isInstanceOf(ClaimOutcome.Replay.class);
             open.rollback();
         }
@@ -177,7 +182,9 @@ abstract class TransactionClaimsContract {
         }
         assertThat(seenAtCommit).hasSize(1);
         if (mode() == ClaimMode.POSTGRES_ADVISORY_LOCKS) {
-            assertThat(seenAtCommit.get(0)).as("committed in the answer's round trip").containsExactly("effect-1");
+            assertThat(seenAtCommit.get(0))
+                    .as("committed in the answer's round trip")
+                    .containsExactly("effect-1");
         } else {
             assertThat(seenAtCommit.get(0)).as("committed by commit()").isEmpty();
         }
@@ -219,8 +226,11 @@ abstract class TransactionClaimsContract {
                 int acquiredCount = 0;
                 for (Future<ClaimOutcome> f : tries) {
                     ClaimOutcome outcome = f.get(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-                    assertThat(outcome).isInstanceOfAny(ClaimOutcome.Acquired.class, ClaimOutcome.InFlight.class,
-                            ClaimOutcome.Replay.class);
+                    assertThat(outcome)
+                            .isInstanceOfAny(
+                                    ClaimOutcome.Acquired.class,
+                                    ClaimOutcome.InFlight.class,
+                                    ClaimOutcome.Replay.class);
                     if (outcome instanceof ClaimOutcome.Acquired) {
                         acquiredCount++;
                     }
@@ -236,7 +246,8 @@ abstract class TransactionClaimsContract {
 
     @Test
     void aClaimRowLeftByRowModeIsHonoured() throws Exception {
-        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement("""
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement s = c.prepareStatement("""
                 INSERT INTO idempotency_keys (account, route, idem_key, fingerprint, lease_token, lease_expires_at, created_at)
                 VALUES ('acct', 'POST /v1/payments', 'k', ?, 'old-holder', ?, ?)""")) {
             s.setString(1, fp("a").hex());
@@ -248,10 +259,15 @@ abstract class TransactionClaimsContract {
         assertThat(claimAndEnd("k", fp("b"))).isInstanceOf(ClaimOutcome.Mismatch.class);
 
         clock.advance(LEASE.plusMillis(1));
-        assertThat(claimAndEnd("k", fp("b"))).as("a dead holder's different request").isInstanceOf(ClaimOutcome.Mismatch.class);
+        assertThat(claimAndEnd("k", fp("b")))
+                .as("a dead holder's different request")
+                .isInstanceOf(ClaimOutcome.Mismatch.class);
         try (Connection tx = transaction()) {
             ClaimOutcome outcome = store.claim(tx, scope("k"), fp("a"), clock.instant(), LEASE);
-            assertThat(outcome).isInstanceOfSatisfying(ClaimOutcome.Acquired.class, a -> assertThat(a.takenOver()).isTrue());
+            assertThat(outcome)
+                    .isInstanceOfSatisfying(
+                            ClaimOutcome.Acquired.class,
+                            a -> assertThat(a.takenOver()).isTrue());
             Claim claim = acquired(outcome);
             store.complete(tx, claim, created("pay_1"), clock.instant());
             tx.commit();
@@ -291,9 +307,10 @@ abstract class TransactionClaimsContract {
             assertThat(retry).isInstanceOf(ClaimOutcome.Acquired.class);
 
             assertThatThrownBy(() -> {
-                store.complete(stuck, held, created("pay_stale"), clock.instant());
-                stuck.commit();
-            }).isInstanceOfAny(ClaimLostException.class, IdempotencyStoreException.class, SQLException.class);
+                        store.complete(stuck, held, created("pay_stale"), clock.instant());
+                        stuck.commit();
+                    })
+                    .isInstanceOfAny(ClaimLostException.class, IdempotencyStoreException.class, SQLException.class);
             rollbackQuietly(stuck);
             store.finished(held, false);
         } finally {
@@ -324,7 +341,8 @@ abstract class TransactionClaimsContract {
     }
 
     /** Claims in a transaction; if acquired runs the effect, completes and commits; then ends it. */
-    ClaimOutcome runOnce(String key, Fingerprint fingerprint, StoredResponse answer, String effect) throws SQLException {
+    ClaimOutcome runOnce(String key, Fingerprint fingerprint, StoredResponse answer, String effect)
+            throws SQLException {
         try (Connection tx = transaction()) {
             ClaimOutcome outcome = store.claim(tx, scope(key), fingerprint, clock.instant(), LEASE);
             if (!(outcome instanceof ClaimOutcome.Acquired acquired)) {
@@ -376,8 +394,8 @@ abstract class TransactionClaimsContract {
 
     /** {@code tx}, running {@code before} just before each {@code commit()} it is asked to make. */
     static Connection onCommit(Connection tx, SqlAction before) {
-        return (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("commit") && method.getParameterCount() == 0) {
                         before.run();
                     }
@@ -423,7 +441,9 @@ abstract class TransactionClaimsContract {
     }
 
     static StoredResponse created(String id) {
-        return new StoredResponse(201, List.of(new HeaderField("Location", "/v1/payments/" + id)),
+        return new StoredResponse(
+                201,
+                List.of(new HeaderField("Location", "/v1/payments/" + id)),
                 ("{\"id\":\"" + id + "\"}").getBytes(UTF_8));
     }
 
@@ -450,7 +470,9 @@ abstract class TransactionClaimsContract {
 
     List<String> strings(String sql) throws SQLException {
         List<String> values = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             while (r.next()) {
                 values.add(r.getString(1));
             }
@@ -459,7 +481,8 @@ abstract class TransactionClaimsContract {
     }
 
     void execute(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

@@ -27,11 +27,24 @@ import org.jspecify.annotations.Nullable;
  * @param resultContentType the result's media type, for {@link JobStatus#SUCCEEDED}
  * @param resultSize        the result's length in bytes (0 without a result)
  */
-public record Job(String id, String owner, String kind, JobStatus status, String params,
-                  Instant createdAt, @Nullable Instant startedAt, @Nullable Instant finishedAt,
-                  int progress, int attempts, int maxAttempts, boolean cancelRequested,
-                  @Nullable JobProblem error, @Nullable Instant resultExpiresAt, boolean resultExpired,
-                  @Nullable String resultContentType, long resultSize) {
+public record Job(
+        String id,
+        String owner,
+        String kind,
+        JobStatus status,
+        String params,
+        Instant createdAt,
+        @Nullable Instant startedAt,
+        @Nullable Instant finishedAt,
+        int progress,
+        int attempts,
+        int maxAttempts,
+        boolean cancelRequested,
+        @Nullable JobProblem error,
+        @Nullable Instant resultExpiresAt,
+        boolean resultExpired,
+        @Nullable String resultContentType,
+        long resultSize) {
 
     /** Checks that the required values are present. */
     public Job {

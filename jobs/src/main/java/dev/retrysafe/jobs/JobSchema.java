@@ -19,11 +19,10 @@ public final class JobSchema {
     public static final int VERSION = 2;
 
     // a lambda of this module, which encapsulates the scripts' resources
-    private static final SchemaScripts SCRIPTS = new SchemaScripts(
-            "/dev/retrysafe/jobs/jobs", VERSION, name -> JobSchema.class.getResourceAsStream(name));
+    private static final SchemaScripts SCRIPTS =
+            new SchemaScripts("/dev/retrysafe/jobs/jobs", VERSION, name -> JobSchema.class.getResourceAsStream(name));
 
-    private JobSchema() {
-    }
+    private JobSchema() {}
 
     /**
      * The whole script: several statements, each ended by {@code ;} at the end of a line, and

@@ -163,7 +163,9 @@ public final class Jobs implements AutoCloseable {
      * @throws JobStoreException if the database fails
      */
     public boolean writeResult(String owner, String id, OutputStream out) throws IOException {
-        return queue.writeResult(Objects.requireNonNull(owner, "owner"), Objects.requireNonNull(id, "id"),
+        return queue.writeResult(
+                Objects.requireNonNull(owner, "owner"),
+                Objects.requireNonNull(id, "id"),
                 Objects.requireNonNull(out, "out"));
     }
 
@@ -260,8 +262,8 @@ public final class Jobs implements AutoCloseable {
         private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
         private Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
         private final Map<String, JobsConfig.Registration> handlers = new HashMap<>();
-        private JobListener listener = (transaction, job) -> { };
-        private JobObserver observer = job -> { };
+        private JobListener listener = (transaction, job) -> {};
+        private JobObserver observer = job -> {};
         private @Nullable ThreadFactory threadFactory;
 
         private Builder(DataSource dataSource) {
@@ -300,8 +302,8 @@ public final class Jobs implements AutoCloseable {
 
         /** How long a result can be downloaded after its job finished, 1 s to 3650 d (default 24 h). */
         public Builder resultRetention(Duration resultRetention) {
-            this.resultRetention = Checks.range("resultRetention", resultRetention, Duration.ofSeconds(1),
-                    JobsConfig.MAX_RETENTION);
+            this.resultRetention =
+                    Checks.range("resultRetention", resultRetention, Duration.ofSeconds(1), JobsConfig.MAX_RETENTION);
             return this;
         }
 
@@ -310,8 +312,8 @@ public final class Jobs implements AutoCloseable {
          * is never deleted before its result expired.
          */
         public Builder recordRetention(Duration recordRetention) {
-            this.recordRetention = Checks.range("recordRetention", recordRetention, Duration.ofSeconds(1),
-                    JobsConfig.MAX_RETENTION);
+            this.recordRetention =
+                    Checks.range("recordRetention", recordRetention, Duration.ofSeconds(1), JobsConfig.MAX_RETENTION);
             return this;
         }
 
@@ -323,20 +325,21 @@ public final class Jobs implements AutoCloseable {
 
         /** The wait between claims when nothing wakes the loop, 1 ms to 10 min (default 200 ms). */
         public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = Checks.range("pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
+            this.pollInterval =
+                    Checks.range("pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
         /** How long {@link Jobs#close()} lets running jobs finish, 0 to 1 h (default 10 s). */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout = Checks.range("shutdownTimeout", shutdownTimeout, Duration.ZERO,
-                    Duration.ofHours(1));
+            this.shutdownTimeout = Checks.range("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
             return this;
         }
 
         /** The wait between two purges of the background loop, 1 s to 1 d (default 1 min). */
         public Builder purgeInterval(Duration purgeInterval) {
-            this.purgeInterval = Checks.range("purgeInterval", purgeInterval, Duration.ofSeconds(1), Duration.ofDays(1));
+            this.purgeInterval =
+                    Checks.range("purgeInterval", purgeInterval, Duration.ofSeconds(1), Duration.ofDays(1));
             return this;
         }
 
@@ -385,11 +388,28 @@ public final class Jobs implements AutoCloseable {
 
         /** The jobs, not started. */
         public Jobs build() {
-            String id = instanceId != null ? instanceId : "jobs-" + JobIds.leaseToken().substring(0, 8);
-            ThreadFactory threads = threadFactory != null ? threadFactory
+            String id = instanceId != null
+                    ? instanceId
+                    : "jobs-" + JobIds.leaseToken().substring(0, 8);
+            ThreadFactory threads = threadFactory != null
+                    ? threadFactory
                     : Thread.ofVirtual().name("retrysafe-jobs-" + id + "-", 0).factory();
-            return new Jobs(new JobsConfig(dataSource, clock, id, lease, maxAttempts, resultRetention, recordRetention,
-                    workers, pollInterval, shutdownTimeout, purgeInterval, handlers, listener, observer, threads));
+            return new Jobs(new JobsConfig(
+                    dataSource,
+                    clock,
+                    id,
+                    lease,
+                    maxAttempts,
+                    resultRetention,
+                    recordRetention,
+                    workers,
+                    pollInterval,
+                    shutdownTimeout,
+                    purgeInterval,
+                    handlers,
+                    listener,
+                    observer,
+                    threads));
         }
     }
 }

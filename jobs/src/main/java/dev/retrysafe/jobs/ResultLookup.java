@@ -4,24 +4,21 @@ package dev.retrysafe.jobs;
 public sealed interface ResultLookup {
 
     /** No job with that id belongs to that owner. */
-    record NotFound() implements ResultLookup {
-    }
+    record NotFound() implements ResultLookup {}
 
     /**
      * The job has no result: it is queued or running, or it failed or was canceled.
      *
      * @param job the job
      */
-    record NotReady(Job job) implements ResultLookup {
-    }
+    record NotReady(Job job) implements ResultLookup {}
 
     /**
      * The job succeeded but its result is past its retention (purged or about to be).
      *
      * @param job the job
      */
-    record Expired(Job job) implements ResultLookup {
-    }
+    record Expired(Job job) implements ResultLookup {}
 
     /**
      * The result can be downloaded with {@link Jobs#writeResult}.
@@ -30,6 +27,5 @@ public sealed interface ResultLookup {
      * @param contentType the result's media type
      * @param size        the result's length in bytes
      */
-    record Ready(Job job, String contentType, long size) implements ResultLookup {
-    }
+    record Ready(Job job, String contentType, long size) implements ResultLookup {}
 }

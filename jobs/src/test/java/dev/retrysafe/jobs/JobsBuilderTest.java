@@ -31,9 +31,11 @@ class JobsBuilderTest {
         assertThatThrownBy(() -> builder().maxAttempts(0)).hasMessage("maxAttempts must be 1 to 100, was 0");
         assertThatThrownBy(() -> builder().workers(0)).hasMessageContaining("workers");
         assertThatThrownBy(() -> builder().resultRetention(Duration.ZERO)).hasMessageContaining("resultRetention");
-        assertThatThrownBy(() -> builder().recordRetention(Duration.ofDays(4000))).hasMessageContaining("recordRetention");
+        assertThatThrownBy(() -> builder().recordRetention(Duration.ofDays(4000)))
+                .hasMessageContaining("recordRetention");
         assertThatThrownBy(() -> builder().pollInterval(Duration.ZERO)).hasMessageContaining("pollInterval");
-        assertThatThrownBy(() -> builder().shutdownTimeout(Duration.ofSeconds(-1))).hasMessageContaining("shutdownTimeout");
+        assertThatThrownBy(() -> builder().shutdownTimeout(Duration.ofSeconds(-1)))
+                .hasMessageContaining("shutdownTimeout");
         assertThatThrownBy(() -> builder().purgeInterval(Duration.ofMillis(10))).hasMessageContaining("purgeInterval");
         assertThatThrownBy(() -> builder().instanceId("")).hasMessageContaining("instanceId");
         assertThatThrownBy(() -> builder().clock(null)).hasMessage("clock");
@@ -53,7 +55,8 @@ class JobsBuilderTest {
 
     @Test
     void buildsWithDefaultsAndARandomInstanceId() {
-        try (Jobs first = builder().build(); Jobs second = builder().instanceId("api-1").build()) {
+        try (Jobs first = builder().build();
+                Jobs second = builder().instanceId("api-1").build()) {
             assertThat(first.instanceId()).matches("jobs-[0-9a-f]{8}");
             assertThat(second.instanceId()).isEqualTo("api-1");
             assertThat(first.metrics().running()).isZero();

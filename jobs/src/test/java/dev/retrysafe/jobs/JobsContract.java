@@ -63,6 +63,7 @@ abstract class JobsContract {
     final List<String> observed = new CopyOnWriteArrayList<>();
     /** Whether the observer throws after recording. */
     volatile boolean observerThrows;
+
     private final List<Jobs> instances = new ArrayList<>();
     private final List<CompletableFuture<?>> backgroundRuns = new ArrayList<>();
     private ExecutorService background;
@@ -74,7 +75,8 @@ abstract class JobsContract {
     void createSchema() throws SQLException {
         database = openDatabase();
         dataSource = new PooledDataSource(database.dataSource(), 12);
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(JobSchema.schemaSql()); // the whole script in one execute, as a migration runs it
             s.execute("CREATE TABLE job_events (job_id VARCHAR(64) NOT NULL, status VARCHAR(16) NOT NULL)");
         }
@@ -92,7 +94,8 @@ abstract class JobsContract {
 
     @BeforeEach
     void emptyTables() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             for (String table : List.of("job_results", "jobs", "job_kinds", "job_events")) {
                 s.execute("DELETE FROM " + table);
             }
@@ -102,7 +105,8 @@ abstract class JobsContract {
         listenerRefuses = job -> false;
         observed.clear();
         observerThrows = false;
-        background = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("test-run-due-", 0).factory());
+        background = Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("test-run-due-", 0).factory());
     }
 
     @AfterEach
@@ -128,16 +132,20 @@ abstract class JobsContract {
 
     /** {@link #builder} without the recording thread factory: the instance makes its threads as shipped. */
     Jobs.Builder builderWithDefaultThreads(String instanceId) {
-        return Jobs.builder(dataSource).clock(clock).instanceId(instanceId).lease(LEASE)
+        return Jobs.builder(dataSource)
+                .clock(clock)
+                .instanceId(instanceId)
+                .lease(LEASE)
                 .observer(job -> {
-                    observed.add(job.status().wireName() + "/" + job.progress() + (job.cancelRequested() ? "/cancel" : ""));
+                    observed.add(
+                            job.status().wireName() + "/" + job.progress() + (job.cancelRequested() ? "/cancel" : ""));
                     if (observerThrows) {
                         throw new IllegalStateException("the observer fails");
                     }
                 })
                 .listener((transaction, job) -> {
-                    try (PreparedStatement s = transaction.prepareStatement(
-                            "INSERT INTO job_events (job_id, status) VALUES (?, ?)")) {
+                    try (PreparedStatement s =
+                            transaction.prepareStatement("INSERT INTO job_events (job_id, status) VALUES (?, ?)")) {
                         s.setString(1, job.id());
                         s.setString(2, job.status().wireName());
                         s.executeUpdate();
@@ -181,14 +189,16 @@ abstract class JobsContract {
 
     static byte[] download(Jobs jobs, Job job) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        assertThat(jobs.writeResult(job.owner(), job.id(), out)).as("result ready").isTrue();
+        assertThat(jobs.writeResult(job.owner(), job.id(), out))
+                .as("result ready")
+                .isTrue();
         return out.toByteArray();
     }
 
     /** The final states the listener committed for {@code job}, in order. */
     List<String> events(Job job) throws SQLException {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT status FROM job_events WHERE job_id = ?")) {
+                PreparedStatement s = c.prepareStatement("SELECT status FROM job_events WHERE job_id = ?")) {
             s.setString(1, job.id());
             List<String> statuses = new ArrayList<>();
             try (ResultSet r = s.executeQuery()) {
@@ -201,8 +211,9 @@ abstract class JobsContract {
     }
 
     long count(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getLong(1);
         }
@@ -261,11 +272,13 @@ abstract class JobsContract {
     void streamsALargeResultThroughATemporaryFile() throws Exception {
         byte[] expected = new byte[1024 * 1024 + 7];
         new java.util.Random(42).nextBytes(expected);
-        Jobs jobs = instance("a", context -> JobOutput.streamed("application/octet-stream", out -> {
-            for (int i = 0; i < expected.length; i += 8192) {
-                out.write(expected, i, Math.min(8192, expected.length - i));
-            }
-        }));
+        Jobs jobs = instance(
+                "a",
+                context -> JobOutput.streamed("application/octet-stream", out -> {
+                    for (int i = 0; i < expected.length; i += 8192) {
+                        out.write(expected, i, Math.min(8192, expected.length - i));
+                    }
+                }));
         Job queued = enqueue(jobs);
 
         assertThat(jobs.runDue()).isEqualTo(1);
@@ -386,7 +399,9 @@ abstract class JobsContract {
         afterHeartbeat.open();
 
         assertThat(within(run)).isEqualTo(1);
-        assertThat(seenBeforeHeartbeat.get()).as("no heartbeat yet: the flag is not known").isFalse();
+        assertThat(seenBeforeHeartbeat.get())
+                .as("no heartbeat yet: the flag is not known")
+                .isFalse();
         assertThat(job(api, queued).status()).isEqualTo(JobStatus.CANCELED);
         assertThat(worker.metrics().canceled()).isEqualTo(1);
     }
@@ -418,9 +433,14 @@ abstract class JobsContract {
         Jobs jobs = instance("a", returning(CSV));
         Job succeeded = enqueue(jobs);
         jobs.runDue();
-        Jobs failing = build(builder("b").handler("failing", context -> {
-            throw new JobFailedException(new JobProblem("no-payments", "No payments", "The range is empty."));
-        }, 1));
+        Jobs failing = build(builder("b")
+                .handler(
+                        "failing",
+                        context -> {
+                            throw new JobFailedException(
+                                    new JobProblem("no-payments", "No payments", "The range is empty."));
+                        },
+                        1));
         Job failed = failing.enqueue(new NewJob(OWNER, "failing", "{}"));
         failing.runDue();
 
@@ -679,13 +699,14 @@ abstract class JobsContract {
         CompletableFuture<Integer> running = runDueInBackground(first);
         gate.awaitEntered();
 
-        assertThat(second.runDue()).as("the kind's one slot is taken in another instance").isZero();
+        assertThat(second.runDue())
+                .as("the kind's one slot is taken in another instance")
+                .isZero();
         assertThat(first.stats()).isEqualTo(new JobStats(1, 1, Duration.ZERO));
         gate.open();
         assertThat(within(running)).as("one job per round at limit 1").isEqualTo(1);
         assertThat(second.runDue()).isEqualTo(1);
-        assertThat(List.of(job(first, one).status(), job(first, two).status()))
-                .containsOnly(JobStatus.SUCCEEDED);
+        assertThat(List.of(job(first, one).status(), job(first, two).status())).containsOnly(JobStatus.SUCCEEDED);
     }
 
     @Test
@@ -701,10 +722,15 @@ abstract class JobsContract {
     @Test
     void workersBoundTheJobsOneInstanceRunsAtOnce() throws Exception {
         Gate gate = new Gate();
-        Jobs jobs = build(builder("a").workers(2).handler(KIND, context -> {
-            gate.pass();
-            return JobOutput.of("text/plain", CSV);
-        }, 10));
+        Jobs jobs = build(builder("a")
+                .workers(2)
+                .handler(
+                        KIND,
+                        context -> {
+                            gate.pass();
+                            return JobOutput.of("text/plain", CSV);
+                        },
+                        10));
         for (int i = 0; i < 3; i++) {
             enqueue(jobs);
         }
@@ -721,7 +747,9 @@ abstract class JobsContract {
 
     @Test
     void resultExpiresAtTheRetentionBoundaryAndPurgeDeletesItsBytes() throws Exception {
-        Jobs jobs = build(builder("a").resultRetention(Duration.ofHours(1)).recordRetention(Duration.ofDays(1))
+        Jobs jobs = build(builder("a")
+                .resultRetention(Duration.ofHours(1))
+                .recordRetention(Duration.ofDays(1))
                 .handler(KIND, returning(CSV), 1));
         Job queued = enqueue(jobs);
         Job waiting = jobs.enqueue(new NewJob(OWNER, "exports", "{}"));
@@ -736,8 +764,11 @@ abstract class JobsContract {
         Job expired = job(jobs, queued);
         assertThat(expired.resultExpired()).isTrue();
         assertThat(jobs.result(OWNER, queued.id())).isEqualTo(new ResultLookup.Expired(expired));
-        assertThat(jobs.writeResult(OWNER, queued.id(), new ByteArrayOutputStream())).isFalse();
-        assertThat(count("SELECT COUNT(*) FROM job_results")).as("not purged yet").isEqualTo(1);
+        assertThat(jobs.writeResult(OWNER, queued.id(), new ByteArrayOutputStream()))
+                .isFalse();
+        assertThat(count("SELECT COUNT(*) FROM job_results"))
+                .as("not purged yet")
+                .isEqualTo(1);
 
         assertThat(jobs.purgeExpired()).isEqualTo(1);
 
@@ -751,14 +782,18 @@ abstract class JobsContract {
         clock.set(finished.plus(Duration.ofDays(1)).minusMillis(1));
         assertThat(jobs.purgeExpired()).isZero();
         clock.advance(Duration.ofMillis(1));
-        assertThat(jobs.purgeExpired()).as("the record, a day after it finished").isEqualTo(1);
+        assertThat(jobs.purgeExpired())
+                .as("the record, a day after it finished")
+                .isEqualTo(1);
         assertThat(jobs.find(OWNER, queued.id())).isEmpty();
         assertThat(jobs.find(OWNER, waiting.id())).as("unfinished jobs stay").isPresent();
     }
 
     @Test
     void recordIsNeverDeletedBeforeItsResultExpired() {
-        Jobs jobs = build(builder("a").resultRetention(Duration.ofDays(2)).recordRetention(Duration.ofDays(1))
+        Jobs jobs = build(builder("a")
+                .resultRetention(Duration.ofDays(2))
+                .recordRetention(Duration.ofDays(1))
                 .handler(KIND, returning(CSV), 1));
         Job queued = enqueue(jobs);
         jobs.runDue();
@@ -781,7 +816,9 @@ abstract class JobsContract {
 
         assertThat(jobs.find(OTHER_OWNER, queued.id())).isEmpty();
         assertThat(jobs.cancel(OTHER_OWNER, queued.id())).isEqualTo(new CancelResult.NotFound());
-        assertThat(job(jobs, queued).status()).as("not canceled by the other owner").isEqualTo(JobStatus.QUEUED);
+        assertThat(job(jobs, queued).status())
+                .as("not canceled by the other owner")
+                .isEqualTo(JobStatus.QUEUED);
         jobs.runDue();
         assertThat(jobs.result(OTHER_OWNER, queued.id())).isEqualTo(new ResultLookup.NotFound());
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -802,7 +839,8 @@ abstract class JobsContract {
         clock.advance(Duration.ofMillis(1));
         made.add(enqueue(jobs)); // three share a creation time: the id orders them
         jobs.enqueue(new NewJob(OTHER_OWNER, KIND, "{}"));
-        List<String> newestFirst = new ArrayList<>(made.subList(0, 3).stream().map(Job::id).sorted().toList().reversed());
+        List<String> newestFirst = new ArrayList<>(
+                made.subList(0, 3).stream().map(Job::id).sorted().toList().reversed());
         newestFirst.addFirst(made.get(3).id());
 
         JobPage first = jobs.list(OWNER, null, 3).orElseThrow();
@@ -813,13 +851,18 @@ abstract class JobsContract {
         assertThat(rest.jobs()).extracting(Job::id).containsExactly(newestFirst.get(3));
         assertThat(rest.hasMore()).isFalse();
         assertThat(first.jobs().getFirst()).isEqualTo(job(jobs, made.get(3)));
-        assertThat(jobs.list(OTHER_OWNER, null, 100).orElseThrow().jobs()).singleElement()
+        assertThat(jobs.list(OTHER_OWNER, null, 100).orElseThrow().jobs())
+                .singleElement()
                 .satisfies(j -> assertThat(j.owner()).isEqualTo(OTHER_OWNER));
-        assertThat(jobs.list(OTHER_OWNER, made.getFirst().id(), 10)).as("another owner's job as cursor").isEmpty();
+        assertThat(jobs.list(OTHER_OWNER, made.getFirst().id(), 10))
+                .as("another owner's job as cursor")
+                .isEmpty();
         assertThat(jobs.list(OWNER, "job_unknown", 10)).isEmpty();
-        assertThatThrownBy(() -> jobs.list(OWNER, null, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> jobs.list(OWNER, null, 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
-        assertThatThrownBy(() -> jobs.list(OWNER, null, 101)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> jobs.list(OWNER, null, 101))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("limit");
     }
 
@@ -851,10 +894,15 @@ abstract class JobsContract {
     @Test
     void throwingListenerForAJobOutOfWorkersHoldsUpOnlyThatJob() throws Exception {
         Gate hang = new Gate();
-        Jobs lostWorker = build(builder("a").maxAttempts(1).handler(KIND, context -> {
-            hang.pass();
-            return JobOutput.of("text/plain", CSV);
-        }, 10));
+        Jobs lostWorker = build(builder("a")
+                .maxAttempts(1)
+                .handler(
+                        KIND,
+                        context -> {
+                            hang.pass();
+                            return JobOutput.of("text/plain", CSV);
+                        },
+                        10));
         Job lost = enqueue(lostWorker);
         CompletableFuture<Integer> run = runDueInBackground(lostWorker);
         hang.awaitEntered();
@@ -914,7 +962,9 @@ abstract class JobsContract {
         try (Connection tx = dataSource.getConnection()) {
             tx.setAutoCommit(false);
             job = jobs.enqueue(tx, new NewJob(OWNER, KIND, "{}"));
-            assertThat(jobs.find(OWNER, job.id())).as("not visible before the commit").isEmpty();
+            assertThat(jobs.find(OWNER, job.id()))
+                    .as("not visible before the commit")
+                    .isEmpty();
             tx.commit();
             tx.setAutoCommit(true);
         }
@@ -929,10 +979,15 @@ abstract class JobsContract {
     @Test
     void closeLetsRunningJobsFinishWithinTheShutdownTimeout() throws Exception {
         Gate gate = new Gate();
-        Jobs jobs = build(builder("a").shutdownTimeout(Gate.DEADLINE).handler(KIND, context -> {
-            gate.pass();
-            return JobOutput.of("text/plain", CSV);
-        }, 1));
+        Jobs jobs = build(builder("a")
+                .shutdownTimeout(Gate.DEADLINE)
+                .handler(
+                        KIND,
+                        context -> {
+                            gate.pass();
+                            return JobOutput.of("text/plain", CSV);
+                        },
+                        1));
         Job queued = enqueue(jobs);
         CompletableFuture<Integer> run = runDueInBackground(jobs);
         gate.awaitEntered();
@@ -950,15 +1005,20 @@ abstract class JobsContract {
     void closeHandsBackTheClaimsOfJobsStillRunningAfterTheTimeout() throws Exception {
         Gate gate = new Gate();
         AtomicReference<Throwable> interrupted = new AtomicReference<>();
-        Jobs closing = build(builder("a").shutdownTimeout(Duration.ZERO).handler(KIND, context -> {
-            try {
-                gate.pass();
-            } catch (InterruptedException e) {
-                interrupted.set(e);
-                throw e;
-            }
-            return JobOutput.of("text/plain", "from a".getBytes(UTF_8));
-        }, 1));
+        Jobs closing = build(builder("a")
+                .shutdownTimeout(Duration.ZERO)
+                .handler(
+                        KIND,
+                        context -> {
+                            try {
+                                gate.pass();
+                            } catch (InterruptedException e) {
+                                interrupted.set(e);
+                                throw e;
+                            }
+                            return JobOutput.of("text/plain", "from a".getBytes(UTF_8));
+                        },
+                        1));
         Jobs other = instance("b", returning("from b".getBytes(UTF_8)));
         Job queued = enqueue(closing);
         CompletableFuture<Integer> run = runDueInBackground(closing);
@@ -981,10 +1041,15 @@ abstract class JobsContract {
     @Test
     void closeCancelsAJobHandedBackWithACancelRequested() throws Exception {
         Gate gate = new Gate();
-        Jobs closing = build(builder("a").shutdownTimeout(Duration.ZERO).handler(KIND, context -> {
-            gate.pass();
-            return JobOutput.of("text/plain", CSV);
-        }, 1));
+        Jobs closing = build(builder("a")
+                .shutdownTimeout(Duration.ZERO)
+                .handler(
+                        KIND,
+                        context -> {
+                            gate.pass();
+                            return JobOutput.of("text/plain", CSV);
+                        },
+                        1));
         Job queued = enqueue(closing);
         CompletableFuture<Integer> run = runDueInBackground(closing);
         gate.awaitEntered();
@@ -1007,8 +1072,8 @@ abstract class JobsContract {
             queued.add(enqueue(jobs));
         }
 
-        await().atMost(Gate.DEADLINE).until(() -> queued.stream()
-                .allMatch(job -> job(jobs, job).status() == JobStatus.SUCCEEDED));
+        await().atMost(Gate.DEADLINE)
+                .until(() -> queued.stream().allMatch(job -> job(jobs, job).status() == JobStatus.SUCCEEDED));
         assertThatThrownBy(jobs::start).isInstanceOf(IllegalStateException.class);
         jobs.close();
 
@@ -1021,11 +1086,16 @@ abstract class JobsContract {
     void defaultWorkerPoolRunsJobsOnVirtualThreadsThatEndOnClose() throws Exception {
         AtomicReference<Thread> worker = new AtomicReference<>();
         AtomicBoolean virtual = new AtomicBoolean();
-        Jobs jobs = build(builderWithDefaultThreads("a").pollInterval(Duration.ofMillis(20)).handler(KIND, context -> {
-            worker.set(Thread.currentThread());
-            virtual.set(Thread.currentThread().isVirtual());
-            return JobOutput.of("text/csv", CSV);
-        }, 1));
+        Jobs jobs = build(builderWithDefaultThreads("a")
+                .pollInterval(Duration.ofMillis(20))
+                .handler(
+                        KIND,
+                        context -> {
+                            worker.set(Thread.currentThread());
+                            virtual.set(Thread.currentThread().isVirtual());
+                            return JobOutput.of("text/csv", CSV);
+                        },
+                        1));
         jobs.start();
         Job queued = enqueue(jobs);
 
@@ -1082,8 +1152,14 @@ abstract class JobsContract {
         enqueue(failing);
         failing.runDue();
 
-        assertThat(observed).containsExactly("canceled/0/cancel", "running/0", "running/0/cancel", "canceled/0/cancel",
-                "running/0", "failed/0");
+        assertThat(observed)
+                .containsExactly(
+                        "canceled/0/cancel",
+                        "running/0",
+                        "running/0/cancel",
+                        "canceled/0/cancel",
+                        "running/0",
+                        "failed/0");
     }
 
     @Test
@@ -1106,10 +1182,14 @@ abstract class JobsContract {
     @Test
     void statsCountQueuedAndRunningJobsAndTheOldestWait() throws Exception {
         Gate gate = new Gate();
-        Jobs jobs = build(builder("a").handler(KIND, context -> {
-            gate.pass();
-            return JobOutput.of("text/plain", CSV);
-        }, 1));
+        Jobs jobs = build(builder("a")
+                .handler(
+                        KIND,
+                        context -> {
+                            gate.pass();
+                            return JobOutput.of("text/plain", CSV);
+                        },
+                        1));
         assertThat(jobs.stats()).isEqualTo(new JobStats(0, 0, null));
         enqueue(jobs);
         enqueue(jobs);

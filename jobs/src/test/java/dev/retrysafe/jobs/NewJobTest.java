@@ -25,20 +25,24 @@ class NewJobTest {
 
         assertThatThrownBy(() -> new NewJob("acct_1", "report", params))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("params").hasMessageContaining("65537");
+                .hasMessageContaining("params")
+                .hasMessageContaining("65537");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", " ", "\t"})
     void rejectsAnEmptyOrBlankOwner(String owner) {
         assertThatThrownBy(() -> new NewJob(owner, "report", "{}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("owner");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("owner");
     }
 
     @Test
     void rejectsALongOwner() {
         assertThatThrownBy(() -> new NewJob("a".repeat(65), "report", "{}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("owner").hasMessageContaining("65");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("owner")
+                .hasMessageContaining("65");
     }
 
     @ParameterizedTest
@@ -46,13 +50,15 @@ class NewJobTest {
     void rejectsAKindOutsideItsAlphabet(String kind) {
         assertThatThrownBy(() -> new NewJob("acct_1", kind, "{}"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("kind").hasMessageContaining("[a-z0-9_.-]");
+                .hasMessageContaining("kind")
+                .hasMessageContaining("[a-z0-9_.-]");
     }
 
     @Test
     void rejectsALongKind() {
         assertThatThrownBy(() -> new NewJob("acct_1", "k".repeat(65), "{}"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kind");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("kind");
     }
 
     @Test

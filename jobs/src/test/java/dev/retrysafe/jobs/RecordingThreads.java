@@ -12,7 +12,8 @@ import java.util.concurrent.ThreadFactory;
 /** A virtual-thread factory that remembers its threads, so a test can check that all of them ended. */
 final class RecordingThreads implements ThreadFactory {
 
-    private final ThreadFactory virtual = Thread.ofVirtual().name("test-jobs-", 0).factory();
+    private final ThreadFactory virtual =
+            Thread.ofVirtual().name("test-jobs-", 0).factory();
     private final Queue<Thread> made = new ConcurrentLinkedQueue<>();
 
     @Override
@@ -33,7 +34,8 @@ final class RecordingThreads implements ThreadFactory {
         for (Thread thread : made) {
             thread.join(Duration.ofNanos(Math.max(1, deadline - MonotonicClock.nanoTime())));
         }
-        List<String> alive = made.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+        List<String> alive =
+                made.stream().filter(Thread::isAlive).map(Thread::getName).toList();
         assertThat(alive).as("threads still alive").isEmpty();
     }
 }

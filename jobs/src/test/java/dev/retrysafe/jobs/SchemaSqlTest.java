@@ -15,16 +15,19 @@ class SchemaSqlTest {
 
     @Test
     void schemaStatementsRunOneByOneAndMatchTheScript() throws Exception {
-        assertThat(JobSchema.schemaStatements()).hasSize(9)
+        assertThat(JobSchema.schemaStatements())
+                .hasSize(9)
                 .allSatisfy(s -> assertThat(JobSchema.schemaSql()).contains(s))
                 .allSatisfy(s -> assertThat(s).doesNotContain("--").doesNotEndWith(";"));
         assertThat(JobSchema.schemaStatements().getFirst()).startsWith("CREATE TABLE jobs");
-        try (Connection c = DriverManager.getConnection(h2Url()); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(h2Url());
+                Statement s = c.createStatement()) {
             for (String statement : JobSchema.schemaStatements()) {
                 s.execute(statement);
             }
             for (String table : new String[] {"jobs", "job_results", "job_kinds"}) {
-                assertThat(s.executeQuery("SELECT COUNT(*) FROM " + table).next()).isTrue();
+                assertThat(s.executeQuery("SELECT COUNT(*) FROM " + table).next())
+                        .isTrue();
             }
         }
     }
@@ -32,15 +35,16 @@ class SchemaSqlTest {
     @Test
     void upgradeFromVersionOneAddsTheOwnerIndexAndChangesNothingOnACurrentSchema() throws Exception {
         assertThat(JobSchema.VERSION).isEqualTo(2);
-        assertThat(JobSchema.upgradeStatements(1)).containsExactly(
-                "CREATE INDEX IF NOT EXISTS jobs_owner_created ON jobs (owner, created_at, id)");
+        assertThat(JobSchema.upgradeStatements(1))
+                .containsExactly("CREATE INDEX IF NOT EXISTS jobs_owner_created ON jobs (owner, created_at, id)");
         assertThat(JobSchema.upgradeStatements(2)).isEmpty();
         assertThatThrownBy(() -> JobSchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
         assertThatThrownBy(() -> JobSchema.upgradeStatements(3)).hasMessageContaining("fromVersion");
         try (Connection c = DriverManager.getConnection(h2Url())) {
             upgradeFromVersionOne(c);
         }
-        try (ThrowawayDatabase pg = ThrowawayDatabase.postgres(); Connection c = pg.dataSource().getConnection()) {
+        try (ThrowawayDatabase pg = ThrowawayDatabase.postgres();
+                Connection c = pg.dataSource().getConnection()) {
             upgradeFromVersionOne(c);
         }
     }

@@ -47,13 +47,15 @@ abstract class TwoInstancesContract {
         });
         try (ThrowawayDatabase database = openDatabase()) {
             PooledDataSource dataSource = new PooledDataSource(database.dataSource(), 20);
-            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = dataSource.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(JobSchema.schemaSql());
             }
             RecordingThreads threads = new RecordingThreads();
             Jobs first = instance(dataSource, "first", threads);
             Jobs second = instance(dataSource, "second", threads);
-            try (first; second) {
+            try (first;
+                    second) {
                 first.start();
                 second.start();
                 for (int i = 0; i < JOBS; i++) {
@@ -61,7 +63,8 @@ abstract class TwoInstancesContract {
                     via.enqueue(new NewJob("acct_" + (i % 7), i % 2 == 0 ? "alpha" : "beta", "{\"n\":" + i + "}"));
                 }
 
-                await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50))
+                await().atMost(DEADLINE)
+                        .pollInterval(Duration.ofMillis(50))
                         .until(() -> finished(dataSource) == JOBS || !handlerErrors.isEmpty());
             }
 
@@ -71,11 +74,14 @@ abstract class TwoInstancesContract {
             assertThat(executions).hasSize(JOBS);
             assertThat(executions.values()).allMatch(runs -> runs.get() == 1, "ran exactly once");
             LIMITS.forEach((kind, limit) -> assertThat(highWater.get(kind).get())
-                    .as("most %s jobs running at once", kind).isEqualTo(limit));
-            assertThat(first.metrics().succeeded() + second.metrics().succeeded()).isEqualTo(JOBS);
+                    .as("most %s jobs running at once", kind)
+                    .isEqualTo(limit));
+            assertThat(first.metrics().succeeded() + second.metrics().succeeded())
+                    .isEqualTo(JOBS);
             assertThat(first.metrics().succeeded()).as("first did some").isPositive();
             assertThat(second.metrics().succeeded()).as("second did some").isPositive();
-            assertThat(first.metrics().leaseExpiredRetries() + second.metrics().leaseExpiredRetries()).isZero();
+            assertThat(first.metrics().leaseExpiredRetries() + second.metrics().leaseExpiredRetries())
+                    .isZero();
             threads.assertAllEnded();
             assertThat(dataSource.borrowed()).isZero();
             dataSource.close();
@@ -83,8 +89,12 @@ abstract class TwoInstancesContract {
     }
 
     private Jobs instance(PooledDataSource dataSource, String id, RecordingThreads threads) {
-        Jobs.Builder builder = Jobs.builder(dataSource).clock(Clock.systemUTC()).instanceId(id).workers(4)
-                .pollInterval(Duration.ofMillis(10)).threadFactory(threads);
+        Jobs.Builder builder = Jobs.builder(dataSource)
+                .clock(Clock.systemUTC())
+                .instanceId(id)
+                .workers(4)
+                .pollInterval(Duration.ofMillis(10))
+                .threadFactory(threads);
         LIMITS.forEach((kind, limit) -> builder.handler(kind, context -> run(kind, context), limit));
         return builder.build();
     }
@@ -93,9 +103,12 @@ abstract class TwoInstancesContract {
         int now = concurrent.get(kind).incrementAndGet();
         try {
             highWater.get(kind).accumulateAndGet(now, Math::max);
-            executions.computeIfAbsent(context.job().id(), id -> new AtomicInteger()).incrementAndGet();
+            executions
+                    .computeIfAbsent(context.job().id(), id -> new AtomicInteger())
+                    .incrementAndGet();
             if (!context.job().kind().equals(kind)) {
-                handlerErrors.add(new AssertionError("job " + context.job().id() + " reached the " + kind + " handler"));
+                handlerErrors.add(
+                        new AssertionError("job " + context.job().id() + " reached the " + kind + " handler"));
             }
             Thread.sleep(3); // the work itself: long enough for runs to overlap
             context.checkpoint();
@@ -113,7 +126,9 @@ abstract class TwoInstancesContract {
     }
 
     private static long count(PooledDataSource dataSource, String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getLong(1);
         }

@@ -92,8 +92,8 @@ public final class Pipeline {
             binder.bind(this);
             int expected = parameters(sql);
             if (next - first != expected) {
-                throw new SQLException("bound " + (next - first) + " parameters to a statement that has " + expected
-                        + ": " + sql);
+                throw new SQLException(
+                        "bound " + (next - first) + " parameters to a statement that has " + expected + ": " + sql);
             }
             return this;
         }
@@ -109,8 +109,7 @@ public final class Pipeline {
         }
     }
 
-    private record Write(String sql, Binder binder) {
-    }
+    private record Write(String sql, Binder binder) {}
 
     private final Connection transaction;
     private final boolean holdsBack;
@@ -123,7 +122,8 @@ public final class Pipeline {
 
     /** A pipeline on {@code transaction}: writes held back on PostgreSQL, run at once elsewhere. */
     public static Pipeline on(Connection transaction) throws SQLException {
-        return new Pipeline(transaction, "PostgreSQL".equals(transaction.getMetaData().getDatabaseProductName()));
+        return new Pipeline(
+                transaction, "PostgreSQL".equals(transaction.getMetaData().getDatabaseProductName()));
     }
 
     /** A pipeline that runs every statement at once, whatever the database. */
@@ -163,7 +163,8 @@ public final class Pipeline {
             boolean rows = s.execute();
             for (int i = 0; i < held.size(); i++) {
                 if (rows) {
-                    throw new SQLException("a write sent through the pipeline returned rows: " + held.get(i).sql());
+                    throw new SQLException("a write sent through the pipeline returned rows: "
+                            + held.get(i).sql());
                 }
                 rows = s.getMoreResults();
             }

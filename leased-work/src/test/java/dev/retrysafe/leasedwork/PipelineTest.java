@@ -41,7 +41,8 @@ class PipelineTest {
         postgres = ThrowawayDatabase.postgres();
         h2 = ThrowawayDatabase.h2("pipeline");
         for (ThrowawayDatabase db : List.of(postgres, h2)) {
-            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = db.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(CREATE);
                 s.execute("CREATE SEQUENCE pipeline_seq");
             }
@@ -60,9 +61,20 @@ class PipelineTest {
         try (Connection c = postgres.dataSource().getConnection()) {
             c.setAutoCommit(false);
             Pipeline p = Pipeline.on(c);
-            p.write(INSERT, b -> b.string("a1").longValue(10).bytes("x".getBytes(StandardCharsets.UTF_8))
-                    .string(null).object(AT));
-            p.write(INSERT, b -> b.string("a2").longValue(20).bytes(null).string("second").object(AT));
+            p.write(
+                    INSERT,
+                    b -> b.string("a1")
+                            .longValue(10)
+                            .bytes("x".getBytes(StandardCharsets.UTF_8))
+                            .string(null)
+                            .object(AT));
+            p.write(
+                    INSERT,
+                    b -> b.string("a2")
+                            .longValue(20)
+                            .bytes(null)
+                            .string("second")
+                            .object(AT));
             p.write(RENAME, b -> b.string("renamed").longValue(5).string("a2")); // only right after a2's insert
 
             assertThat(p.pending()).isTrue();
@@ -70,7 +82,8 @@ class PipelineTest {
 
             List<String> rows = p.query(SELECT, b -> b.longValue(15), PipelineTest::read);
 
-            assertThat(rows).as("the query ran after the writes, which ran in order")
+            assertThat(rows)
+                    .as("the query ran after the writes, which ran in order")
                     .containsExactly("a2/25/null/renamed");
             assertThat(p.pending()).isFalse();
             assertThat(p.query(SELECT, b -> b.longValue(0), PipelineTest::read))
@@ -84,17 +97,24 @@ class PipelineTest {
         try (Connection c = postgres.dataSource().getConnection()) {
             c.setAutoCommit(false);
             Pipeline p = Pipeline.on(c);
-            p.write(INSERT, b -> b.string("b1").longValue(1).bytes(null).string(null).object(AT));
-            p.write(INSERT, b -> b.string("b1").longValue(2).bytes(null).string(null).object(AT)); // same id
+            p.write(
+                    INSERT,
+                    b -> b.string("b1").longValue(1).bytes(null).string(null).object(AT));
+            p.write(
+                    INSERT,
+                    b -> b.string("b1").longValue(2).bytes(null).string(null).object(AT)); // same id
             p.write(COUNTED, b -> b.string("b3").object(AT)); // would take a sequence value, which no rollback returns
 
             assertThatThrownBy(() -> p.query(SELECT, b -> b.longValue(0), PipelineTest::read))
-                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23505"));
+                    .isInstanceOfSatisfying(
+                            SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("23505"));
 
             assertThat(p.pending()).as("a failed command is not sent again").isFalse();
             c.rollback();
             assertThat(count(c)).isZero();
-            assertThat(nextInSequence(c)).as("the write after the failing one never ran").isEqualTo(1);
+            assertThat(nextInSequence(c))
+                    .as("the write after the failing one never ran")
+                    .isEqualTo(1);
         }
     }
 
@@ -104,8 +124,12 @@ class PipelineTest {
             c.setAutoCommit(false);
             Pipeline p = Pipeline.on(c);
             p.flush();
-            p.write(INSERT, b -> b.string("c1").longValue(1).bytes(null).string(null).object(AT));
-            p.write(INSERT, b -> b.string("c2").longValue(2).bytes(null).string(null).object(AT));
+            p.write(
+                    INSERT,
+                    b -> b.string("c1").longValue(1).bytes(null).string(null).object(AT));
+            p.write(
+                    INSERT,
+                    b -> b.string("c2").longValue(2).bytes(null).string(null).object(AT));
             assertThat(count(c)).isZero();
 
             p.flush();
@@ -121,13 +145,27 @@ class PipelineTest {
             try (Connection c = db.dataSource().getConnection()) {
                 c.setAutoCommit(false);
                 Pipeline p = db == h2 ? Pipeline.on(c) : Pipeline.immediate(c);
-                p.write(INSERT, b -> b.string("d1").longValue(5).bytes(null).string("now").object(AT));
+                p.write(
+                        INSERT,
+                        b -> b.string("d1")
+                                .longValue(5)
+                                .bytes(null)
+                                .string("now")
+                                .object(AT));
 
                 assertThat(p.pending()).isFalse();
                 assertThat(count(c)).isEqualTo(1);
-                assertThat(p.query(SELECT, b -> b.longValue(0), PipelineTest::read)).containsExactly("d1/5/null/now");
-                assertThatThrownBy(() -> p.write(INSERT, b -> b.string("d1").longValue(6).bytes(null).string(null)
-                        .object(AT))).as("the write itself fails").isInstanceOf(SQLException.class);
+                assertThat(p.query(SELECT, b -> b.longValue(0), PipelineTest::read))
+                        .containsExactly("d1/5/null/now");
+                assertThatThrownBy(() -> p.write(
+                                INSERT,
+                                b -> b.string("d1")
+                                        .longValue(6)
+                                        .bytes(null)
+                                        .string(null)
+                                        .object(AT)))
+                        .as("the write itself fails")
+                        .isInstanceOf(SQLException.class);
                 c.rollback();
             }
         }
@@ -139,11 +177,19 @@ class PipelineTest {
             c.setAutoCommit(false);
             Pipeline p = Pipeline.on(c);
             // one too many, then one too few: the total matches, the statements' values would not
-            p.write(INSERT, b -> b.string("e1").longValue(1).bytes(null).string(null).object(AT).string("x"));
+            p.write(
+                    INSERT,
+                    b -> b.string("e1")
+                            .longValue(1)
+                            .bytes(null)
+                            .string(null)
+                            .object(AT)
+                            .string("x"));
             p.write(RENAME, b -> b.longValue(1).string("e1"));
 
             assertThatThrownBy(() -> p.query(SELECT, b -> b.longValue(0), PipelineTest::read))
-                    .isInstanceOf(SQLException.class).hasMessageContaining("bound 6 parameters to a statement that has 5");
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("bound 6 parameters to a statement that has 5");
             c.rollback();
             assertThat(count(c)).isZero();
         }
@@ -151,15 +197,18 @@ class PipelineTest {
             c.setAutoCommit(false);
             Pipeline p = Pipeline.on(c);
 
-            assertThatThrownBy(() -> p.write(INSERT, b -> b.string("e1").longValue(1).bytes(null).string(null)))
-                    .isInstanceOf(SQLException.class).hasMessageContaining("bound 4 parameters to a statement that has 5");
+            assertThatThrownBy(() -> p.write(
+                            INSERT, b -> b.string("e1").longValue(1).bytes(null).string(null)))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("bound 4 parameters to a statement that has 5");
             c.rollback();
             assertThat(count(c)).isZero();
         }
     }
 
     private static long nextInSequence(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT nextval('pipeline_seq')")) {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT nextval('pipeline_seq')")) {
             r.next();
             return r.getLong(1);
         }
@@ -176,7 +225,8 @@ class PipelineTest {
     }
 
     private static long count(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM notes")) {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM notes")) {
             r.next();
             return r.getLong(1);
         }

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 public interface Callers {
 
     /** The account the application authenticated for {@code upgrade}, or {@code null} if it did not. */
-    @Nullable String accountOf(HttpServletRequest upgrade);
+    @Nullable
+    String accountOf(HttpServletRequest upgrade);
 
     /** The account whose key {@code apiKey} is, if any; never logs the key. */
     Optional<String> accountOfKey(String apiKey) throws SQLException;

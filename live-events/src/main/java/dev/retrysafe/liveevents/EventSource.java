@@ -20,8 +20,7 @@ public interface EventSource {
      * @param last     the account's last position now (0 before its first event)
      * @param numbered how many events it numbered; {@code max} means more may be waiting
      */
-    record Numbered(long last, int numbered) {
-    }
+    record Numbered(long last, int numbered) {}
 
     /**
      * Numbers up to {@code max} of the account's committed events without a position, in the

@@ -66,8 +66,7 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
         private @Nullable DataSource leases;
         private @Nullable ConnectionFactory listening;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The limits and timings (required). */
         public Builder config(LiveEventsConfig config) {

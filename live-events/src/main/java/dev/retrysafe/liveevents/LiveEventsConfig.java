@@ -58,13 +58,15 @@ public record LiveEventsConfig(
 
     private static void within(String parameter, int value, int min, int max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException(parameter + " must be between " + min + " and " + max + ", was " + value);
+            throw new IllegalArgumentException(
+                    parameter + " must be between " + min + " and " + max + ", was " + value);
         }
     }
 
     private static void within(String parameter, Duration value, Duration min, Duration max) {
         if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-            throw new IllegalArgumentException(parameter + " must be between " + min + " and " + max + ", was " + value);
+            throw new IllegalArgumentException(
+                    parameter + " must be between " + min + " and " + max + ", was " + value);
         }
     }
 }

@@ -10,5 +10,4 @@ import java.util.Map;
  * @param envelope the event as clients receive it (the server's: {@code {id, type, timestamp, data}}),
  *                 serialisable by Jackson as it is
  */
-public record PositionedEvent(long seq, String type, Map<String, Object> envelope) {
-}
+public record PositionedEvent(long seq, String type, Map<String, Object> envelope) {}

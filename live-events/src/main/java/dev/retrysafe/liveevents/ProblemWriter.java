@@ -14,8 +14,7 @@ import java.util.Map;
 public interface ProblemWriter {
 
     /** Writes the answer of {@code status}. */
-    void write(HttpServletResponse response, int status, String detail, Map<String, String> headers)
-            throws IOException;
+    void write(HttpServletResponse response, int status, String detail, Map<String, String> headers) throws IOException;
 
     /** The container's own error page of {@code status}, with {@code headers}. */
     static ProblemWriter plain() {

@@ -12,12 +12,10 @@ public interface StreamSignals {
     /** Signals that go nowhere (tools and tests without streams). */
     StreamSignals NONE = new StreamSignals() {
         @Override
-        public void eventsCommitted(String accountId) {
-        }
+        public void eventsCommitted(String accountId) {}
 
         @Override
-        public void update(String accountId, String topic, Map<String, ?> payload) {
-        }
+        public void update(String accountId, String topic, Map<String, ?> payload) {}
     };
 
     /** A transaction that recorded events of {@code accountId} committed. */

@@ -39,8 +39,7 @@ public sealed interface Decision permits Decision.Allowed, Decision.Rejected, De
      * A policy refused the request; nothing was charged. {@code retryAfterSeconds} (at least 1)
      * is how long until every policy would allow it.
      */
-    record Rejected(PolicyState refusedBy, long retryAfterSeconds, List<PolicyState> states)
-            implements Decision {
+    record Rejected(PolicyState refusedBy, long retryAfterSeconds, List<PolicyState> states) implements Decision {
         public Rejected {
             states = List.copyOf(states);
             if (retryAfterSeconds < 1) {
@@ -53,8 +52,7 @@ public sealed interface Decision permits Decision.Allowed, Decision.Rejected, De
      * The store could not be reached and a fail-closed policy applies: answer {@code 503} with
      * {@code Retry-After}. Nothing was charged.
      */
-    record Unavailable(Policy failedClosed, long retryAfterSeconds, List<PolicyState> states)
-            implements Decision {
+    record Unavailable(Policy failedClosed, long retryAfterSeconds, List<PolicyState> states) implements Decision {
         public Unavailable {
             states = List.copyOf(states);
             if (retryAfterSeconds < 1) {

@@ -104,8 +104,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         private Clock clock = Clock.systemUTC();
         private long maxKeys = DEFAULT_MAX_KEYS;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The wall clock the store reads "now" from; the system UTC clock by default. */
         public Builder clock(Clock clock) {

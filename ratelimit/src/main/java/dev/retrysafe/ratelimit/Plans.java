@@ -32,7 +32,12 @@ public final class Plans {
 
     /** {@code free} 1 (default), {@code pro} 10, {@code enterprise} 100. */
     public static Plans defaults() {
-        return builder().plan("free", 1).plan("pro", 10).plan("enterprise", 100).defaultPlan("free").build();
+        return builder()
+                .plan("free", 1)
+                .plan("pro", 10)
+                .plan("enterprise", 100)
+                .defaultPlan("free")
+                .build();
     }
 
     /** An empty builder; name every plan and the default one. */
@@ -70,7 +75,8 @@ public final class Plans {
         if (factor == 1.0) {
             return policy;
         }
-        return scaled.computeIfAbsent(new Scaled(policy, factor), s -> s.policy().scaledBy(s.factor()));
+        return scaled.computeIfAbsent(
+                new Scaled(policy, factor), s -> s.policy().scaledBy(s.factor()));
     }
 
     private static long saturatingMultiply(long a, long b) {
@@ -84,16 +90,14 @@ public final class Plans {
     }
 
     /** A policy under one factor: the cache key of scaled policies. */
-    private record Scaled(Policy policy, double factor) {
-    }
+    private record Scaled(Policy policy, double factor) {}
 
     /** Builds {@link Plans}. Not threadsafe. */
     public static final class Builder {
         private final Map<String, Double> factors = new LinkedHashMap<>();
         private String defaultPlan = "free";
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Plan {@code name} (case-insensitive) multiplies quotas by {@code factor} (positive). */
         public Builder plan(String name, double factor) {

@@ -49,8 +49,7 @@ public record Policy(
         Objects.requireNonNull(window, "window");
         Objects.requireNonNull(failMode, "failMode");
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException(
-                    "policy name must be 1-64 letters, digits, '_', '-' or '.': " + name);
+            throw new IllegalArgumentException("policy name must be 1-64 letters, digits, '_', '-' or '.': " + name);
         }
         if (quota < 1) {
             throw new IllegalArgumentException("quota of policy " + name + " must be at least 1: " + quota);
@@ -96,8 +95,16 @@ public record Policy(
         if (factor == 1.0) {
             return this;
         }
-        return new Policy(name, scope, algorithm, Math.max(1, Math.round(quota * factor)), window,
-                Math.max(1, Math.round(burst * factor)), cost, failMode, routeGroup);
+        return new Policy(
+                name,
+                scope,
+                algorithm,
+                Math.max(1, Math.round(quota * factor)),
+                window,
+                Math.max(1, Math.round(burst * factor)),
+                cost,
+                failMode,
+                routeGroup);
     }
 
     /** A builder for a policy named {@code name}: GCRA, scope {@code api_key}, cost 1, fail open. */
@@ -162,8 +169,8 @@ public record Policy(
             if (window == null) {
                 throw new IllegalStateException("policy " + name + " needs limit(quota, window)");
             }
-            return new Policy(name, scope, algorithm, quota, window, burst == -1 ? quota : burst, cost,
-                    failMode, routeGroup);
+            return new Policy(
+                    name, scope, algorithm, quota, window, burst == -1 ? quota : burst, cost, failMode, routeGroup);
         }
     }
 }

@@ -153,8 +153,7 @@ public final class RateLimitHeaders {
         private long retryAfterJitterSeconds;
         private @Nullable RandomGenerator random;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Adds between 0 and {@code maxExtraSeconds} (uniformly, inclusive) to every

@@ -16,7 +16,8 @@ public interface Scope {
     String id();
 
     /** The counter key for this request, or {@code null} when the scope does not apply. */
-    @Nullable String keyFor(RequestFacts facts);
+    @Nullable
+    String keyFor(RequestFacts facts);
 
     /** One budget per API key. */
     static Scope apiKey() {
@@ -70,8 +71,7 @@ public interface Scope {
                 return scope;
             }
         }
-        throw new IllegalArgumentException(
-                "scope must be one of api_key, account, ip, account+route_group: " + name);
+        throw new IllegalArgumentException("scope must be one of api_key, account, ip, account+route_group: " + name);
     }
 
     /** The built-in scopes. */

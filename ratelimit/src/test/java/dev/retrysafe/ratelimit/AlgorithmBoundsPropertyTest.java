@@ -40,13 +40,13 @@ class AlgorithmBoundsPropertyTest {
     }
 
     /** One allowed request: when (µs since the epoch) and how many units. */
-    private record Allowed(long at, long cost) {
-    }
+    private record Allowed(long at, long cost) {}
 
     /** Random requests on one key; returns the allowed ones in time order. */
     private static List<Allowed> run(Random r, Policy policy) {
         FakeClock clock = new FakeClock(START.plusNanos(1000L * r.nextLong(policy.windowMicros())));
-        InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().clock(clock).build();
+        InMemoryRateLimitStore store =
+                InMemoryRateLimitStore.builder().clock(clock).build();
         LocalRateLimiter limiter = store.limiter(policy);
         long limitCost = Math.max(policy.burst(), policy.quota());
         List<Allowed> allowed = new ArrayList<>();
@@ -86,7 +86,12 @@ class AlgorithmBoundsPropertyTest {
                     long span = allowed.get(j).at() - allowed.get(i).at();
                     if (units * w > policy.burst() * w + span * policy.quota()) { // assert only on failure: n^2 checks
                         assertThat(units * w)
-                                .as("seed %d, %s: %d units in [%d, %d]", seed, policy, units, allowed.get(i).at(),
+                                .as(
+                                        "seed %d, %s: %d units in [%d, %d]",
+                                        seed,
+                                        policy,
+                                        units,
+                                        allowed.get(i).at(),
                                         allowed.get(j).at())
                                 .isLessThanOrEqualTo(policy.burst() * w + span * policy.quota());
                     }
@@ -135,9 +140,11 @@ class AlgorithmBoundsPropertyTest {
                 prev += kj == k - 1 ? allowed.get(j).cost() : 0;
                 lastSpan += allowed.get(j).at() > a.at() - w ? allowed.get(j).cost() : 0;
             }
-            assertThat(prev * (w - e) + cur * w).as("seed %d, %s: estimate at %d", seed, policy, a.at())
+            assertThat(prev * (w - e) + cur * w)
+                    .as("seed %d, %s: estimate at %d", seed, policy, a.at())
                     .isLessThanOrEqualTo(q * w);
-            assertThat(lastSpan).as("seed %d, %s: units in the W before %d", seed, policy, a.at())
+            assertThat(lastSpan)
+                    .as("seed %d, %s: units in the W before %d", seed, policy, a.at())
                     .isLessThanOrEqualTo(2 * q);
         }
     }
@@ -167,7 +174,9 @@ class AlgorithmBoundsPropertyTest {
             if (history.store.decide(PARTITION, history.charge(cost)) instanceof Decision.Allowed) {
                 Decision refunded = history.store.refund(PARTITION, history.charge(cost));
 
-                assertThat(refunded).as("seed %d, %s, step %d", seed, history.policy, step).isEqualTo(before.get(1));
+                assertThat(refunded)
+                        .as("seed %d, %s, step %d", seed, history.policy, step)
+                        .isEqualTo(before.get(1));
                 assertThat(history.peeks(cost))
                         .as("seed %d, %s, step %d: cost %d charged and refunded", seed, history.policy, step, cost)
                         .isEqualTo(before);
@@ -203,7 +212,8 @@ class AlgorithmBoundsPropertyTest {
             this.clock = new FakeClock(START.plusNanos(1000L * r.nextLong(policy.windowMicros())));
             this.store = InMemoryRateLimitStore.builder().clock(clock).build();
             this.largest = policy.algorithm() == Algorithm.GCRA || policy.algorithm() == Algorithm.TOKEN_BUCKET
-                    ? policy.burst() : policy.quota();
+                    ? policy.burst()
+                    : policy.quota();
         }
 
         /** Moves time on, then charges or (one time in three) refunds a random cost. */
@@ -223,7 +233,9 @@ class AlgorithmBoundsPropertyTest {
 
         /** What a peek of 1 unit, of {@code cost} and of the largest cost reports now. */
         List<Decision> peeks(long cost) {
-            return List.of(store.peek(PARTITION, charge(1)), store.peek(PARTITION, charge(cost)),
+            return List.of(
+                    store.peek(PARTITION, charge(1)),
+                    store.peek(PARTITION, charge(cost)),
                     store.peek(PARTITION, charge(largest)));
         }
 

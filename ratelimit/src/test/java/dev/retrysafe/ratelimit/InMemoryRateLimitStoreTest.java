@@ -52,7 +52,8 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
     void theLimiterRejectsACostBelowOne() {
         LocalRateLimiter limiter = inMemory().limiter(policy("p", Algorithm.GCRA, 5, Duration.ofSeconds(10)));
 
-        assertThatThrownBy(() -> limiter.tryAcquire("k", 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> limiter.tryAcquire("k", 0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cost");
     }
 
@@ -60,14 +61,17 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
     void twoChargesOfOnePolicyInOneDecisionAreABrokenContract() {
         Policy policy = policy("p", Algorithm.GCRA, 5, Duration.ofSeconds(10));
 
-        assertThatThrownBy(() -> store.decide(PARTITION, List.of(new Charge(policy, "a", 1), new Charge(policy, "b", 1))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one charge per policy");
+        assertThatThrownBy(
+                        () -> store.decide(PARTITION, List.of(new Charge(policy, "a", 1), new Charge(policy, "b", 1))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("one charge per policy");
     }
 
     /** The benchmark's path allocates nothing once its keys are tracked (system clock included). */
     @Test
     void theLimiterAllocatesNothingInSteadyState() {
-        InMemoryRateLimitStore systemStore = InMemoryRateLimitStore.builder().clock(Clock.systemUTC()).build();
+        InMemoryRateLimitStore systemStore =
+                InMemoryRateLimitStore.builder().clock(Clock.systemUTC()).build();
         LocalRateLimiter limiter = systemStore.limiter(
                 Policy.builder("p").limit(1_000_000_000, Duration.ofSeconds(1)).build());
         String[] keys = new String[1_000];
@@ -123,8 +127,9 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
                         String key = keys[k];
                         boolean ok = switch (kind) {
                             case 0 -> hotLimiter.tryAcquire(key, 1);
-                            case 1 -> store.decide(PARTITION, List.of(new Charge(other, key, 1),
-                                    new Charge(hot, key, 1))) instanceof Decision.Allowed;
+                            case 1 ->
+                                store.decide(PARTITION, List.of(new Charge(other, key, 1), new Charge(hot, key, 1)))
+                                        instanceof Decision.Allowed;
                             case 2 -> otherLimiter.tryAcquire(key, 1);
                             default -> hotLimiter.tryAcquire("filler-" + worker + "-" + i, 1);
                         };
@@ -146,14 +151,15 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
                             otherCharged[k] += allowed[k];
                         }
                         case 2 -> otherCharged[k] += allowed[k];
-                        default -> { }
+                        default -> {}
                     }
                 }
             }
             for (int k = 0; k < keys.length; k++) {
                 assertThat(hotAllowed[k]).as("hot allowed for %s", keys[k]).isEqualTo(500);
                 assertThat(peek(hot, keys[k], 1).remaining()).isZero();
-                assertThat(peek(other, keys[k], 1).remaining()).as("other charged for %s", keys[k])
+                assertThat(peek(other, keys[k], 1).remaining())
+                        .as("other charged for %s", keys[k])
                         .isEqualTo(1_000_000 - otherCharged[k]);
             }
         } finally {
@@ -208,13 +214,18 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
         assertThat(decision.states().getFirst().known()).isFalse();
         assertThat(inMemory().trackedKeys()).isEqualTo(10);
         assertThat(inMemory().limiter(policy).tryAcquire("k11", 1)).isTrue();
-        assertThat(allowed(decide(policy, "k3", 1)).known()).as("tracked keys still count").isTrue();
+        assertThat(allowed(decide(policy, "k3", 1)).known())
+                .as("tracked keys still count")
+                .isTrue();
     }
 
     @Test
     void aFullStoreRefusesNewKeysOfFailClosedPoliciesUntilKeysGoIdle() {
         store = InMemoryRateLimitStore.builder().clock(clock).maxKeys(10).build();
-        Policy closed = Policy.builder("closed").limit(5, Duration.ofSeconds(10)).failMode(FailMode.CLOSED).build();
+        Policy closed = Policy.builder("closed")
+                .limit(5, Duration.ofSeconds(10))
+                .failMode(FailMode.CLOSED)
+                .build();
         Policy open = Policy.builder("open").limit(5, Duration.ofSeconds(10)).build();
         for (int i = 0; i < 10; i++) {
             allowed(decide(closed, "k" + i, 1));
@@ -244,7 +255,8 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
     @Test
     void aMillionKeysWithTheirKeyStringsTakeWellUnder200Megabytes() {
         int n = 1_000_000;
-        InMemoryRateLimitStore big = InMemoryRateLimitStore.builder().clock(clock).maxKeys(n).build();
+        InMemoryRateLimitStore big =
+                InMemoryRateLimitStore.builder().clock(clock).maxKeys(n).build();
         LocalRateLimiter limiter = big.limiter(policy("p", Algorithm.GCRA, 10, Duration.ofSeconds(1)));
         long heapBefore = usedHeapAfterGc();
         int refused = 0;
@@ -262,10 +274,13 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
         assertThat(big.trackedKeys()).isEqualTo(n);
         double counted = (double) big.stateBytes() / n;
         long measured = heapAfter - heapBefore;
-        System.out.printf("GCRA, %d keys: %.1f bytes/key of tables counted; %.1f MB measured with the key strings%n",
+        System.out.printf(
+                "GCRA, %d keys: %.1f bytes/key of tables counted; %.1f MB measured with the key strings%n",
                 n, counted, measured / 1e6);
         assertThat(counted).isLessThanOrEqualTo(32); // a 4-byte key reference, a 4-byte hash, an 8-byte tat; <= 2 slots
-        assertThat(measured).as("heap held for a million keys, key strings included").isLessThan(150_000_000L);
+        assertThat(measured)
+                .as("heap held for a million keys, key strings included")
+                .isLessThan(150_000_000L);
         // the keys were made here for the store alone: only the store could have kept them
         assertThat(measured).as("the key strings are in the figure").isGreaterThan(n * 50L);
         java.lang.ref.Reference.reachabilityFence(big);
@@ -275,7 +290,8 @@ class InMemoryRateLimitStoreTest extends RateLimitStoreContract {
     void bytesPerKeyOfEveryAlgorithm() {
         int n = 200_000;
         for (Algorithm algorithm : Algorithm.values()) {
-            InMemoryRateLimitStore s = InMemoryRateLimitStore.builder().clock(clock).build();
+            InMemoryRateLimitStore s =
+                    InMemoryRateLimitStore.builder().clock(clock).build();
             LocalRateLimiter limiter = s.limiter(policy("p", algorithm, 10, Duration.ofSeconds(1)));
             for (int i = 0; i < n; i++) {
                 limiter.tryAcquire("key-" + i, 1);

@@ -9,11 +9,18 @@ import org.junit.jupiter.api.Test;
 
 class PlansTest {
 
-    private static final Policy PER_KEY = Policy.builder("per_key").limit(10, Duration.ofSeconds(1)).burst(20).build();
-    private static final Policy PER_IP = Policy.builder("per_ip").scope(Scope.ip()).limit(5, Duration.ofSeconds(1))
-            .cost(2).build();
-    private static final Policy REPORTS = Policy.builder("reports").scope(Scope.accountAndRouteGroup())
-            .limit(60, Duration.ofHours(1)).routeGroup("reports").build();
+    private static final Policy PER_KEY =
+            Policy.builder("per_key").limit(10, Duration.ofSeconds(1)).burst(20).build();
+    private static final Policy PER_IP = Policy.builder("per_ip")
+            .scope(Scope.ip())
+            .limit(5, Duration.ofSeconds(1))
+            .cost(2)
+            .build();
+    private static final Policy REPORTS = Policy.builder("reports")
+            .scope(Scope.accountAndRouteGroup())
+            .limit(60, Duration.ofHours(1))
+            .routeGroup("reports")
+            .build();
     private static final List<Policy> POLICIES = List.of(PER_KEY, PER_IP, REPORTS);
 
     @Test
@@ -33,13 +40,18 @@ class PlansTest {
     void skipsPoliciesWhoseScopeOrRouteGroupDoesNotApply() {
         RequestFacts anonymous = new RequestFacts(null, null, "10.0.0.1", null, null, 1);
 
-        assertThat(Plans.defaults().chargesFor(POLICIES, anonymous)).extracting(c -> c.policy().name())
+        assertThat(Plans.defaults().chargesFor(POLICIES, anonymous))
+                .extracting(c -> c.policy().name())
                 .containsExactly("per_ip");
     }
 
     @Test
     void anUnknownOrMissingPlanGetsTheDefaultPlansFactor() {
-        Plans plans = Plans.builder().plan("Basic", 2).plan("gold", 50).defaultPlan("basic").build();
+        Plans plans = Plans.builder()
+                .plan("Basic", 2)
+                .plan("gold", 50)
+                .defaultPlan("basic")
+                .build();
 
         assertThat(plans.factorFor("GOLD ")).isEqualTo(50);
         assertThat(plans.factorFor("platinum")).isEqualTo(2);
@@ -57,14 +69,20 @@ class PlansTest {
 
         assertThat(second).isSameAs(first);
         assertThat(plans.chargesFor(List.of(PER_KEY), new RequestFacts("k", null, null, null, "free", 1))
-                .getFirst().policy()).isSameAs(PER_KEY);
+                        .getFirst()
+                        .policy())
+                .isSameAs(PER_KEY);
     }
 
     @Test
     void aHugeCostSaturatesInsteadOfWrapping() {
-        Policy costly = Policy.builder("costly").limit(10, Duration.ofSeconds(1)).cost(Long.MAX_VALUE / 2).build();
+        Policy costly = Policy.builder("costly")
+                .limit(10, Duration.ofSeconds(1))
+                .cost(Long.MAX_VALUE / 2)
+                .build();
 
-        Charge charge = Plans.defaults().chargesFor(List.of(costly), new RequestFacts("k", null, null, null, null, 3))
+        Charge charge = Plans.defaults()
+                .chargesFor(List.of(costly), new RequestFacts("k", null, null, null, null, 3))
                 .getFirst();
 
         assertThat(charge.cost()).isEqualTo(Long.MAX_VALUE);
@@ -73,8 +91,11 @@ class PlansTest {
     @Test
     void rejectsABadConfiguration() {
         assertThatThrownBy(() -> Plans.builder().plan("free", 0).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("free");
-        assertThatThrownBy(() -> Plans.builder().plan("pro", 10).defaultPlan("free").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("default plan free");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("free");
+        assertThatThrownBy(() ->
+                        Plans.builder().plan("pro", 10).defaultPlan("free").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("default plan free");
     }
 }

@@ -6,8 +6,7 @@ import java.util.Random;
 /** Random policies for property tests: small quotas, windows from a millisecond to a minute. */
 final class RandomPolicies {
 
-    private RandomPolicies() {
-    }
+    private RandomPolicies() {}
 
     static Policy policy(Random r, Algorithm algorithm) {
         long quota = 1 + r.nextInt(r.nextBoolean() ? 5 : 50);

@@ -38,6 +38,7 @@ public abstract class RateLimitStoreContract {
 
     /** A window boundary of every window used here (epoch-aligned windows divide it). */
     protected static final Instant START = Instant.parse("2026-01-01T00:00:00Z");
+
     protected static final String PARTITION = "a:acct_1";
     private static final long BASE_SEED = Long.getLong("retrysafe.test.seed", 0x5EED_3L);
 
@@ -45,8 +46,7 @@ public abstract class RateLimitStoreContract {
     protected RateLimitStore store;
 
     /** For subclasses, one per backend. */
-    protected RateLimitStoreContract() {
-    }
+    protected RateLimitStoreContract() {}
 
     /** An empty store reading its time from {@code clock}. */
     protected abstract RateLimitStore newStore(FakeClock clock);
@@ -85,7 +85,9 @@ public abstract class RateLimitStoreContract {
     // --- hand-computed figures, 5 per 10 s ----------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(value = Algorithm.class, names = {"GCRA", "TOKEN_BUCKET"})
+    @EnumSource(
+            value = Algorithm.class,
+            names = {"GCRA", "TOKEN_BUCKET"})
     void bucketFigures(Algorithm algorithm) {
         Policy policy = policy("p", algorithm, 5, Duration.ofSeconds(10));
 
@@ -170,7 +172,8 @@ public abstract class RateLimitStoreContract {
 
     @Test
     void aBurstAboveTheQuotaAllowsTheBurstAtOnceButShowsAtMostTheQuota() {
-        Policy policy = Policy.builder("p").limit(5, Duration.ofSeconds(10)).burst(8).build();
+        Policy policy =
+                Policy.builder("p").limit(5, Duration.ofSeconds(10)).burst(8).build();
 
         PolicyState first = allowed(decide(policy, "k", 1));
         assertThat(first.remaining()).isEqualTo(5); // 7 available, clamped to the quota
@@ -253,7 +256,9 @@ public abstract class RateLimitStoreContract {
 
         assertThat(refunded.remaining()).isEqualTo(4);
         assertSameFigures(refunded, peek(policy, "reference", 3));
-        assertThat(count(policy, "refunded", 6)).isEqualTo(count(policy, "reference", 6)).isEqualTo(4);
+        assertThat(count(policy, "refunded", 6))
+                .isEqualTo(count(policy, "reference", 6))
+                .isEqualTo(4);
     }
 
     @Test
@@ -295,7 +300,9 @@ public abstract class RateLimitStoreContract {
 
         long keysAfterRefund = refundToAFullBudget(policy, "k", 5);
 
-        assertThat(keysAfterRefund).as("a state equal to an absent key's is not kept").isZero();
+        assertThat(keysAfterRefund)
+                .as("a state equal to an absent key's is not kept")
+                .isZero();
     }
 
     /** Once time has given the units back, a refund gives nothing more (GCRA and bucket: wholly refilled). */
@@ -312,7 +319,9 @@ public abstract class RateLimitStoreContract {
 
     /** 4 units charged at t = 4 s; by t = 10 s three have refilled, so of 3 given back only 1 counts. */
     @ParameterizedTest
-    @EnumSource(value = Algorithm.class, names = {"GCRA", "TOKEN_BUCKET"})
+    @EnumSource(
+            value = Algorithm.class,
+            names = {"GCRA", "TOKEN_BUCKET"})
     void aRefundAfterPartOfTheChargeRefilledGivesBackOnlyTheRest(Algorithm algorithm) {
         Policy policy = policy("p", algorithm, 5, Duration.ofSeconds(10));
         clock.set(START.plusSeconds(4));
@@ -437,7 +446,8 @@ public abstract class RateLimitStoreContract {
     void decidesLikeTheInMemoryStoreDecisionByDecision(long seed) {
         Random r = new Random(seed);
         FakeClock referenceClock = new FakeClock(START);
-        try (RateLimitStore reference = InMemoryRateLimitStore.builder().clock(referenceClock).build()) {
+        try (RateLimitStore reference =
+                InMemoryRateLimitStore.builder().clock(referenceClock).build()) {
             List<Policy> policies = new ArrayList<>();
             for (Algorithm algorithm : Algorithm.values()) {
                 policies.add(RandomPolicies.policy(r, algorithm));
@@ -455,7 +465,9 @@ public abstract class RateLimitStoreContract {
                 int roll = r.nextInt(10);
                 Decision expected = peekRefundOrDecide(reference, roll, charges);
                 Decision actual = peekRefundOrDecide(store, roll, charges);
-                assertThat(actual).as("seed %d, request %d (roll %d): %s", seed, i, roll, charges).isEqualTo(expected);
+                assertThat(actual)
+                        .as("seed %d, request %d (roll %d): %s", seed, i, roll, charges)
+                        .isEqualTo(expected);
             }
         }
     }
@@ -497,7 +509,8 @@ public abstract class RateLimitStoreContract {
             allowedWithOther += t % 2 == 0 ? allowedByThread.get(t) : 0;
         }
         assertThat(allowed).isEqualTo(100);
-        assertThat(peek(other, "k", 1).remaining()).as("the other policy is charged only when both allow")
+        assertThat(peek(other, "k", 1).remaining())
+                .as("the other policy is charged only when both allow")
                 .isEqualTo(1_000_000 - allowedWithOther);
     }
 
@@ -505,8 +518,7 @@ public abstract class RateLimitStoreContract {
      * Runs {@code worker.apply(t)} on each of {@code threads} threads at once, behind a start gate,
      * and returns their results in thread order; a worker's exception fails the test.
      */
-    private static List<Integer> onThreadsAtOnce(int threads, IntFunction<Callable<Integer>> worker)
-            throws Exception {
+    private static List<Integer> onThreadsAtOnce(int threads, IntFunction<Callable<Integer>> worker) throws Exception {
         CountDownLatch startGate = new CountDownLatch(1);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
@@ -564,7 +576,8 @@ public abstract class RateLimitStoreContract {
         long keys = keysStored();
         assertThat(refunded.remaining()).isEqualTo(policy.quota());
         assertSameFigures(refunded, peek(policy, "unseen", cost));
-        assertThat(count(policy, key, (int) policy.quota() + 1)).as("units at once after the refund")
+        assertThat(count(policy, key, (int) policy.quota() + 1))
+                .as("units at once after the refund")
                 .isEqualTo(policy.quota());
         return keys;
     }
@@ -573,7 +586,10 @@ public abstract class RateLimitStoreContract {
     protected static void assertSameFigures(PolicyState actual, PolicyState expected) {
         assertThat(new long[] {actual.remaining(), actual.resetMicros(), actual.retryAfterMicros(), actual.nowMicros()})
                 .as("remaining, reset, retryAfter, now of %s, like %s", actual.key(), expected.key())
-                .containsExactly(expected.remaining(), expected.resetMicros(), expected.retryAfterMicros(),
+                .containsExactly(
+                        expected.remaining(),
+                        expected.resetMicros(),
+                        expected.retryAfterMicros(),
                         expected.nowMicros());
         assertThat(actual.known()).isEqualTo(expected.known()).isTrue();
     }

@@ -28,7 +28,9 @@ public final class ApiException extends IOException {
      */
     public ApiException(String method, String path, int status, @Nullable Problem problem, List<Attempt> attempts) {
         super(method + " " + path + " answered " + status
-                + (problem == null ? "" : ": " + problem.title() + (problem.detail() == null ? "" : " (" + problem.detail() + ")"))
+                + (problem == null
+                        ? ""
+                        : ": " + problem.title() + (problem.detail() == null ? "" : " (" + problem.detail() + ")"))
                 + (attempts.size() > 1 ? " after " + attempts.size() + " attempts" : ""));
         this.status = status;
         this.problem = problem;

@@ -19,9 +19,18 @@ import org.jspecify.annotations.Nullable;
  * @param lastOutcome the last attempt's outcome ({@code success}, {@code http_error}, {@code timeout}, ...), or {@code null}
  * @param lastStatusCode the status the endpoint answered last, or {@code null}
  */
-public record Delivery(String id, String endpointId, String eventId, String eventType, String status, int attemptCount,
-                       @Nullable Instant nextAttemptAt, Instant createdAt, @Nullable Instant lastAttemptAt,
-                       @Nullable String lastOutcome, @Nullable Integer lastStatusCode) {
+public record Delivery(
+        String id,
+        String endpointId,
+        String eventId,
+        String eventType,
+        String status,
+        int attemptCount,
+        @Nullable Instant nextAttemptAt,
+        Instant createdAt,
+        @Nullable Instant lastAttemptAt,
+        @Nullable String lastOutcome,
+        @Nullable Integer lastStatusCode) {
 
     /** Checks that the required values are there. */
     public Delivery {

@@ -18,8 +18,15 @@ import org.jspecify.annotations.Nullable;
  * @param response the first 1 KiB of the endpoint's answer (text from a stranger: escape it when shown)
  * @param error what went wrong without an answer, or {@code null}
  */
-public record DeliveryAttempt(String id, int number, Instant startedAt, String outcome, @Nullable Integer statusCode,
-                              Duration latency, String response, @Nullable String error) {
+public record DeliveryAttempt(
+        String id,
+        int number,
+        Instant startedAt,
+        String outcome,
+        @Nullable Integer statusCode,
+        Duration latency,
+        String response,
+        @Nullable String error) {
 
     /** Checks that the required values are there. */
     public DeliveryAttempt {

@@ -19,9 +19,17 @@ import org.jspecify.annotations.Nullable;
  * @param resultUrl the path of its result once it succeeded, or {@code null}
  * @param error why it failed, or {@code null}
  */
-public record Job(String id, String kind, JobStatus status, Instant createdAt, @Nullable Instant startedAt,
-                  @Nullable Instant finishedAt, @Nullable Integer progress, boolean cancelRequested,
-                  @Nullable String resultUrl, @Nullable Problem error) {
+public record Job(
+        String id,
+        String kind,
+        JobStatus status,
+        Instant createdAt,
+        @Nullable Instant startedAt,
+        @Nullable Instant finishedAt,
+        @Nullable Integer progress,
+        boolean cancelRequested,
+        @Nullable String resultUrl,
+        @Nullable Problem error) {
 
     /** Checks that the required values are there. */
     public Job {

@@ -15,8 +15,14 @@ import org.jspecify.annotations.Nullable;
  * @param description free text, or {@code null}
  * @param createdAt when it was made
  */
-public record Payment(String id, long amount, long amountRefunded, String currency, String status,
-                      @Nullable String description, Instant createdAt) {
+public record Payment(
+        String id,
+        long amount,
+        long amountRefunded,
+        String currency,
+        String status,
+        @Nullable String description,
+        Instant createdAt) {
 
     /** Checks that the required values are there. */
     public Payment {

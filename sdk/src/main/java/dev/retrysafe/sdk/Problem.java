@@ -17,8 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param members every member of the object as read, extensions included ({@code errors},
  *     {@code retryable}, ...): strings, numbers, booleans, lists and maps
  */
-public record Problem(String type, String title, int status, @Nullable String detail,
-                      Map<String, @Nullable Object> members) {
+public record Problem(
+        String type, String title, int status, @Nullable String detail, Map<String, @Nullable Object> members) {
 
     /** Copies the members. */
     public Problem {

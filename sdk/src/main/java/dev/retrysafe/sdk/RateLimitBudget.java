@@ -20,9 +20,17 @@ import org.jspecify.annotations.Nullable;
  * @param resetAfter how long until the budget is whole again, or {@code null}
  * @param resetAt when it is, or {@code null}
  */
-public record RateLimitBudget(String name, String scope, String algorithm, long limit, Duration window, boolean known,
-                              @Nullable Long remaining, @Nullable Long used, @Nullable Duration resetAfter,
-                              @Nullable Instant resetAt) {
+public record RateLimitBudget(
+        String name,
+        String scope,
+        String algorithm,
+        long limit,
+        Duration window,
+        boolean known,
+        @Nullable Long remaining,
+        @Nullable Long used,
+        @Nullable Duration resetAfter,
+        @Nullable Instant resetAt) {
 
     /** Checks that the required values are there. */
     public RateLimitBudget {

@@ -259,7 +259,8 @@ public interface RetrysafeClient extends AutoCloseable {
      * @throws IOException see the class description ({@code 422} when the new URL is refused)
      * @throws InterruptedException if interrupted while sending or waiting
      */
-    WebhookEndpoint updateWebhookEndpoint(String id, WebhookEndpointUpdate update) throws IOException, InterruptedException;
+    WebhookEndpoint updateWebhookEndpoint(String id, WebhookEndpointUpdate update)
+            throws IOException, InterruptedException;
 
     /**
      * {@code GET /v1/webhook_endpoints/{id}/secret}.
@@ -425,8 +426,7 @@ public interface RetrysafeClient extends AutoCloseable {
         private @Nullable RetryingHttpClient http;
         private Duration requestTimeout = Duration.ofSeconds(10);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The server, such as {@code http://localhost:8080}. */
         public Builder baseUri(URI baseUri) {

@@ -23,10 +23,18 @@ import org.jspecify.annotations.Nullable;
  * @param previousSecretExpiresAt until when the secret before the last rotation still signs, or
  *     {@code null} outside a rotation's grace period
  */
-public record WebhookEndpoint(String id, String url, @Nullable String description, List<String> eventTypes,
-                              boolean enabled, @Nullable String disabledReason, @Nullable Integer rateLimit,
-                              Instant createdAt, Instant updatedAt, @Nullable Instant failingSince,
-                              @Nullable Instant previousSecretExpiresAt) {
+public record WebhookEndpoint(
+        String id,
+        String url,
+        @Nullable String description,
+        List<String> eventTypes,
+        boolean enabled,
+        @Nullable String disabledReason,
+        @Nullable Integer rateLimit,
+        Instant createdAt,
+        Instant updatedAt,
+        @Nullable Instant failingSince,
+        @Nullable Instant previousSecretExpiresAt) {
 
     /** Copies the event types. */
     public WebhookEndpoint {

@@ -53,8 +53,7 @@ public final class WebhookEndpointUpdate {
     public static final class Builder {
         private final Map<String, @Nullable Object> members = new LinkedHashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** A new URL (it passes the server's address checks again). */
         public Builder url(String url) {

@@ -52,25 +52,53 @@ class RetrysafeClientTest {
 
     /** The endpoint of {@link #ENDPOINT}, with the members a change can touch. */
     private static WebhookEndpoint endpoint(boolean enabled, String disabledReason, Integer rateLimit) {
-        return new WebhookEndpoint("we_01", "https://example.com/hooks", "shop",
-                List.of("payment.succeeded", "refund.created"), enabled, disabledReason, rateLimit,
-                Instant.parse("2026-01-01T10:00:00Z"), Instant.parse("2026-01-01T10:00:00Z"), null, null);
+        return new WebhookEndpoint(
+                "we_01",
+                "https://example.com/hooks",
+                "shop",
+                List.of("payment.succeeded", "refund.created"),
+                enabled,
+                disabledReason,
+                rateLimit,
+                Instant.parse("2026-01-01T10:00:00Z"),
+                Instant.parse("2026-01-01T10:00:00Z"),
+                null,
+                null);
     }
 
     private static Delivery delivery(String status, int attempts) {
-        return new Delivery("msg_01", "we_01", "evt_01", "payment.succeeded", status, attempts, null,
-                Instant.parse("2026-01-01T10:00:00Z"), Instant.parse("2026-01-01T10:00:05Z"), "success", 200);
+        return new Delivery(
+                "msg_01",
+                "we_01",
+                "evt_01",
+                "payment.succeeded",
+                status,
+                attempts,
+                null,
+                Instant.parse("2026-01-01T10:00:00Z"),
+                Instant.parse("2026-01-01T10:00:05Z"),
+                "success",
+                200);
     }
 
     private static String job(String status, int progress) {
         boolean done = status.equals("succeeded");
-        return JOB.formatted(status, status.equals("queued") ? "null" : "\"2026-01-01T10:00:01Z\"",
-                done ? "\"2026-01-01T10:00:03Z\"" : "null", progress, done ? "\"/v1/jobs/job_01/result\"" : "null");
+        return JOB.formatted(
+                status,
+                status.equals("queued") ? "null" : "\"2026-01-01T10:00:01Z\"",
+                done ? "\"2026-01-01T10:00:03Z\"" : "null",
+                progress,
+                done ? "\"/v1/jobs/job_01/result\"" : "null");
     }
 
     private RetrysafeClient client(ScriptedServer server) {
-        RetryingHttpClient http = RetryingHttpClient.builder().clock(clock).sleeper(sleeper).build();
-        return RetrysafeClient.builder().baseUri(server.uri("/")).apiKey(KEY).http(http).build();
+        RetryingHttpClient http =
+                RetryingHttpClient.builder().clock(clock).sleeper(sleeper).build();
+        return RetrysafeClient.builder()
+                .baseUri(server.uri("/"))
+                .apiKey(KEY)
+                .http(http)
+                .build();
     }
 
     private static ScriptedServer api(Function<Received, Answer> routes) {
@@ -85,13 +113,25 @@ class RetrysafeClientTest {
     @Test
     void createsAPaymentWithAGeneratedKeyAndReadsEveryField() throws Exception {
         AtomicInteger tries = new AtomicInteger();
-        try (ScriptedServer server = api(r -> tries.incrementAndGet() == 1 ? Answer.of(503, "Retry-After", "1")
-                : new Answer(201, Map.of("Content-Type", "application/json", "Location", "/v1/payments/pay_01"), PAYMENT, null));
-             RetrysafeClient api = client(server)) {
+        try (ScriptedServer server = api(r -> tries.incrementAndGet() == 1
+                        ? Answer.of(503, "Retry-After", "1")
+                        : new Answer(
+                                201,
+                                Map.of("Content-Type", "application/json", "Location", "/v1/payments/pay_01"),
+                                PAYMENT,
+                                null));
+                RetrysafeClient api = client(server)) {
             Payment payment = api.createPayment(500, "eur", "order 1");
 
-            assertThat(payment).isEqualTo(new Payment("pay_01", 500, 0, "eur", "succeeded", "order 1",
-                    Instant.parse("2026-01-01T10:00:00.123Z")));
+            assertThat(payment)
+                    .isEqualTo(new Payment(
+                            "pay_01",
+                            500,
+                            0,
+                            "eur",
+                            "succeeded",
+                            "order 1",
+                            Instant.parse("2026-01-01T10:00:00.123Z")));
             List<Received> received = server.received();
             assertThat(received).hasSize(2).allSatisfy(r -> {
                 assertThat(r.method()).isEqualTo("POST");
@@ -99,7 +139,8 @@ class RetrysafeClientTest {
                 assertThat(r.header("Content-Type")).isEqualTo("application/json; charset=utf-8");
                 assertThat(r.body()).isEqualTo("{\"amount\":500,\"currency\":\"eur\",\"description\":\"order 1\"}");
             });
-            assertThat(received.get(0).header("Idempotency-Key")).isNotNull()
+            assertThat(received.get(0).header("Idempotency-Key"))
+                    .isNotNull()
                     .isEqualTo(received.get(1).header("Idempotency-Key"));
         }
     }
@@ -107,26 +148,31 @@ class RetrysafeClientTest {
     @Test
     void sendsTheCallersKey() throws Exception {
         try (ScriptedServer server = api(r -> Answer.withBody(201, PAYMENT));
-             RetrysafeClient api = client(server)) {
+                RetrysafeClient api = client(server)) {
             api.createPayment(500, "eur", null, "order-17");
             assertThat(server.received().getFirst().header("Idempotency-Key")).isEqualTo("order-17");
             assertThat(server.received().getFirst().body()).isEqualTo("{\"amount\":500,\"currency\":\"eur\"}");
-            assertThatThrownBy(() -> api.createPayment(500, "eur", null, "")).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> api.createPayment(500, "eur", null, ""))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
     }
 
     @Test
     void readsAPaymentAndAPage() throws Exception {
         try (ScriptedServer server = api(r -> r.path().startsWith("/v1/payments?")
-                ? Answer.withBody(200, "{\"data\":[" + PAYMENT + "," + PAYMENT.replace("pay_01", "pay_00") + "],\"has_more\":true}")
-                : Answer.withBody(200, PAYMENT));
-             RetrysafeClient api = client(server)) {
+                        ? Answer.withBody(
+                                200,
+                                "{\"data\":[" + PAYMENT + "," + PAYMENT.replace("pay_01", "pay_00")
+                                        + "],\"has_more\":true}")
+                        : Answer.withBody(200, PAYMENT));
+                RetrysafeClient api = client(server)) {
             assertThat(api.getPayment("pay_01").id()).isEqualTo("pay_01");
             Page<Payment> page = api.listPayments(2, "pay_02");
             assertThat(page.data()).extracting(Payment::id).containsExactly("pay_01", "pay_00");
             assertThat(page.hasMore()).isTrue();
             assertThat(page.last().id()).isEqualTo("pay_00");
-            assertThat(server.received()).extracting(Received::path)
+            assertThat(server.received())
+                    .extracting(Received::path)
                     .containsExactly("/v1/payments/pay_01", "/v1/payments?limit=2&starting_after=pay_02");
             assertThatThrownBy(() -> api.listPayments(101, null)).hasMessage("limit must be 1..100, was 101");
         }
@@ -137,16 +183,17 @@ class RetrysafeClientTest {
         String problem = """
                 {"type":"/problems/refund-exceeds-payment","title":"Refund exceeds payment","status":422,\
                 "detail":"Only 300 of 500 remain.","retryable":false}""";
-        try (ScriptedServer server = api(r -> new Answer(422, Map.of("Content-Type", "application/problem+json"),
-                problem, null));
-             RetrysafeClient api = client(server)) {
+        try (ScriptedServer server =
+                        api(r -> new Answer(422, Map.of("Content-Type", "application/problem+json"), problem, null));
+                RetrysafeClient api = client(server)) {
             ApiException e = catchThrowableOfType(ApiException.class, () -> api.createRefund("pay_01", 400L));
             assertThat(e.status()).isEqualTo(422);
             assertThat(e.problemType()).isEqualTo("/problems/refund-exceeds-payment");
             assertThat(e.problem().detail()).isEqualTo("Only 300 of 500 remain.");
             assertThat(e.problem().retryable()).isFalse();
             assertThat(e.attempts()).hasSize(1);
-            assertThat(e.getMessage()).isEqualTo("POST /v1/refunds answered 422: Refund exceeds payment (Only 300 of 500 remain.)");
+            assertThat(e.getMessage())
+                    .isEqualTo("POST /v1/refunds answered 422: Refund exceeds payment (Only 300 of 500 remain.)");
             assertThat(server.received().getFirst().body()).isEqualTo("{\"payment_id\":\"pay_01\",\"amount\":400}");
         }
     }
@@ -154,8 +201,14 @@ class RetrysafeClientTest {
     @Test
     void aWrongKeyIsA401() throws Exception {
         try (ScriptedServer server = api(r -> Answer.withBody(200, PAYMENT));
-             RetrysafeClient api = RetrysafeClient.builder().baseUri(server.uri("/")).apiKey("rs_wrong_key_000000")
-                     .http(RetryingHttpClient.builder().clock(clock).sleeper(sleeper).build()).build()) {
+                RetrysafeClient api = RetrysafeClient.builder()
+                        .baseUri(server.uri("/"))
+                        .apiKey("rs_wrong_key_000000")
+                        .http(RetryingHttpClient.builder()
+                                .clock(clock)
+                                .sleeper(sleeper)
+                                .build())
+                        .build()) {
             ApiException e = catchThrowableOfType(ApiException.class, () -> api.getPayment("pay_01"));
             assertThat(e.status()).isEqualTo(401);
             assertThat(e.problem()).isNull();
@@ -164,8 +217,9 @@ class RetrysafeClientTest {
 
     @Test
     void aMalformedAnswerIsAnIoExceptionNamingTheMember() throws Exception {
-        try (ScriptedServer server = api(r -> Answer.withBody(200, PAYMENT.replace("\"amount\":500", "\"amount\":\"500\"")));
-             RetrysafeClient api = client(server)) {
+        try (ScriptedServer server =
+                        api(r -> Answer.withBody(200, PAYMENT.replace("\"amount\":500", "\"amount\":\"500\"")));
+                RetrysafeClient api = client(server)) {
             assertThatThrownBy(() -> api.getPayment("pay_01"))
                     .hasMessage("unexpected answer: member 'amount' of the payment is not an integer");
         }
@@ -175,11 +229,12 @@ class RetrysafeClientTest {
     void refundsAreCreatedAndRead() throws Exception {
         String refund = "{\"id\":\"re_01\",\"object\":\"refund\",\"payment_id\":\"pay_01\",\"amount\":200,"
                 + "\"status\":\"succeeded\",\"created_at\":\"2026-01-01T10:00:00Z\"}";
-        try (ScriptedServer server = api(r -> r.method().equals("POST") ? Answer.withBody(201, refund)
-                : Answer.withBody(200, refund));
-             RetrysafeClient api = client(server)) {
+        try (ScriptedServer server = api(
+                        r -> r.method().equals("POST") ? Answer.withBody(201, refund) : Answer.withBody(200, refund));
+                RetrysafeClient api = client(server)) {
             Refund created = api.createRefund("pay_01", null, "refund-1");
-            assertThat(created).isEqualTo(new Refund("re_01", "pay_01", 200, "succeeded", Instant.parse("2026-01-01T10:00:00Z")));
+            assertThat(created)
+                    .isEqualTo(new Refund("re_01", "pay_01", 200, "succeeded", Instant.parse("2026-01-01T10:00:00Z")));
             assertThat(api.getRefund("re_01")).isEqualTo(created);
             assertThat(server.received().getFirst().body()).isEqualTo("{\"payment_id\":\"pay_01\"}");
         }
@@ -189,18 +244,29 @@ class RetrysafeClientTest {
     void aReportIsFollowedThroughItsLocationHonouringRetryAfterUntilDone() throws Exception {
         AtomicInteger polls = new AtomicInteger();
         try (ScriptedServer server = api(r -> switch (r.method() + " " + r.path()) {
-            case "POST /v1/reports" -> new Answer(202, Map.of("Content-Type", "application/json",
-                    "Location", "/v1/jobs/job_01", "Retry-After", "2"), job("queued", 0), null);
-            case "GET /v1/jobs/job_01" -> switch (polls.incrementAndGet()) {
-                case 1 -> new Answer(200, Map.of("Retry-After", "1"), job("running", 40), null);
-                case 2 -> new Answer(200, Map.of("Retry-After", "3"), job("running", 90), null);
-                default -> Answer.withBody(200, job("succeeded", 100));
-            };
-            case "GET /v1/jobs/job_01/result" -> new Answer(200, Map.of("Content-Type", "text/csv"),
-                    "id,amount\npay_01,500\n", null);
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
+                    case "POST /v1/reports" ->
+                        new Answer(
+                                202,
+                                Map.of(
+                                        "Content-Type",
+                                        "application/json",
+                                        "Location",
+                                        "/v1/jobs/job_01",
+                                        "Retry-After",
+                                        "2"),
+                                job("queued", 0),
+                                null);
+                    case "GET /v1/jobs/job_01" ->
+                        switch (polls.incrementAndGet()) {
+                            case 1 -> new Answer(200, Map.of("Retry-After", "1"), job("running", 40), null);
+                            case 2 -> new Answer(200, Map.of("Retry-After", "3"), job("running", 90), null);
+                            default -> Answer.withBody(200, job("succeeded", 100));
+                        };
+                    case "GET /v1/jobs/job_01/result" ->
+                        new Answer(200, Map.of("Content-Type", "text/csv"), "id,amount\npay_01,500\n", null);
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
             AcceptedJob accepted = api.createReport(Instant.parse("2026-01-01T00:00:00Z"), null);
             assertThat(accepted.location()).isEqualTo(server.uri("/v1/jobs/job_01"));
             assertThat(accepted.retryAfter()).isEqualTo(Duration.ofSeconds(2));
@@ -216,17 +282,20 @@ class RetrysafeClientTest {
             assertThat(done.resultUrl()).isEqualTo("/v1/jobs/job_01/result");
             assertThat(done.finishedAt()).isEqualTo(Instant.parse("2026-01-01T10:00:03Z"));
             assertThat(polls).hasValue(3);
-            assertThat(sleeper.waits()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3));
-            assertThat(api.jobResult(done.id(), HttpResponse.BodyHandlers.ofString())).isEqualTo("id,amount\npay_01,500\n");
+            assertThat(sleeper.waits())
+                    .containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofSeconds(3));
+            assertThat(api.jobResult(done.id(), HttpResponse.BodyHandlers.ofString()))
+                    .isEqualTo("id,amount\npay_01,500\n");
         }
     }
 
     @Test
     void followingAJobStopsAtTheTimeoutWithTheLastStateSeen() throws Exception {
         try (ScriptedServer server = api(r -> r.method().equals("POST")
-                ? new Answer(202, Map.of("Location", "/v1/jobs/job_01", "Retry-After", "1"), job("queued", 0), null)
-                : new Answer(200, Map.of("Retry-After", "1"), job("running", 10), null));
-             RetrysafeClient api = client(server)) {
+                        ? new Answer(
+                                202, Map.of("Location", "/v1/jobs/job_01", "Retry-After", "1"), job("queued", 0), null)
+                        : new Answer(200, Map.of("Retry-After", "1"), job("running", 10), null));
+                RetrysafeClient api = client(server)) {
             Job last = api.awaitJob(api.createReport(null, null), Duration.ofMillis(4_500));
             assertThat(last.status()).isEqualTo(JobStatus.RUNNING);
             assertThat(last.finished()).isFalse();
@@ -239,17 +308,17 @@ class RetrysafeClientTest {
     void jobsAreReadCanceledAndTheirMissingResultIsAProblem() throws Exception {
         String notReady = "{\"type\":\"/problems/job-result-not-ready\",\"title\":\"Result not ready\",\"status\":409}";
         try (ScriptedServer server = api(r -> switch (r.method() + " " + r.path()) {
-            case "GET /v1/jobs/job_01" -> Answer.withBody(200, job("running", 50));
-            case "DELETE /v1/jobs/job_01" -> Answer.withBody(202, job("running", 50));
-            case "GET /v1/jobs/job_01/result" -> new Answer(409, Map.of("Content-Type", "application/problem+json"),
-                    notReady, null);
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
+                    case "GET /v1/jobs/job_01" -> Answer.withBody(200, job("running", 50));
+                    case "DELETE /v1/jobs/job_01" -> Answer.withBody(202, job("running", 50));
+                    case "GET /v1/jobs/job_01/result" ->
+                        new Answer(409, Map.of("Content-Type", "application/problem+json"), notReady, null);
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
             assertThat(api.getJob("job_01").progress()).isEqualTo(50);
             assertThat(api.cancelJob("job_01").status()).isEqualTo(JobStatus.RUNNING);
-            ApiException e = catchThrowableOfType(ApiException.class,
-                    () -> api.jobResult("job_01", HttpResponse.BodyHandlers.ofString()));
+            ApiException e = catchThrowableOfType(
+                    ApiException.class, () -> api.jobResult("job_01", HttpResponse.BodyHandlers.ofString()));
             assertThat(e.problemType()).isEqualTo("/problems/job-result-not-ready");
         }
     }
@@ -257,22 +326,26 @@ class RetrysafeClientTest {
     @Test
     void webhookEndpointsAreCreatedReadListedAndDeleted() throws Exception {
         try (ScriptedServer server = api(r -> switch (r.method() + " " + r.path()) {
-            case "POST /v1/webhook_endpoints" -> Answer.withBody(201, ENDPOINT + ",\"secret\":\"whsec_c2VjcmV0\"}");
-            case "GET /v1/webhook_endpoints/we_01" -> Answer.withBody(200, ENDPOINT + "}");
-            case "GET /v1/webhook_endpoints?limit=20" -> Answer.withBody(200, "{\"data\":[" + ENDPOINT + "}],\"has_more\":false}");
-            case "DELETE /v1/webhook_endpoints/we_01" -> Answer.withBody(200, "{\"id\":\"we_01\",\"deleted\":true}");
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
-            CreatedWebhookEndpoint created = api.createWebhookEndpoint("https://example.com/hooks",
-                    List.of("payment.succeeded", "refund.created"), "shop");
+                    case "POST /v1/webhook_endpoints" ->
+                        Answer.withBody(201, ENDPOINT + ",\"secret\":\"whsec_c2VjcmV0\"}");
+                    case "GET /v1/webhook_endpoints/we_01" -> Answer.withBody(200, ENDPOINT + "}");
+                    case "GET /v1/webhook_endpoints?limit=20" ->
+                        Answer.withBody(200, "{\"data\":[" + ENDPOINT + "}],\"has_more\":false}");
+                    case "DELETE /v1/webhook_endpoints/we_01" ->
+                        Answer.withBody(200, "{\"id\":\"we_01\",\"deleted\":true}");
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
+            CreatedWebhookEndpoint created = api.createWebhookEndpoint(
+                    "https://example.com/hooks", List.of("payment.succeeded", "refund.created"), "shop");
             WebhookEndpoint expected = endpoint(true, null, null);
             assertThat(created.endpoint()).isEqualTo(expected);
             assertThat(created.secret()).isEqualTo("whsec_c2VjcmV0");
             assertThat(created.toString()).doesNotContain("whsec_");
-            assertThat(server.received().getFirst().body()).isEqualTo(
-                    "{\"url\":\"https://example.com/hooks\",\"event_types\":[\"payment.succeeded\",\"refund.created\"],"
-                            + "\"description\":\"shop\"}");
+            assertThat(server.received().getFirst().body())
+                    .isEqualTo(
+                            "{\"url\":\"https://example.com/hooks\",\"event_types\":[\"payment.succeeded\",\"refund.created\"],"
+                                    + "\"description\":\"shop\"}");
             assertThat(api.getWebhookEndpoint("we_01")).isEqualTo(expected);
             assertThat(api.listWebhookEndpoints(20, null).data()).containsExactly(expected);
             api.deleteWebhookEndpoint("we_01");
@@ -282,12 +355,18 @@ class RetrysafeClientTest {
 
     @Test
     void anEndpointChangeSendsOnlyTheMembersSet() throws Exception {
-        String changed = ENDPOINT.replace("\"enabled\":true,\"disabled_reason\":null", "\"enabled\":false,\"disabled_reason\":\"manual\"")
-                .replace("\"rate_limit\":null", "\"rate_limit\":20") + "}";
-        try (ScriptedServer server = api(r -> r.method().equals("PATCH") && r.path().equals("/v1/webhook_endpoints/we_01")
-                ? Answer.withBody(200, changed) : Answer.of(404));
-             RetrysafeClient api = client(server)) {
-            WebhookEndpoint after = api.updateWebhookEndpoint("we_01",
+        String changed = ENDPOINT.replace(
+                                "\"enabled\":true,\"disabled_reason\":null",
+                                "\"enabled\":false,\"disabled_reason\":\"manual\"")
+                        .replace("\"rate_limit\":null", "\"rate_limit\":20")
+                + "}";
+        try (ScriptedServer server =
+                        api(r -> r.method().equals("PATCH") && r.path().equals("/v1/webhook_endpoints/we_01")
+                                ? Answer.withBody(200, changed)
+                                : Answer.of(404));
+                RetrysafeClient api = client(server)) {
+            WebhookEndpoint after = api.updateWebhookEndpoint(
+                    "we_01",
                     WebhookEndpointUpdate.builder().enabled(false).rateLimit(20).build());
 
             assertThat(after).isEqualTo(endpoint(false, "manual", 20));
@@ -295,10 +374,18 @@ class RetrysafeClientTest {
             assertThat(patch.body()).isEqualTo("{\"enabled\":false,\"rate_limit\":20}");
             assertThat(patch.header("Content-Type")).isEqualTo("application/json; charset=utf-8");
 
-            api.updateWebhookEndpoint("we_01", WebhookEndpointUpdate.builder().url("https://example.com/v2")
-                    .eventTypes(List.of("*")).description("all").rateLimit(null).build());
-            assertThat(server.received().get(1).body()).as("null removes the limit").isEqualTo(
-                    "{\"url\":\"https://example.com/v2\",\"event_types\":[\"*\"],\"description\":\"all\",\"rate_limit\":null}");
+            api.updateWebhookEndpoint(
+                    "we_01",
+                    WebhookEndpointUpdate.builder()
+                            .url("https://example.com/v2")
+                            .eventTypes(List.of("*"))
+                            .description("all")
+                            .rateLimit(null)
+                            .build());
+            assertThat(server.received().get(1).body())
+                    .as("null removes the limit")
+                    .isEqualTo(
+                            "{\"url\":\"https://example.com/v2\",\"event_types\":[\"*\"],\"description\":\"all\",\"rate_limit\":null}");
         }
     }
 
@@ -316,16 +403,20 @@ class RetrysafeClientTest {
 
     @Test
     void aSecretIsReadAndRotatedAndAnEndpointEnabledWithKeyedPostsWithoutBody() throws Exception {
-        String rotated = ENDPOINT.replace("\"previous_secret_expires_at\":null",
-                "\"previous_secret_expires_at\":\"2026-01-02T10:00:00Z\"") + ",\"secret\":\"whsec_bmV3\"}";
+        String rotated = ENDPOINT.replace(
+                        "\"previous_secret_expires_at\":null",
+                        "\"previous_secret_expires_at\":\"2026-01-02T10:00:00Z\"")
+                + ",\"secret\":\"whsec_bmV3\"}";
         try (ScriptedServer server = api(r -> switch (r.method() + " " + r.path()) {
-            case "GET /v1/webhook_endpoints/we_01/secret" -> Answer.withBody(200,
-                    "{\"object\":\"webhook_endpoint_secret\",\"endpoint_id\":\"we_01\",\"secret\":\"whsec_b2xk\"}");
-            case "POST /v1/webhook_endpoints/we_01/rotate_secret" -> Answer.withBody(200, rotated);
-            case "POST /v1/webhook_endpoints/we_01/enable" -> Answer.withBody(200, ENDPOINT + "}");
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
+                    case "GET /v1/webhook_endpoints/we_01/secret" ->
+                        Answer.withBody(
+                                200,
+                                "{\"object\":\"webhook_endpoint_secret\",\"endpoint_id\":\"we_01\",\"secret\":\"whsec_b2xk\"}");
+                    case "POST /v1/webhook_endpoints/we_01/rotate_secret" -> Answer.withBody(200, rotated);
+                    case "POST /v1/webhook_endpoints/we_01/enable" -> Answer.withBody(200, ENDPOINT + "}");
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
             assertThat(api.getWebhookEndpointSecret("we_01")).isEqualTo("whsec_b2xk");
             CreatedWebhookEndpoint after = api.rotateWebhookEndpointSecret("we_01");
             assertThat(after.secret()).isEqualTo("whsec_bmV3");
@@ -353,32 +444,56 @@ class RetrysafeClientTest {
                 "detail":"disabled","reason":"endpoint_disabled","delivery_status":"failed","endpoint_id":"we_01"}""";
         AtomicInteger retries = new AtomicInteger();
         try (ScriptedServer server = api(r -> switch (r.method() + " " + r.path()) {
-            case "POST /v1/webhook_endpoints/we_01/recover" -> Answer.withBody(202,
-                    "{\"object\":\"recovery\",\"endpoint_id\":\"we_01\",\"since\":\"2026-01-01T00:00:00Z\",\"recovered\":3}");
-            case "GET /v1/webhook_endpoints/we_01/deliveries?limit=5&starting_after=msg_09" -> Answer.withBody(200,
-                    "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":false}");
-            case "GET /v1/deliveries/msg_01" -> Answer.withBody(200, detail);
-            case "POST /v1/deliveries/msg_01/retry" -> retries.incrementAndGet() == 1
-                    ? Answer.withBody(202, DELIVERY.replace("\"status\":\"succeeded\"", "\"status\":\"pending\"") + "}")
-                    : new Answer(409, Map.of("Content-Type", "application/problem+json"), notRetryable, null);
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
+                    case "POST /v1/webhook_endpoints/we_01/recover" ->
+                        Answer.withBody(
+                                202,
+                                "{\"object\":\"recovery\",\"endpoint_id\":\"we_01\",\"since\":\"2026-01-01T00:00:00Z\",\"recovered\":3}");
+                    case "GET /v1/webhook_endpoints/we_01/deliveries?limit=5&starting_after=msg_09" ->
+                        Answer.withBody(200, "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":false}");
+                    case "GET /v1/deliveries/msg_01" -> Answer.withBody(200, detail);
+                    case "POST /v1/deliveries/msg_01/retry" ->
+                        retries.incrementAndGet() == 1
+                                ? Answer.withBody(
+                                        202,
+                                        DELIVERY.replace("\"status\":\"succeeded\"", "\"status\":\"pending\"") + "}")
+                                : new Answer(
+                                        409, Map.of("Content-Type", "application/problem+json"), notRetryable, null);
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
             Recovery recovery = api.recoverWebhookEndpoint("we_01", Instant.parse("2026-01-01T00:00:00Z"));
             assertThat(recovery).isEqualTo(new Recovery("we_01", Instant.parse("2026-01-01T00:00:00Z"), 3));
             assertThat(server.received().getFirst().body()).isEqualTo("{\"since\":\"2026-01-01T00:00:00Z\"}");
 
-            assertThat(api.listWebhookEndpointDeliveries("we_01", 5, "msg_09").data()).containsExactly(delivery("succeeded", 2));
+            assertThat(api.listWebhookEndpointDeliveries("we_01", 5, "msg_09").data())
+                    .containsExactly(delivery("succeeded", 2));
 
             DeliveryDetail read = api.getDelivery("msg_01");
             assertThat(read.delivery()).isEqualTo(delivery("succeeded", 2));
             assertThat(read.delivery().finished()).isTrue();
-            assertThat(read.payload()).isInstanceOfSatisfying(Map.class, m -> assertThat(m.get("id")).isEqualTo("evt_01"));
-            assertThat(read.attempts()).containsExactly(
-                    new DeliveryAttempt("att_01", 1, Instant.parse("2026-01-01T10:00:00Z"), "http_error", 500,
-                            Duration.ofMillis(12), "oops", null),
-                    new DeliveryAttempt("att_02", 2, Instant.parse("2026-01-01T10:00:05Z"), "success", 200,
-                            Duration.ofMillis(7), "", null));
+            assertThat(read.payload())
+                    .isInstanceOfSatisfying(
+                            Map.class, m -> assertThat(m.get("id")).isEqualTo("evt_01"));
+            assertThat(read.attempts())
+                    .containsExactly(
+                            new DeliveryAttempt(
+                                    "att_01",
+                                    1,
+                                    Instant.parse("2026-01-01T10:00:00Z"),
+                                    "http_error",
+                                    500,
+                                    Duration.ofMillis(12),
+                                    "oops",
+                                    null),
+                            new DeliveryAttempt(
+                                    "att_02",
+                                    2,
+                                    Instant.parse("2026-01-01T10:00:05Z"),
+                                    "success",
+                                    200,
+                                    Duration.ofMillis(7),
+                                    "",
+                                    null));
 
             Delivery pending = api.retryDelivery("msg_01");
             assertThat(pending.status()).isEqualTo("pending");
@@ -387,23 +502,25 @@ class RetrysafeClientTest {
             assertThat(refused.status()).isEqualTo(409);
             assertThat(refused.problemType()).isEqualTo("/problems/delivery-not-retryable");
             assertThat(refused.problem().members()).containsEntry("reason", "endpoint_disabled");
-            assertThat(refused.attempts()).as("a 409 without Retry-After is not retried").hasSize(1);
+            assertThat(refused.attempts())
+                    .as("a 409 without Retry-After is not retried")
+                    .hasSize(1);
         }
     }
 
     @Test
     void eventsAreListedByTypeAndReadWithTheirDeliveries() throws Exception {
         try (ScriptedServer server = api(r -> switch (r.path()) {
-            case "/v1/events?limit=10&type=payment.succeeded" -> Answer.withBody(200,
-                    "{\"object\":\"list\",\"data\":[" + EVENT + "],\"has_more\":true}");
-            case "/v1/events/evt_01" -> Answer.withBody(200, EVENT);
-            case "/v1/events/evt_01/deliveries" -> Answer.withBody(200,
-                    "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":false}");
-            case "/v1/events/evt_01/deliveries?limit=1&starting_after=msg_09" -> Answer.withBody(200,
-                    "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":true}");
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
+                    case "/v1/events?limit=10&type=payment.succeeded" ->
+                        Answer.withBody(200, "{\"object\":\"list\",\"data\":[" + EVENT + "],\"has_more\":true}");
+                    case "/v1/events/evt_01" -> Answer.withBody(200, EVENT);
+                    case "/v1/events/evt_01/deliveries" ->
+                        Answer.withBody(200, "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":false}");
+                    case "/v1/events/evt_01/deliveries?limit=1&starting_after=msg_09" ->
+                        Answer.withBody(200, "{\"object\":\"list\",\"data\":[" + DELIVERY + "}],\"has_more\":true}");
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
             Page<Event> page = api.listEvents("payment.succeeded", 10, null);
             assertThat(page.hasMore()).isTrue();
             Event event = page.data().getFirst();
@@ -433,25 +550,45 @@ class RetrysafeClientTest {
                 "window_seconds":10,"known":true,"remaining":99,"used":1,"reset_seconds":1,"reset_at":"2026-01-01T10:00:01Z"},\
                 {"name":"burst","scope":"ip","algorithm":"fixed_window","limit":5,"window_seconds":0.5,"known":false}]}""";
         try (ScriptedServer server = api(r -> switch (r.path()) {
-            case "/v1/webhook_attempt_stats?hours=2" -> Answer.withBody(200, stats);
-            case "/v1/rate_limit" -> Answer.withBody(200, budgets);
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
+                    case "/v1/webhook_attempt_stats?hours=2" -> Answer.withBody(200, stats);
+                    case "/v1/rate_limit" -> Answer.withBody(200, budgets);
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
             WebhookAttemptStats read = api.getWebhookAttemptStats(2);
             assertThat(read.bucketLength()).isEqualTo(Duration.ofHours(1));
-            assertThat(read.buckets()).extracting(WebhookAttemptStats.Bucket::start)
+            assertThat(read.buckets())
+                    .extracting(WebhookAttemptStats.Bucket::start)
                     .containsExactly(Instant.parse("2026-01-01T09:00:00Z"), Instant.parse("2026-01-01T10:00:00Z"));
             assertThat(read.totals()).isEqualTo(Map.of("success", 3L, "http_error", 1L, "timeout", 4L));
             assertThatThrownBy(() -> api.getWebhookAttemptStats(169)).hasMessage("hours must be 1..168, was 169");
 
             RateLimitStatus limits = api.getRateLimits();
             assertThat(limits.enabled()).isTrue();
-            assertThat(limits.policies()).containsExactly(
-                    new RateLimitBudget("key", "api_key", "gcra", 100, Duration.ofSeconds(10), true, 99L, 1L,
-                            Duration.ofSeconds(1), Instant.parse("2026-01-01T10:00:01Z")),
-                    new RateLimitBudget("burst", "ip", "fixed_window", 5, Duration.ofMillis(500), false, null, null,
-                            null, null));
+            assertThat(limits.policies())
+                    .containsExactly(
+                            new RateLimitBudget(
+                                    "key",
+                                    "api_key",
+                                    "gcra",
+                                    100,
+                                    Duration.ofSeconds(10),
+                                    true,
+                                    99L,
+                                    1L,
+                                    Duration.ofSeconds(1),
+                                    Instant.parse("2026-01-01T10:00:01Z")),
+                            new RateLimitBudget(
+                                    "burst",
+                                    "ip",
+                                    "fixed_window",
+                                    5,
+                                    Duration.ofMillis(500),
+                                    false,
+                                    null,
+                                    null,
+                                    null,
+                                    null));
         }
     }
 
@@ -460,17 +597,20 @@ class RetrysafeClientTest {
         String refund = "{\"id\":\"re_01\",\"object\":\"refund\",\"payment_id\":\"pay_01\",\"amount\":200,"
                 + "\"status\":\"succeeded\",\"created_at\":\"2026-01-01T10:00:00Z\"}";
         try (ScriptedServer server = api(r -> switch (r.path()) {
-            case "/v1/refunds?limit=1" -> Answer.withBody(200, "{\"object\":\"list\",\"data\":[" + refund + "],\"has_more\":true}");
-            case "/v1/jobs?limit=3&starting_after=job_02" -> Answer.withBody(200,
-                    "{\"object\":\"list\",\"data\":[" + job("queued", 0) + "],\"has_more\":false}");
-            default -> Answer.of(404);
-        });
-             RetrysafeClient api = client(server)) {
+                    case "/v1/refunds?limit=1" ->
+                        Answer.withBody(200, "{\"object\":\"list\",\"data\":[" + refund + "],\"has_more\":true}");
+                    case "/v1/jobs?limit=3&starting_after=job_02" ->
+                        Answer.withBody(
+                                200, "{\"object\":\"list\",\"data\":[" + job("queued", 0) + "],\"has_more\":false}");
+                    default -> Answer.of(404);
+                });
+                RetrysafeClient api = client(server)) {
             Page<Refund> refunds = api.listRefunds(1, null);
             assertThat(refunds.data()).extracting(Refund::id).containsExactly("re_01");
             assertThat(refunds.hasMore()).isTrue();
             Page<Job> jobs = api.listJobs(3, "job_02");
-            assertThat(jobs.data()).extracting(Job::id, Job::status, Job::cancelRequested)
+            assertThat(jobs.data())
+                    .extracting(Job::id, Job::status, Job::cancelRequested)
                     .containsExactly(tuple("job_01", JobStatus.QUEUED, false));
             assertThatThrownBy(() -> api.listJobs(0, null)).hasMessage("limit must be 1..100, was 0");
         }
@@ -478,10 +618,17 @@ class RetrysafeClientTest {
 
     @Test
     void theBuilderChecksWhatItIsGiven() {
-        assertThatThrownBy(() -> RetrysafeClient.builder().apiKey(KEY).build()).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> RetrysafeClient.builder().baseUri(java.net.URI.create("ftp://x/")).apiKey(KEY).build())
+        assertThatThrownBy(() -> RetrysafeClient.builder().apiKey(KEY).build())
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> RetrysafeClient.builder()
+                        .baseUri(java.net.URI.create("ftp://x/"))
+                        .apiKey(KEY)
+                        .build())
                 .hasMessage("baseUri must be an absolute http(s) URI, was ftp://x/");
-        assertThatThrownBy(() -> RetrysafeClient.builder().baseUri(java.net.URI.create("http://127.0.0.1:1/"))
-                .apiKey("has space").build()).hasMessage("apiKey must be printable ASCII without spaces");
+        assertThatThrownBy(() -> RetrysafeClient.builder()
+                        .baseUri(java.net.URI.create("http://127.0.0.1:1/"))
+                        .apiKey("has space")
+                        .build())
+                .hasMessage("apiKey must be printable ASCII without spaces");
     }
 }

@@ -20,8 +20,7 @@ final class Bootstrap {
     /** Name of the file in the data folder holding the demo account's key. */
     static final String DEMO_KEY_FILE = "demo-api-key";
 
-    private Bootstrap() {
-    }
+    private Bootstrap() {}
 
     /** One account per key, each with exactly that key; existing ones are kept. */
     static void ensureKeys(AccountStore accounts, List<String> keys) throws SQLException {

@@ -30,8 +30,7 @@ final class EmbeddedH2 {
     // Flyway holds one connection for its lock while it migrates with another
     private static final int ONE_OFF_POOL_SIZE = 2;
 
-    private EmbeddedH2() {
-    }
+    private EmbeddedH2() {}
 
     /**
      * Makes H2 bind its TCP server to the loopback address. H2 reads the property once, so this
@@ -82,7 +81,8 @@ final class EmbeddedH2 {
     private static Optional<Integer> runningServerPort(Path dataDir) {
         Path portFile = dataDir.resolve(PORT_FILE);
         try {
-            int port = Integer.parseInt(Files.readString(portFile, StandardCharsets.US_ASCII).strip());
+            int port = Integer.parseInt(
+                    Files.readString(portFile, StandardCharsets.US_ASCII).strip());
             try (Socket probe = new Socket()) {
                 probe.connect(new InetSocketAddress("127.0.0.1", port), PROBE_TIMEOUT_MILLIS);
             }

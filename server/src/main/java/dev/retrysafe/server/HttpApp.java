@@ -8,9 +8,9 @@ import dev.retrysafe.server.http.AccountRequired;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.ErrorMapping;
 import dev.retrysafe.server.http.MetricsRoute;
+import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.http.ProblemErrorHandler;
 import dev.retrysafe.server.http.ProblemPages;
-import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.http.RequestLimits;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
@@ -80,17 +80,29 @@ final class HttpApp {
     /** The init parameter of a servlet mapped beside Javalin that lists the methods it answers. */
     private static final String METHODS_PARAMETER = "dev.retrysafe.server.methods";
 
-    private HttpApp() {
-    }
+    private HttpApp() {}
 
     /** The handlers the routes call. */
-    record Handlers(Probes probes, PaymentRoutes payments, RefundRoutes refunds, RateLimitRoutes rateLimits,
-                    EventRoutes events, WebhookRoutes webhooks, JobRoutes jobs, DispatcherWakeUp wakeUp,
-                    MetricsRoute metrics, DocsRoutes docs, Servlet stream) {
-    }
+    record Handlers(
+            Probes probes,
+            PaymentRoutes payments,
+            RefundRoutes refunds,
+            RateLimitRoutes rateLimits,
+            EventRoutes events,
+            WebhookRoutes webhooks,
+            JobRoutes jobs,
+            DispatcherWakeUp wakeUp,
+            MetricsRoute metrics,
+            DocsRoutes docs,
+            Servlet stream) {}
 
-    static Javalin create(ServerConfig config, AuthFilter auth, RequestLimits limits, @Nullable Filter rateLimit,
-                          @Nullable Filter idempotency, Handlers h) {
+    static Javalin create(
+            ServerConfig config,
+            AuthFilter auth,
+            RequestLimits limits,
+            @Nullable Filter rateLimit,
+            @Nullable Filter idempotency,
+            Handlers h) {
         ErrorMapping errors = new ErrorMapping(config.maxBodyBytes());
         return Javalin.create(c -> {
             c.startup.showJavalinBanner = false;
@@ -122,7 +134,10 @@ final class HttpApp {
                 // the order of cross-cutting concerns: client address, authentication, requests in
                 // flight, rate limit, body, then idempotency: a request is counted and charged
                 // before its body can cost memory or a thread's time
-                addFilter(context, new ClientAddressFilter(TrustedProxies.of(config.rateLimits().trustedProxies())));
+                addFilter(
+                        context,
+                        new ClientAddressFilter(
+                                TrustedProxies.of(config.rateLimits().trustedProxies())));
                 addFilter(context, auth);
                 addFilter(context, limits.inFlight());
                 if (rateLimit != null) {
@@ -199,9 +214,14 @@ final class HttpApp {
      */
     static List<String> routes(Javalin app) {
         List<String> routes = new ArrayList<>();
-        app.unsafe.internalRouter.allHttpHandlers()
+        app.unsafe
+                .internalRouter
+                .allHttpHandlers()
                 .forEach(e -> routes.add(e.endpoint.method.name() + " " + e.endpoint.path));
-        ServletHandler servlets = app.jettyServer().server().getDescendant(ServletContextHandler.class).getServletHandler();
+        ServletHandler servlets = app.jettyServer()
+                .server()
+                .getDescendant(ServletContextHandler.class)
+                .getServletHandler();
         for (ServletMapping mapping : servlets.getServletMappings()) {
             ServletHolder holder = servlets.getServlet(mapping.getServletName());
             if (mapping.isFromDefaultDescriptor() || holder.getServletInstance() == app.javalinServlet()) {
@@ -218,8 +238,8 @@ final class HttpApp {
     }
 
     /** Maps {@code servlet} at {@code path}, noting the {@code methods} it answers for {@link #routes}. */
-    private static void addServlet(ServletContextHandler context, String name, Servlet servlet, String path,
-                                   String... methods) {
+    private static void addServlet(
+            ServletContextHandler context, String name, Servlet servlet, String path, String... methods) {
         ServletHolder holder = new ServletHolder(name, servlet);
         holder.setInitParameter(METHODS_PARAMETER, String.join(",", methods));
         context.addServlet(holder, path);

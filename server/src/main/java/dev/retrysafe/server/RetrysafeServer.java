@@ -17,8 +17,8 @@ import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.IdempotentRoutes;
 import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.Probes;
-import dev.retrysafe.server.http.RequestLimits;
 import dev.retrysafe.server.http.RequestAccount;
+import dev.retrysafe.server.http.RequestLimits;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.Payments;
 import dev.retrysafe.server.payments.RefundRoutes;
@@ -78,7 +78,8 @@ public final class RetrysafeServer implements AutoCloseable {
      * Starts a server with {@code config}; times come from {@code clock}; the demo key is printed
      * on {@code out}. Fails if the database cannot be migrated or the port bound.
      */
-    public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out) throws SQLException, IOException {
+    public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out)
+            throws SQLException, IOException {
         return start(config, clock, out, Bank.Processing.SLEEP);
     }
 
@@ -86,8 +87,9 @@ public final class RetrysafeServer implements AutoCloseable {
      * Like {@link #start(ServerConfig, Clock, PrintStream)}, with the simulated bank spending its
      * processing time through {@code bankProcessing} (tests hold charges with it).
      */
-    public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out,
-                                        Bank.Processing bankProcessing) throws SQLException, IOException {
+    public static RetrysafeServer start(
+            ServerConfig config, Clock clock, PrintStream out, Bank.Processing bankProcessing)
+            throws SQLException, IOException {
         return start(config, clock, out, bankProcessing, ReportPacing.SLEEP);
     }
 
@@ -95,8 +97,12 @@ public final class RetrysafeServer implements AutoCloseable {
      * Like {@link #start(ServerConfig, Clock, PrintStream, Bank.Processing)}, with reports spending
      * their least duration through {@code reportPacing} (tests hold a running report with it).
      */
-    public static RetrysafeServer start(ServerConfig config, Clock clock, PrintStream out,
-                                        Bank.Processing bankProcessing, ReportPacing reportPacing)
+    public static RetrysafeServer start(
+            ServerConfig config,
+            Clock clock,
+            PrintStream out,
+            Bank.Processing bankProcessing,
+            ReportPacing reportPacing)
             throws SQLException, IOException {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
@@ -109,8 +115,12 @@ public final class RetrysafeServer implements AutoCloseable {
             // The bank's records and the idempotency claims need no flush of their own: the
             // payment's (synchronous) commit flushes them too, and without a committed payment
             // losing them in a database crash only means a retry claims and charges afresh.
-            Database bankDb = Database.open(config.database(), config.dataDir(), "retrysafe-bank",
-                    config.database().poolSize(), Database.Durability.MAY_LOSE_UNFLUSHED);
+            Database bankDb = Database.open(
+                    config.database(),
+                    config.dataDir(),
+                    "retrysafe-bank",
+                    config.database().poolSize(),
+                    Database.Durability.MAY_LOSE_UNFLUSHED);
             resources.add(bankDb);
             DataSource ds = db.dataSource();
             Ids ids = new Ids(clock);
@@ -128,8 +138,12 @@ public final class RetrysafeServer implements AutoCloseable {
                 if (claims == ClaimMode.ROWS) {
                     // claim rows, releases and purges run on their own autocommit pool, whose
                     // commits need not be flushed: the request's synchronous commit flushes them
-                    Database claimsDb = Database.open(config.database(), config.dataDir(), "retrysafe-claims",
-                            config.database().poolSize(), Database.Durability.MAY_LOSE_UNFLUSHED);
+                    Database claimsDb = Database.open(
+                            config.database(),
+                            config.dataDir(),
+                            "retrysafe-claims",
+                            config.database().poolSize(),
+                            Database.Durability.MAY_LOSE_UNFLUSHED);
                     resources.add(claimsDb);
                     storeDs = claimsDb.dataSource();
                 }
@@ -141,7 +155,8 @@ public final class RetrysafeServer implements AutoCloseable {
                         .build();
                 LOG.info("idempotency claims: {}", claims);
                 // endpoint secrets are never stored with an answer: a replay reads the current one
-                idempotency = EndpointSecretReplays.configure(IdempotentRoutes.configure(IdempotencyFilter.builder()),
+                idempotency = EndpointSecretReplays.configure(
+                                IdempotentRoutes.configure(IdempotencyFilter.builder()),
                                 WebhookEndpoints.builder(ds).clock(clock).build())
                         .dataSource(ds)
                         .store(store)
@@ -158,8 +173,13 @@ public final class RetrysafeServer implements AutoCloseable {
                 LOG.warn("idempotency.enabled is false: retried POSTs are NOT safe (benchmark mode)");
             }
 
-            Bank bank = new Bank(bankDb.dataSource(), config.bank(), clock, RandomGenerator.getDefault(),
-                    bankProcessing, config.idempotency().retention());
+            Bank bank = new Bank(
+                    bankDb.dataSource(),
+                    config.bank(),
+                    clock,
+                    RandomGenerator.getDefault(),
+                    bankProcessing,
+                    config.idempotency().retention());
             AuthFilter auth = new AuthFilter(accounts);
             // started before what signals it, so that it closes after them
             LiveEvents live = EventStream.start(config, ds, auth, clock, resources);
@@ -177,15 +197,21 @@ public final class RetrysafeServer implements AutoCloseable {
                     reports.routes(config.maxBodyBytes()),
                     new DispatcherWakeUp(DispatcherWakeUp.targets(
                             webhooks.dispatcher()::wakeUp, reports.jobs()::wakeUp, live::eventsCommitted)),
-                    new MetricsRoute(List.of(new DeliveryMetricsRoute(webhooks.dispatcher()),
-                            new JobMetricsText(reports.jobs()), EventStream.metricsText(live), limits)),
+                    new MetricsRoute(List.of(
+                            new DeliveryMetricsRoute(webhooks.dispatcher()),
+                            new JobMetricsText(reports.jobs()),
+                            EventStream.metricsText(live),
+                            limits)),
                     new DocsRoutes(OpenApiDocument.load()),
                     live.servlet());
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources);
             Javalin app = HttpApp.create(config, auth, limits, rateLimit, idempotency, handlers);
             app.start();
-            LOG.info("Retrysafe listening on port {} with {} database {}", app.port(),
-                    config.database().embedded() ? "embedded" : "external", config.database().describe(config.dataDir()));
+            LOG.info(
+                    "Retrysafe listening on port {} with {} database {}",
+                    app.port(),
+                    config.database().embedded() ? "embedded" : "external",
+                    config.database().describe(config.dataDir()));
             return new RetrysafeServer(app, resources);
         } catch (SQLException | IOException | RuntimeException e) {
             closeAll(resources);
@@ -200,17 +226,25 @@ public final class RetrysafeServer implements AutoCloseable {
             return t;
         });
         long every = config.idempotency().purgeInterval().toMillis();
-        purger.scheduleWithFixedDelay(() -> {
-            try {
-                int purged = store.purge(clock.instant().minus(config.idempotency().retention()));
-                if (purged > 0) {
-                    LOG.info("purged {} idempotency keys older than {}", purged, config.idempotency().retention());
-                }
-            } catch (RuntimeException e) {
-                // the next run tries again; a failed purge only delays deletion
-                LOG.warn("idempotency key purge failed: {}", e.toString());
-            }
-        }, every, every, TimeUnit.MILLISECONDS);
+        purger.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        int purged = store.purge(
+                                clock.instant().minus(config.idempotency().retention()));
+                        if (purged > 0) {
+                            LOG.info(
+                                    "purged {} idempotency keys older than {}",
+                                    purged,
+                                    config.idempotency().retention());
+                        }
+                    } catch (RuntimeException e) {
+                        // the next run tries again; a failed purge only delays deletion
+                        LOG.warn("idempotency key purge failed: {}", e.toString());
+                    }
+                },
+                every,
+                every,
+                TimeUnit.MILLISECONDS);
         return purger::shutdownNow;
     }
 
@@ -280,16 +314,17 @@ public final class RetrysafeServer implements AutoCloseable {
     /** Opening the request pool, shared with the command line's one-off commands. */
     static final class Storage {
 
-        private Storage() {
-        }
+        private Storage() {}
 
         /** Creates the data folder when embedded, opens a pool and migrates; the pool joins {@code resources}. */
-        static Database open(ServerConfig config, String name, @Nullable List<AutoCloseable> resources) throws IOException {
+        static Database open(ServerConfig config, String name, @Nullable List<AutoCloseable> resources)
+                throws IOException {
             if (config.database().embedded()) {
                 Files.createDirectories(config.dataDir());
                 EmbeddedH2.loopbackOnly();
             }
-            Database db = Database.open(config.database(), config.dataDir(), name, config.database().poolSize());
+            Database db = Database.open(
+                    config.database(), config.dataDir(), name, config.database().poolSize());
             if (resources != null) {
                 resources.add(db);
             }

@@ -23,9 +23,16 @@ class AccountsTest {
     @Test
     void bootstrapKeysAuthenticateTheirOwnAccounts() {
         try (TestServer server = TestServer.h2().start()) {
-            String mine = Api.of(server).post("/v1/payments", "{\"amount\": 5, \"currency\": \"eur\"}").body().get("id").asText();
+            String mine = Api.of(server)
+                    .post("/v1/payments", "{\"amount\": 5, \"currency\": \"eur\"}")
+                    .body()
+                    .get("id")
+                    .asText();
 
-            assertThat(new Api(server.baseUri(), server.otherApiKey()).get("/v1/payments/" + mine).status()).isEqualTo(404);
+            assertThat(new Api(server.baseUri(), server.otherApiKey())
+                            .get("/v1/payments/" + mine)
+                            .status())
+                    .isEqualTo(404);
             assertThat(Api.of(server).get("/v1/payments/" + mine).status()).isEqualTo(200);
         }
     }
@@ -34,12 +41,22 @@ class AccountsTest {
     void bootstrapKeysSurviveRestartsWithoutNewAccounts() {
         String key = ApiKeys.generate();
         String payment;
-        try (TestServer first = TestServer.h2(dataDir).configure(c -> c.withBootstrapApiKeys(List.of(key))).start()) {
-            payment = new Api(first.baseUri(), key).post("/v1/payments", "{\"amount\": 5, \"currency\": \"eur\"}")
-                    .body().get("id").asText();
+        try (TestServer first = TestServer.h2(dataDir)
+                .configure(c -> c.withBootstrapApiKeys(List.of(key)))
+                .start()) {
+            payment = new Api(first.baseUri(), key)
+                    .post("/v1/payments", "{\"amount\": 5, \"currency\": \"eur\"}")
+                    .body()
+                    .get("id")
+                    .asText();
         }
-        try (TestServer second = TestServer.h2(dataDir).configure(c -> c.withBootstrapApiKeys(List.of(key))).start()) {
-            assertThat(new Api(second.baseUri(), key).get("/v1/payments/" + payment).status()).isEqualTo(200);
+        try (TestServer second = TestServer.h2(dataDir)
+                .configure(c -> c.withBootstrapApiKeys(List.of(key)))
+                .start()) {
+            assertThat(new Api(second.baseUri(), key)
+                            .get("/v1/payments/" + payment)
+                            .status())
+                    .isEqualTo(200);
         }
     }
 
@@ -53,12 +70,15 @@ class AccountsTest {
             assertThat(first.output()).contains(key);
             assertThat(Files.getPosixFilePermissions(file))
                     .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
-            assertThat(new Api(first.baseUri(), key).get("/v1/payments").status()).isEqualTo(200);
+            assertThat(new Api(first.baseUri(), key).get("/v1/payments").status())
+                    .isEqualTo(200);
         }
         try (TestServer second = TestServer.h2(dataDir).start()) {
-            assertThat(Files.readString(dataDir.resolve("demo-api-key")).strip()).isEqualTo(key);
+            assertThat(Files.readString(dataDir.resolve("demo-api-key")).strip())
+                    .isEqualTo(key);
             assertThat(second.output()).doesNotContain(key);
-            assertThat(new Api(second.baseUri(), key).get("/v1/payments").status()).isEqualTo(200);
+            assertThat(new Api(second.baseUri(), key).get("/v1/payments").status())
+                    .isEqualTo(200);
         }
     }
 
@@ -67,8 +87,16 @@ class AccountsTest {
         try (TestServer server = TestServer.h2(dataDir).start()) {
             String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            ProcessBuilder pb = new ProcessBuilder(java.toString(), "-cp", classPath, Main.class.getName(),
-                    "create-account", "--name", "acme", "--plan", "pro");
+            ProcessBuilder pb = new ProcessBuilder(
+                    java.toString(),
+                    "-cp",
+                    classPath,
+                    Main.class.getName(),
+                    "create-account",
+                    "--name",
+                    "acme",
+                    "--plan",
+                    "pro");
             pb.environment().put("RETRYSAFE_DATA_DIR", dataDir.toString());
             pb.redirectError(ProcessBuilder.Redirect.DISCARD);
             Process process = pb.start();
@@ -80,7 +108,9 @@ class AccountsTest {
 
                 Api acme = new Api(server.baseUri(), out);
                 assertThat(acme.get("/v1/payments").status()).isEqualTo(200);
-                assertThat(acme.post("/v1/payments", "{\"amount\": 5, \"currency\": \"eur\"}").status()).isEqualTo(201);
+                assertThat(acme.post("/v1/payments", "{\"amount\": 5, \"currency\": \"eur\"}")
+                                .status())
+                        .isEqualTo(201);
             } finally {
                 process.destroyForcibly();
             }

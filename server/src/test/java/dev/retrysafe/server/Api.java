@@ -84,7 +84,8 @@ public final class Api {
 
     /** POST {@code json} to {@code path} with {@code idempotencyKey} (none when {@code null}). */
     public Answer post(String path, String json, @Nullable String idempotencyKey) {
-        HttpRequest.Builder b = request(path).header("Content-Type", "application/json")
+        HttpRequest.Builder b = request(path)
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json));
         if (idempotencyKey != null) {
             b.header("Idempotency-Key", idempotencyKey);
@@ -94,7 +95,8 @@ public final class Api {
 
     /** Sends {@code method} to {@code path} with the given content type and body. */
     public Answer send(String method, String path, @Nullable String contentType, byte[] body) {
-        HttpRequest.Builder b = request(path).method(method, HttpRequest.BodyPublishers.ofByteArray(body))
+        HttpRequest.Builder b = request(path)
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(body))
                 .header("Idempotency-Key", UUID.randomUUID().toString());
         if (contentType != null) {
             b.header("Content-Type", contentType);

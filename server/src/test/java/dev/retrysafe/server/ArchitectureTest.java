@@ -73,7 +73,10 @@ class ArchitectureTest {
 
     @Test
     void serverUsesOnlyThePublicApiOfOtherModules() {
-        noClasses().should().dependOnClassesThat().resideInAPackage("dev.retrysafe.(*)..internal..")
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.retrysafe.(*)..internal..")
                 .because("the root package of a module is its API; internal packages may change at any time")
                 .check(SERVER);
     }
@@ -82,15 +85,18 @@ class ArchitectureTest {
     void serverDoesNotUseTheLibrariesSharedInternals() {
         // module-info exports it only to the libraries, but the server runs on the class path;
         // its one seam for monotonic time is for every module, the server included (issue 32)
-        noClasses().should().dependOnClassesThat(resideInAPackage("dev.retrysafe.common..")
-                        .and(not(simpleName("MonotonicClock"))))
+        noClasses()
+                .should()
+                .dependOnClassesThat(resideInAPackage("dev.retrysafe.common..").and(not(simpleName("MonotonicClock"))))
                 .because("retrysafe-common is internal to the libraries, not an API")
                 .check(SERVER);
     }
 
     /** The live-events module is wired through its API alone, as any other application would. */
     private static final ArchRule NO_LIVE_EVENTS_INTERNALS = noClasses()
-            .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.liveevents.internal..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAPackage("dev.retrysafe.liveevents.internal..")
             .because("the server uses the live-events module as another application would: through its API");
 
     @Test
@@ -102,7 +108,8 @@ class ArchitectureTest {
     void theLiveEventsRuleFailsOnAServerClassThatImportsAnInternal() {
         JavaClasses offending = new ClassFileImporter().importClasses(ReachesIntoLiveEvents.class);
         assertThatThrownBy(() -> NO_LIVE_EVENTS_INTERNALS.check(offending))
-                .isInstanceOf(AssertionError.class).hasMessageContaining("StreamRuntime");
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("StreamRuntime");
     }
 
     /** What the rule must catch: a server class that uses the live streams' machinery directly. */
@@ -115,25 +122,44 @@ class ArchitectureTest {
 
     @Test
     void nothingOfTheHttpAppDependsOnTheCommandLine() {
-        noClasses().that().resideOutsideOfPackage("dev.retrysafe.server.cli..")
-                .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.server.cli..")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.retrysafe.server.cli..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.retrysafe.server.cli..")
                 .because("the command line starts the HTTP app and runs its tools; the app never calls back into it")
                 .check(SERVER);
     }
 
     @Test
     void theCommandLineIsTheOnlyEntryPoint() {
-        methods().that().haveName("main").and().areStatic().and().arePublic()
-                .should().beDeclaredInClassesThat().resideInAPackage("dev.retrysafe.server.cli..")
+        methods()
+                .that()
+                .haveName("main")
+                .and()
+                .areStatic()
+                .and()
+                .arePublic()
+                .should()
+                .beDeclaredInClassesThat()
+                .resideInAPackage("dev.retrysafe.server.cli..")
                 .because("a command of the jar lives in the command line's package, not beside the HTTP code")
                 .check(SERVER);
     }
 
     @Test
     void configurationDependsOnNothingElseOfTheServer() {
-        noClasses().that().resideInAPackage("dev.retrysafe.server.config..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.retrysafe.server.http..",
-                        "dev.retrysafe.server.payments..", "dev.retrysafe.server.db..", "dev.retrysafe.server.bank..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.retrysafe.server.config..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.retrysafe.server.http..",
+                        "dev.retrysafe.server.payments..",
+                        "dev.retrysafe.server.db..",
+                        "dev.retrysafe.server.bank..")
                 .check(SERVER);
     }
 
@@ -141,16 +167,23 @@ class ArchitectureTest {
     void redisDecisionsSeeTheTransportOnlyThroughItsInterface() {
         // wherever they live, the connections, the lane and the shared calls are the transport's
         DescribedPredicate<JavaClass> transportMechanism = resideInAPackage("dev.retrysafe.ratelimit.redis..")
-                .and(simpleNameStartingWith("RespConnection").or(simpleNameStartingWith("DirectLane"))
-                        .or(simpleNameStartingWith("SpinWait")).or(simpleNameStartingWith("ScriptBatches"))
-                        .or(simpleNameStartingWith("Deadlines")).or(simpleNameStartingWith("RedisConnector"))
+                .and(simpleNameStartingWith("RespConnection")
+                        .or(simpleNameStartingWith("DirectLane"))
+                        .or(simpleNameStartingWith("SpinWait"))
+                        .or(simpleNameStartingWith("ScriptBatches"))
+                        .or(simpleNameStartingWith("Deadlines"))
+                        .or(simpleNameStartingWith("RedisConnector"))
                         .or(simpleNameStartingWith("Lettuce")))
                 .or(resideInAPackage("dev.retrysafe.ratelimit.redis.internal.transport..")
-                        .and(not(simpleName("ScriptTransport").or(simpleName("ScriptTransports"))
+                        .and(not(simpleName("ScriptTransport")
+                                .or(simpleName("ScriptTransports"))
                                 .or(simpleName("TransportSettings")))))
                 .as("the Redis transport's connections, lane or shared calls");
-        noClasses().that().resideInAnyPackage("dev.retrysafe.ratelimit.redis", "dev.retrysafe.ratelimit.redis.internal")
-                .should().dependOnClassesThat(transportMechanism)
+        noClasses()
+                .that()
+                .resideInAnyPackage("dev.retrysafe.ratelimit.redis", "dev.retrysafe.ratelimit.redis.internal")
+                .should()
+                .dependOnClassesThat(transportMechanism)
                 .because("the store and its decisions read as breaker and fail modes; how a call reaches Redis"
                         + " (Lettuce, the direct RESP lane, shared calls) is chosen behind ScriptTransport")
                 .check(RATELIMIT_REDIS);
@@ -158,8 +191,12 @@ class ArchitectureTest {
 
     @Test
     void theRetryingClientKnowsNothingOfTheSdk() {
-        noClasses().that().resideInAPackage("dev.retrysafe.client..")
-                .should().dependOnClassesThat().resideInAPackage("dev.retrysafe.sdk..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.retrysafe.client..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.retrysafe.sdk..")
                 .because("a user who only retries calls to their own API pulls in retrysafe-client alone")
                 .check(CLIENT_AND_SDK);
     }
@@ -178,12 +215,18 @@ class ArchitectureTest {
             if (type instanceof ParameterizedType parameterized) {
                 todo.add(parameterized.getRawType());
                 todo.addAll(Arrays.asList(parameterized.getActualTypeArguments()));
-            } else if (type instanceof Class<?> c && c.getPackageName().startsWith("dev.retrysafe.")
-                    && apiTypes.add(c) && c.isRecord()) {
-                Arrays.stream(c.getRecordComponents()).map(RecordComponent::getGenericType).forEach(todo::add);
+            } else if (type instanceof Class<?> c
+                    && c.getPackageName().startsWith("dev.retrysafe.")
+                    && apiTypes.add(c)
+                    && c.isRecord()) {
+                Arrays.stream(c.getRecordComponents())
+                        .map(RecordComponent::getGenericType)
+                        .forEach(todo::add);
             }
         }
-        assertThat(apiTypes).as("types of the Retrysafe API").hasSizeGreaterThan(10)
+        assertThat(apiTypes)
+                .as("types of the Retrysafe API")
+                .hasSizeGreaterThan(10)
                 .filteredOn(c -> !c.getPackageName().equals("dev.retrysafe.sdk"))
                 .as("types of the Retrysafe API outside dev.retrysafe.sdk: only the retrying client it runs on")
                 .containsOnly(RetryingHttpClient.class);
@@ -192,8 +235,11 @@ class ArchitectureTest {
     @Test
     void theSdkUsesTheClientsInternalsOnlyToReadHeadersAsTheClientDoes() {
         // module-info exports dev.retrysafe.client.internal to dev.retrysafe.sdk, for these alone
-        noClasses().that().resideInAPackage("dev.retrysafe.sdk..")
-                .should().dependOnClassesThat(resideInAPackage("dev.retrysafe.client.internal..")
+        noClasses()
+                .that()
+                .resideInAPackage("dev.retrysafe.sdk..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("dev.retrysafe.client.internal..")
                         .and(not(simpleName("RetryAfterHeader").or(simpleName("Execution")))))
                 .because("the retrying client's internals may change at any time")
                 .check(CLIENT_AND_SDK);
@@ -204,11 +250,14 @@ class ArchitectureTest {
         // the steps of a request (RequestDecisions) hand each other what they decided as arguments;
         // only Handoff names the attributes that carry it between filters installed one by one, and
         // the public types that document an attribute for the application read their own
-        noClasses().that().resideInAPackage("dev.retrysafe.servlet..")
-                .and(not(simpleName("Handoff").or(simpleName("RequestTransaction"))
+        noClasses()
+                .that()
+                .resideInAPackage("dev.retrysafe.servlet..")
+                .and(not(simpleName("Handoff")
+                        .or(simpleName("RequestTransaction"))
                         .or(simpleName("WebhookReceiverFilter"))))
-                .should().callMethodWhere(target(name("getAttribute"))
-                        .and(target(owner(assignableTo(ServletRequest.class)))))
+                .should()
+                .callMethodWhere(target(name("getAttribute")).and(target(owner(assignableTo(ServletRequest.class)))))
                 .because("filters never call back into each other through request attributes (CONVENTIONS.md)")
                 .check(SERVLET);
     }
@@ -219,12 +268,15 @@ class ArchitectureTest {
         ModuleDescriptor descriptor;
         try (URLClassLoader loader = new URLClassLoader(new URL[] {jar}, null)) {
             URL moduleInfo = loader.findResource("module-info.class"); // in that jar alone
-            assertThat(moduleInfo).as("module-info.class beside RequestDecisions in " + jar).isNotNull();
+            assertThat(moduleInfo)
+                    .as("module-info.class beside RequestDecisions in " + jar)
+                    .isNotNull();
             try (InputStream in = moduleInfo.openStream()) {
                 descriptor = ModuleDescriptor.read(in);
             }
         }
-        assertThat(descriptor.exports()).as("what dev.retrysafe.servlet exports")
+        assertThat(descriptor.exports())
+                .as("what dev.retrysafe.servlet exports")
                 .extracting(ModuleDescriptor.Exports::source)
                 .containsExactly("dev.retrysafe.servlet");
         assertThat(descriptor.opens()).as("what it opens to reflection").isEmpty();
@@ -234,10 +286,17 @@ class ArchitectureTest {
     void deliveryAndJobsRunNoClaimLoopOrWorkersOfTheirOwn() {
         // the claim loop waits on a Condition and bounds its workers with a Semaphore; workers are
         // threads of a ThreadFactory or a thread-per-task executor: all of that is the engine's
-        noClasses().should().dependOnClassesThat().areAssignableTo(Semaphore.class)
-                .orShould().dependOnClassesThat().areAssignableTo(Condition.class)
-                .orShould().callMethod(ThreadFactory.class, "newThread", Runnable.class)
-                .orShould().callMethod(Executors.class, "newThreadPerTaskExecutor", ThreadFactory.class)
+        noClasses()
+                .should()
+                .dependOnClassesThat()
+                .areAssignableTo(Semaphore.class)
+                .orShould()
+                .dependOnClassesThat()
+                .areAssignableTo(Condition.class)
+                .orShould()
+                .callMethod(ThreadFactory.class, "newThread", Runnable.class)
+                .orShould()
+                .callMethod(Executors.class, "newThreadPerTaskExecutor", ThreadFactory.class)
                 .because("one leased-work engine (dev.retrysafe.leasedwork) claims, wakes, bounds and closes the "
                         + "workers of delivery and jobs")
                 .check(DELIVERY_AND_JOBS);
@@ -245,8 +304,9 @@ class ArchitectureTest {
 
     @Test
     void deliveryAndJobsHoldNoLeaseSql() {
-        classes().should(holdNoStringConstantWith(List.of("SKIP LOCKED", "lease_owner = ?", "lease_expires_at",
-                        "lease_token = NULL")))
+        classes()
+                .should(holdNoStringConstantWith(
+                        List.of("SKIP LOCKED", "lease_owner = ?", "lease_expires_at", "lease_token = NULL")))
                 .because("taking, extending, giving back and ending a lease is SQL the engine builds "
                         + "(dev.retrysafe.leasedwork.internal.LeaseSql), the same for every table")
                 .check(DELIVERY_AND_JOBS);
@@ -254,7 +314,13 @@ class ArchitectureTest {
 
     @Test
     void deliveryAndJobsHaveNoMirroredJdbcHelpers() {
-        noClasses().should().haveSimpleName("Checks").orShould().haveSimpleName("Jdbc").orShould().haveSimpleName("Rows")
+        noClasses()
+                .should()
+                .haveSimpleName("Checks")
+                .orShould()
+                .haveSimpleName("Jdbc")
+                .orShould()
+                .haveSimpleName("Rows")
                 .because("the shared JDBC helpers live once, in dev.retrysafe.leasedwork.internal")
                 .check(DELIVERY_AND_JOBS);
     }
@@ -294,10 +360,15 @@ class ArchitectureTest {
         JavaClasses everything = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("dev.retrysafe");
-        noClasses().that().resideOutsideOfPackage("dev.retrysafe.testkit..")
-                .and().doNotHaveFullyQualifiedName("dev.retrysafe.common.MonotonicClock")
-                .and().doNotHaveFullyQualifiedName("dev.retrysafe.client.internal.MonotonicClock")
-                .should().callMethod(System.class, "nanoTime")
+        noClasses()
+                .that()
+                .resideOutsideOfPackage("dev.retrysafe.testkit..")
+                .and()
+                .doNotHaveFullyQualifiedName("dev.retrysafe.common.MonotonicClock")
+                .and()
+                .doNotHaveFullyQualifiedName("dev.retrysafe.client.internal.MonotonicClock")
+                .should()
+                .callMethod(System.class, "nanoTime")
                 .because("one seam for monotonic time (issue 32): tests inject a clock instead of waiting")
                 .check(everything);
     }

@@ -42,16 +42,27 @@ class BadInputTest {
                 Arguments.of("{\"amount\": -1, \"currency\": \"eur\"}", "amount", "between 1 and 99999999"),
                 Arguments.of("{\"amount\": 100000000, \"currency\": \"eur\"}", "amount", "between 1 and 99999999"),
                 Arguments.of("{\"amount\": 1e400, \"currency\": \"eur\"}", "amount", "must be an integer"),
-                Arguments.of("{\"amount\": 99999999999999999999999, \"currency\": \"eur\"}", "amount", "between 1 and 99999999"),
+                Arguments.of(
+                        "{\"amount\": 99999999999999999999999, \"currency\": \"eur\"}",
+                        "amount",
+                        "between 1 and 99999999"),
                 Arguments.of("{\"amount\": true, \"currency\": \"eur\"}", "amount", "must be an integer"),
                 Arguments.of("{\"amount\": 500}", "currency", "is required"),
                 Arguments.of("{\"amount\": 500, \"currency\": \"EUR\"}", "currency", "ISO 4217"),
                 Arguments.of("{\"amount\": 500, \"currency\": \"abc\"}", "currency", "ISO 4217"),
                 Arguments.of("{\"amount\": 500, \"currency\": 978}", "currency", "must be a string"),
-                Arguments.of("{\"amount\": 500, \"currency\": \"eur\", \"description\": 7}", "description", "must be a string"),
-                Arguments.of("{\"amount\": 500, \"currency\": \"eur\", \"description\": \"" + "x".repeat(1001) + "\"}",
-                        "description", "at most 1000"),
-                Arguments.of("{\"amount\": 500, \"currency\": \"eur\", \"captured\": true}", "captured", "not a known field"));
+                Arguments.of(
+                        "{\"amount\": 500, \"currency\": \"eur\", \"description\": 7}",
+                        "description",
+                        "must be a string"),
+                Arguments.of(
+                        "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"" + "x".repeat(1001) + "\"}",
+                        "description",
+                        "at most 1000"),
+                Arguments.of(
+                        "{\"amount\": 500, \"currency\": \"eur\", \"captured\": true}",
+                        "captured",
+                        "not a known field"));
     }
 
     @ParameterizedTest
@@ -74,7 +85,8 @@ class BadInputTest {
     void everyInvalidFieldIsListedAtOnce() {
         Api.Answer a = api.post("/v1/payments", "{\"amount\": -5, \"currency\": \"xx\", \"extra\": 1}");
 
-        assertThat(a.body().get("errors").findValuesAsText("field")).containsExactlyInAnyOrder("amount", "currency", "extra");
+        assertThat(a.body().get("errors").findValuesAsText("field"))
+                .containsExactlyInAnyOrder("amount", "currency", "extra");
     }
 
     @ParameterizedTest
@@ -87,8 +99,15 @@ class BadInputTest {
     }
 
     static Stream<String> malformed() {
-        return Stream.of("", "{", "{\"amount\": 500,}", "[1,2]", "\"text\"", "{\"amount\": 1} {}",
-                "{\"amount\": 1, \"amount\": 2, \"currency\": \"eur\"}", "nul",
+        return Stream.of(
+                "",
+                "{",
+                "{\"amount\": 500,}",
+                "[1,2]",
+                "\"text\"",
+                "{\"amount\": 1} {}",
+                "{\"amount\": 1, \"amount\": 2, \"currency\": \"eur\"}",
+                "nul",
                 // limits Jackson reports without a location (once a 500)
                 "{\"amount\": " + "9".repeat(1200) + ", \"currency\": \"eur\"}",
                 "{\"amount\": 1, \"currency\": \"eur\", \"x\": " + "[".repeat(1500) + "]".repeat(1500) + "}",
@@ -96,8 +115,7 @@ class BadInputTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"\"unterminated", "\"bad\\qescape\"", "\"\"",
-        "x-256-characters", "\"ok\" trailing"})
+    @ValueSource(strings = {"\"unterminated", "\"bad\\qescape\"", "\"\"", "x-256-characters", "\"ok\" trailing"})
     void invalidIdempotencyKeysAre400ProblemsAndChargeNothing(String key) {
         String header = key.equals("x-256-characters") ? "k".repeat(256) : key;
         Api.Answer a = api.post("/v1/payments", "{\"amount\": 4242, \"currency\": \"eur\"}", header);
@@ -130,19 +148,27 @@ class BadInputTest {
 
     @Test
     void wrongContentTypeIs415() {
-        Api.Answer form = api.send("POST", "/v1/payments", "application/x-www-form-urlencoded",
+        Api.Answer form = api.send(
+                "POST",
+                "/v1/payments",
+                "application/x-www-form-urlencoded",
                 "amount=500".getBytes(StandardCharsets.UTF_8));
         Api.Answer none = api.send("POST", "/v1/payments", null, "{}".getBytes(StandardCharsets.UTF_8));
-        Api.Answer latin1 = api.send("POST", "/v1/payments", "application/json; charset=iso-8859-1",
-                "{}".getBytes(StandardCharsets.UTF_8));
+        Api.Answer latin1 = api.send(
+                "POST", "/v1/payments", "application/json; charset=iso-8859-1", "{}".getBytes(StandardCharsets.UTF_8));
         Api.Answer onlySeparators = api.send("POST", "/v1/payments", ";;;", "{}".getBytes(StandardCharsets.UTF_8));
 
         for (Api.Answer a : new Api.Answer[] {form, none, latin1, onlySeparators}) {
             assertThat(a.status()).isEqualTo(415);
             assertThat(a.body().get("type").asText()).isEqualTo("/problems/unsupported-media-type");
         }
-        assertThat(api.send("POST", "/v1/payments", "application/json; charset=UTF-8",
-                "{\"amount\": 1, \"currency\": \"eur\"}".getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(201);
+        assertThat(api.send(
+                                "POST",
+                                "/v1/payments",
+                                "application/json; charset=UTF-8",
+                                "{\"amount\": 1, \"currency\": \"eur\"}".getBytes(StandardCharsets.UTF_8))
+                        .status())
+                .isEqualTo(201);
     }
 
     @Test
@@ -189,19 +215,26 @@ class BadInputTest {
         Api anonymous = new Api(server.baseUri(), null);
         Api wrong = new Api(server.baseUri(), "rs_not-a-real-key");
 
-        for (Api.Answer a : new Api.Answer[] {anonymous.get("/v1/payments"), wrong.get("/v1/payments"),
-                wrong.post("/v1/payments", "{\"amount\": 1, \"currency\": \"eur\"}")}) {
+        for (Api.Answer a : new Api.Answer[] {
+            anonymous.get("/v1/payments"),
+            wrong.get("/v1/payments"),
+            wrong.post("/v1/payments", "{\"amount\": 1, \"currency\": \"eur\"}")
+        }) {
             assertThat(a.status()).isEqualTo(401);
             assertThat(a.header("WWW-Authenticate")).isEqualTo("Bearer");
             assertThat(a.body().get("type").asText()).isEqualTo("/problems/unauthorized");
         }
-        Api.Answer basic = api.send(api.request("/v1/payments").setHeader("Authorization", "Basic Zm9vOmJhcg==").build());
+        Api.Answer basic = api.send(api.request("/v1/payments")
+                .setHeader("Authorization", "Basic Zm9vOmJhcg==")
+                .build());
         assertThat(basic.status()).isEqualTo(401);
     }
 
     @Test
     void badListParametersAre400() {
-        for (String q : new String[] {"limit=0", "limit=101", "limit=abc", "starting_after=nope", "starting_after=re_01m8vbckb8wnw05ky22g9310j6"}) {
+        for (String q : new String[] {
+            "limit=0", "limit=101", "limit=abc", "starting_after=nope", "starting_after=re_01m8vbckb8wnw05ky22g9310j6"
+        }) {
             Api.Answer a = api.get("/v1/payments?" + q);
             assertThat(a.status()).as(q).isEqualTo(400);
             assertThat(a.body().get("type").asText()).isEqualTo("/problems/validation-failed");
@@ -211,21 +244,39 @@ class BadInputTest {
 
     @Test
     void invalidRefundsAre400() {
-        assertThat(api.post("/v1/refunds", "{}").body().get("errors").findValuesAsText("field")).containsExactly("payment_id");
-        assertThat(api.post("/v1/refunds", "{\"payment_id\": \"pay_01m8vbckb8wnw05ky22g9310j6\", \"amount\": -1}").status())
+        assertThat(api.post("/v1/refunds", "{}").body().get("errors").findValuesAsText("field"))
+                .containsExactly("payment_id");
+        assertThat(api.post("/v1/refunds", "{\"payment_id\": \"pay_01m8vbckb8wnw05ky22g9310j6\", \"amount\": -1}")
+                        .status())
                 .isEqualTo(400);
-        assertThat(api.post("/v1/refunds", "{\"payment_id\": \"x\", \"reason\": \"y\"}").body().get("errors")
-                .findValuesAsText("field")).containsExactlyInAnyOrder("payment_id", "reason");
+        assertThat(api.post("/v1/refunds", "{\"payment_id\": \"x\", \"reason\": \"y\"}")
+                        .body()
+                        .get("errors")
+                        .findValuesAsText("field"))
+                .containsExactlyInAnyOrder("payment_id", "reason");
     }
 
     @Test
     void everyProblemTypeHasAReadablePage() {
         Api anonymous = new Api(server.baseUri(), null);
-        for (String slug : new String[] {"not-found", "method-not-allowed", "request-too-large", "malformed-json",
-                "unsupported-media-type", "validation-failed", "unauthorized", "refund-exceeds-payment",
-                "bank-unavailable", "internal-error", "idempotency-key-missing", "idempotency-key-invalid",
-                "idempotency-key-in-use", "idempotency-key-reused"}) {
-            Api.Answer page = anonymous.send(anonymous.request("/problems/" + slug).GET().build());
+        for (String slug : new String[] {
+            "not-found",
+            "method-not-allowed",
+            "request-too-large",
+            "malformed-json",
+            "unsupported-media-type",
+            "validation-failed",
+            "unauthorized",
+            "refund-exceeds-payment",
+            "bank-unavailable",
+            "internal-error",
+            "idempotency-key-missing",
+            "idempotency-key-invalid",
+            "idempotency-key-in-use",
+            "idempotency-key-reused"
+        }) {
+            Api.Answer page =
+                    anonymous.send(anonymous.request("/problems/" + slug).GET().build());
             assertThat(page.status()).as(slug).isEqualTo(200);
             assertThat(page.contentType()).startsWith("text/html");
             assertThat(page.raw().body()).contains("<h1>");
@@ -237,7 +288,8 @@ class BadInputTest {
     void rawMalformedRequestLineIsStillAProblem() throws Exception {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
             s.setSoTimeout(5000);
-            s.getOutputStream().write("GET /\u0001bad HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream()
+                    .write("GET /\u0001bad HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
             assertThat(response).startsWith("HTTP/1.1 400");
             assertThat(response).contains("\"type\":\"/problems/bad-request\"");
@@ -252,7 +304,10 @@ class BadInputTest {
         assertThat(longUri.body().get("type").asText()).isEqualTo("/problems/uri-too-long");
         assertThat(longUri.body().get("status").asInt()).isEqualTo(414);
 
-        Api.Answer bigHeader = api.send(api.request("/v1/payments").header("X-Padding", "h".repeat(20_000)).GET().build());
+        Api.Answer bigHeader = api.send(api.request("/v1/payments")
+                .header("X-Padding", "h".repeat(20_000))
+                .GET()
+                .build());
         assertThat(bigHeader.status()).isEqualTo(431);
         assertThat(bigHeader.body().get("type").asText()).isEqualTo("/problems/headers-too-large");
     }
@@ -261,7 +316,8 @@ class BadInputTest {
     @ParameterizedTest
     @ValueSource(strings = {"GET", "POST", "DELETE", "PATCH", "PUT"})
     void anAmbiguousPathIsABadRequestProblemWhateverTheMethod(String method) {
-        Api.Answer a = api.send(method, "/v1/webhook_endpoints/a%2Fb", "application/json", "{}".getBytes(StandardCharsets.UTF_8));
+        Api.Answer a = api.send(
+                method, "/v1/webhook_endpoints/a%2Fb", "application/json", "{}".getBytes(StandardCharsets.UTF_8));
 
         assertThat(a.status()).isEqualTo(400);
         assertThat(a.contentType()).startsWith("application/problem+json");
@@ -273,15 +329,23 @@ class BadInputTest {
     void aNotFoundProblemEchoesOnlyWellFormedIds() {
         Api.Answer wellFormed = api.get("/v1/payments/pay_0000000000000000000000000x");
         assertThat(wellFormed.status()).isEqualTo(404);
-        assertThat(wellFormed.body().get("detail").asText()).isEqualTo("No payment 'pay_0000000000000000000000000x' in this account.");
+        assertThat(wellFormed.body().get("detail").asText())
+                .isEqualTo("No payment 'pay_0000000000000000000000000x' in this account.");
 
-        for (String path : List.of("/v1/payments/" + server.apiKey(), "/v1/webhook_endpoints/%3Cscript%3E",
-                "/v1/jobs/whsec_c2VjcmV0", "/v1/events/evt_%22onerror%3D", "/v1/deliveries/" + server.otherApiKey())) {
+        for (String path : List.of(
+                "/v1/payments/" + server.apiKey(),
+                "/v1/webhook_endpoints/%3Cscript%3E",
+                "/v1/jobs/whsec_c2VjcmV0",
+                "/v1/events/evt_%22onerror%3D",
+                "/v1/deliveries/" + server.otherApiKey())) {
             Api.Answer a = api.get(path);
             assertThat(a.status()).as(path).isEqualTo(404);
             assertThat(a.body().get("detail").asText()).as(path).endsWith("with that id in this account.");
-            assertThat(a.raw().body()).doesNotContain(server.apiKey()).doesNotContain(server.otherApiKey())
-                    .doesNotContain("<script>").doesNotContain("whsec_");
+            assertThat(a.raw().body())
+                    .doesNotContain(server.apiKey())
+                    .doesNotContain(server.otherApiKey())
+                    .doesNotContain("<script>")
+                    .doesNotContain("whsec_");
         }
     }
 }

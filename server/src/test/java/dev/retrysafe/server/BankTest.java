@@ -18,7 +18,8 @@ class BankTest {
             assertThat(a.status()).isEqualTo(201);
             JsonNode payment = a.body();
             assertThat(payment.get("status").asText()).isEqualTo("failed");
-            Api.Answer refund = api.post("/v1/refunds", "{\"payment_id\": \"" + payment.get("id").asText() + "\"}");
+            Api.Answer refund = api.post(
+                    "/v1/refunds", "{\"payment_id\": \"" + payment.get("id").asText() + "\"}");
             assertThat(refund.status()).isEqualTo(422);
             assertThat(refund.body().get("type").asText()).isEqualTo("/problems/payment-not-refundable");
         }

@@ -39,26 +39,35 @@ abstract class DashboardApiContract {
     abstract TestServer.Builder server();
 
     /** Runs after the server stopped, e.g. to drop its database. */
-    void afterServerStopped() {
-    }
+    void afterServerStopped() {}
 
     @BeforeAll
     void start() throws Exception {
         receiver = ScriptedReceiver.start(500, "down for maintenance");
-        server = server().loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(50))).start();
+        server = server().loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(50)))
+                .start();
         api = Api.of(server);
         other = new Api(server.baseUri(), server.otherApiKey());
-        Api.Answer endpoint = api.post("/v1/webhook_endpoints",
+        Api.Answer endpoint = api.post(
+                "/v1/webhook_endpoints",
                 "{\"url\": \"" + receiver.url() + "\", \"event_types\": [\"payment.succeeded\"]}");
         assertThat(endpoint.status()).as(endpoint.raw().body()).isEqualTo(201);
         endpointId = endpoint.body().get("id").asText();
-        Api.Answer payment = api.post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"x\"}");
+        Api.Answer payment =
+                api.post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"x\"}");
         assertThat(payment.status()).as(payment.raw().body()).isEqualTo(201);
         await().atMost(WAIT).until(() -> {
-            JsonNode page = api.get("/v1/webhook_endpoints/" + endpointId + "/deliveries").body().get("data");
+            JsonNode page = api.get("/v1/webhook_endpoints/" + endpointId + "/deliveries")
+                    .body()
+                    .get("data");
             return page.size() == 1 && page.get(0).get("status").asText().equals("failed");
         });
-        eventId = api.get("/v1/events?type=payment.succeeded").body().get("data").get(0).get("id").asText();
+        eventId = api.get("/v1/events?type=payment.succeeded")
+                .body()
+                .get("data")
+                .get(0)
+                .get("id")
+                .asText();
     }
 
     @AfterAll
@@ -81,7 +90,8 @@ abstract class DashboardApiContract {
     void everyEndpointAnswerCarriesTheHealthOfTheLast24Hours() {
         JsonNode one = api.get("/v1/webhook_endpoints/" + endpointId).body();
         JsonNode listed = api.get("/v1/webhook_endpoints").body().get("data").get(0);
-        JsonNode patched = patch("/v1/webhook_endpoints/" + endpointId, "{\"description\": \"orders\"}").body();
+        JsonNode patched = patch("/v1/webhook_endpoints/" + endpointId, "{\"description\": \"orders\"}")
+                .body();
 
         for (JsonNode e : List.of(one, listed, patched)) {
             JsonNode h = e.get("health");
@@ -100,21 +110,28 @@ abstract class DashboardApiContract {
     @Test
     void anEndpointWithoutAttemptsHasAnEmptyHealthInEveryAnswer() {
         // given an endpoint that nothing was sent to
-        Api.Answer created = other.post("/v1/webhook_endpoints", "{\"url\": \"" + receiver.url() + "\", \"event_types\": [\"refund.created\"]}");
+        Api.Answer created = other.post(
+                "/v1/webhook_endpoints",
+                "{\"url\": \"" + receiver.url() + "\", \"event_types\": [\"refund.created\"]}");
         String id = created.body().get("id").asText();
 
-        List<JsonNode> answers = List.of(created.body(),
+        List<JsonNode> answers = List.of(
+                created.body(),
                 other.get("/v1/webhook_endpoints/" + id).body(),
                 other.get("/v1/webhook_endpoints").body().get("data").get(0),
-                patch(other, "/v1/webhook_endpoints/" + id, "{\"enabled\": false}").body(),
+                patch(other, "/v1/webhook_endpoints/" + id, "{\"enabled\": false}")
+                        .body(),
                 other.post("/v1/webhook_endpoints/" + id + "/enable", "").body(),
                 other.post("/v1/webhook_endpoints/" + id + "/rotate_secret", "").body());
 
         for (JsonNode e : answers) {
-            assertThat(e.get("health").toString()).isEqualTo("{\"window_hours\":24,\"attempts\":0,\"succeeded\":0,"
-                    + "\"success_rate\":null,\"last_attempt_at\":null,\"last_outcome\":null}");
+            assertThat(e.get("health").toString())
+                    .isEqualTo("{\"window_hours\":24,\"attempts\":0,\"succeeded\":0,"
+                            + "\"success_rate\":null,\"last_attempt_at\":null,\"last_outcome\":null}");
         }
-        assertThat(other.send("DELETE", "/v1/webhook_endpoints/" + id, null, new byte[0]).status()).isEqualTo(200);
+        assertThat(other.send("DELETE", "/v1/webhook_endpoints/" + id, null, new byte[0])
+                        .status())
+                .isEqualTo(200);
     }
 
     // --- an event's deliveries ----------------------------------------------------------------
@@ -128,16 +145,22 @@ abstract class DashboardApiContract {
         assertThat(a.body().get("has_more").asBoolean()).isFalse();
         JsonNode delivery = a.body().get("data").get(0);
         assertThat(a.body().get("data").size()).isEqualTo(1);
-        assertThat(delivery).isEqualTo(api.get("/v1/webhook_endpoints/" + endpointId + "/deliveries").body().get("data").get(0));
+        assertThat(delivery)
+                .isEqualTo(api.get("/v1/webhook_endpoints/" + endpointId + "/deliveries")
+                        .body()
+                        .get("data")
+                        .get(0));
         assertThat(delivery.get("event_id").asText()).isEqualTo(eventId);
         assertThat(delivery.get("attempt_count").asInt()).isEqualTo(2);
-        Api.Answer page = api.get("/v1/events/" + eventId + "/deliveries?limit=1&starting_after=" + delivery.get("id").asText());
+        Api.Answer page = api.get("/v1/events/" + eventId + "/deliveries?limit=1&starting_after="
+                + delivery.get("id").asText());
         assertThat(page.body().get("data").size()).isZero();
     }
 
     @Test
     void anotherAccountsOrAnUnknownEventIsNotFound() {
-        for (Api.Answer a : List.of(other.get("/v1/events/" + eventId + "/deliveries"),
+        for (Api.Answer a : List.of(
+                other.get("/v1/events/" + eventId + "/deliveries"),
                 api.get("/v1/events/evt_00000000000000000000000000/deliveries"),
                 api.get("/v1/events/not-an-event/deliveries"))) {
             assertThat(a.status()).as(a.raw().uri().toString()).isEqualTo(404);
@@ -177,9 +200,12 @@ abstract class DashboardApiContract {
         }
         assertThat(httpErrors).isEqualTo(2);
         assertThat(other.get("/v1/webhook_attempt_stats?hours=3").body().get("buckets"))
-                .hasSize(3).allSatisfy(b -> assertThat(b.get("outcomes").toString()).isEqualTo("{}"));
-        assertThat(api.get("/v1/webhook_attempt_stats?hours=168").body().get("buckets")).hasSize(168);
-        assertThat(api.get("/v1/webhook_attempt_stats?hours=1").body().get("buckets")).hasSize(1);
+                .hasSize(3)
+                .allSatisfy(b -> assertThat(b.get("outcomes").toString()).isEqualTo("{}"));
+        assertThat(api.get("/v1/webhook_attempt_stats?hours=168").body().get("buckets"))
+                .hasSize(168);
+        assertThat(api.get("/v1/webhook_attempt_stats?hours=1").body().get("buckets"))
+                .hasSize(1);
     }
 
     @ParameterizedTest
@@ -203,8 +229,13 @@ abstract class DashboardApiContract {
             assertThat(a.status()).as(a.raw().body()).isEqualTo(202);
             made.add(a.body().get("id").asText());
         }
-        await().atMost(WAIT).until(() -> made.stream()
-                .allMatch(id -> fresh.get("/v1/jobs/" + id).body().get("status").asText().equals("succeeded")));
+        await().atMost(WAIT)
+                .until(() -> made.stream()
+                        .allMatch(id -> fresh.get("/v1/jobs/" + id)
+                                .body()
+                                .get("status")
+                                .asText()
+                                .equals("succeeded")));
 
         List<JsonNode> seen = new ArrayList<>();
         String cursor = null;
@@ -221,23 +252,34 @@ abstract class DashboardApiContract {
             more = page.body().get("has_more").asBoolean();
         }
 
-        assertThat(seen).extracting(j -> j.get("id").asText()).containsSubsequence(made.reversed()).doesNotHaveDuplicates();
+        assertThat(seen)
+                .extracting(j -> j.get("id").asText())
+                .containsSubsequence(made.reversed())
+                .doesNotHaveDuplicates();
         for (JsonNode job : seen) {
-            assertThat(job).isEqualTo(fresh.get("/v1/jobs/" + job.get("id").asText()).body());
+            assertThat(job)
+                    .isEqualTo(fresh.get("/v1/jobs/" + job.get("id").asText()).body());
         }
         assertThat(api.get("/v1/jobs?limit=100").body().get("data").toString()).doesNotContain(made.getFirst());
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"limit=0", "limit=101", "limit=x", "starting_after=pay_x",
-            "starting_after=job_AAAAAAAAAAAAAAAAAAAAAAAA"})
+    @ValueSource(
+            strings = {
+                "limit=0",
+                "limit=101",
+                "limit=x",
+                "starting_after=pay_x",
+                "starting_after=job_AAAAAAAAAAAAAAAAAAAAAAAA"
+            })
     void badPagingOfJobsIsAValidationProblem(String query) {
         Api.Answer a = api.get("/v1/jobs?" + query);
 
         assertThat(a.status()).as(a.raw().body()).isEqualTo(400);
         assertThat(a.contentType()).startsWith("application/problem+json");
         assertThat(a.body().get("type").asText()).isEqualTo("/problems/validation-failed");
-        assertThat(a.body().get("errors").get(0).get("field").asText()).isEqualTo(query.substring(0, query.indexOf('=')));
+        assertThat(a.body().get("errors").get(0).get("field").asText())
+                .isEqualTo(query.substring(0, query.indexOf('=')));
     }
 
     private Api.Answer patch(String path, String json) {

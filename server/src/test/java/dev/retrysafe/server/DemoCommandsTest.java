@@ -86,22 +86,30 @@ class DemoCommandsTest {
     @Test
     void retryDemoPrintsEveryAttemptWaitAndOutcome() throws Exception {
         long seed = System.nanoTime();
-        DemoEnvironment env = new DemoEnvironment(clock, sleeper(() -> { }), new Random(seed), Bank.Processing.SLEEP,
-                (u, k) -> { });
+        DemoEnvironment env =
+                new DemoEnvironment(clock, sleeper(() -> {}), new Random(seed), Bank.Processing.SLEEP, (u, k) -> {});
 
         assertThat(DemoCommands.retry(out(), env)).isZero();
 
         String t = transcript();
         String why = "seed " + seed + ":\n" + t;
-        long first = wait(t, "attempt 1: 503, Retry-After=1, waiting (\\d+)ms \\(never sooner than Retry-After 1000ms, plus random spread\\)", why);
-        long second = wait(t, "attempt 2: 500, Retry-After=-, waiting (\\d+)ms \\(full jitter, random within 0..200ms\\)", why);
-        long third = wait(t, "attempt 3: 429, Retry-After=0, waiting (\\d+)ms \\(full jitter, random within 0..400ms\\)", why);
+        long first = wait(
+                t,
+                "attempt 1: 503, Retry-After=1, waiting (\\d+)ms \\(never sooner than Retry-After 1000ms, plus random spread\\)",
+                why);
+        long second = wait(
+                t, "attempt 2: 500, Retry-After=-, waiting (\\d+)ms \\(full jitter, random within 0..200ms\\)", why);
+        long third = wait(
+                t, "attempt 3: 429, Retry-After=0, waiting (\\d+)ms \\(full jitter, random within 0..400ms\\)", why);
         assertThat(first).as(why).isBetween(1000L, 2000L);
         assertThat(second).as(why).isBetween(0L, 200L);
         assertThat(third).as(why).isBetween(0L, 400L);
-        assertThat(t).as(why).containsPattern("attempt 4: 200, Retry-After=-\\R")
+        assertThat(t)
+                .as(why)
+                .containsPattern("attempt 4: 200, Retry-After=-\\R")
                 .containsPattern("final 200 after 4 attempts, \\d+ms")
-                .containsPattern("attempt 1: 400, Retry-After=-, not retried: 400 is not retryable: it would fail the same way again")
+                .containsPattern(
+                        "attempt 1: 400, Retry-After=-, not retried: 400 is not retryable: it would fail the same way again")
                 .containsPattern("final 400 after 1 attempt, \\d+ms");
         assertThat(waits).extracting(Duration::toMillis).containsExactly(first, second, third);
     }
@@ -133,10 +141,15 @@ class DemoCommandsTest {
     private static void releaseAndAwaitPayment(HeldBank bank, URI base, String apiKey) {
         bank.release.countDown();
         try (HttpClient http = HttpClient.newHttpClient()) {
-            await("the first attempt's payment committed").atMost(DEADLINE).pollInterval(Duration.ofMillis(20))
+            await("the first attempt's payment committed")
+                    .atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> {
-                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/v1/payments?limit=1"))
-                                .header("Authorization", "Bearer " + apiKey).build(), HttpResponse.BodyHandlers.ofString());
+                        HttpResponse<String> r = http.send(
+                                HttpRequest.newBuilder(base.resolve("/v1/payments?limit=1"))
+                                        .header("Authorization", "Bearer " + apiKey)
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
                         return r.statusCode() == 200 && r.body().contains("\"pay_");
                     });
         }
@@ -148,9 +161,12 @@ class DemoCommandsTest {
      * 409 "key in use" honoured for its Retry-After, then the first attempt's 201.
      */
     private void assertLostAnswerTranscript(String t) {
-        assertThat(t).as(t)
-                .containsPattern("attempt 1: no answer within the timeout \\(Http(Connect)?TimeoutException\\), waiting \\d+ms")
-                .containsPattern("attempt \\d: 409 \\(key in use: the first attempt is still running\\), Retry-After=1, waiting \\d+ms")
+        assertThat(t)
+                .as(t)
+                .containsPattern(
+                        "attempt 1: no answer within the timeout \\(Http(Connect)?TimeoutException\\), waiting \\d+ms")
+                .containsPattern(
+                        "attempt \\d: 409 \\(key in use: the first attempt is still running\\), Retry-After=1, waiting \\d+ms")
                 .containsPattern("attempt \\d: 201, Retry-After=-\\R")
                 .containsPattern("final 201 after \\d attempts, \\d+ms: payment pay_\\w+ \\(succeeded\\)")
                 .containsPattern("Idempotency-Key [0-9a-f-]{36} was generated once and sent on every attempt")
@@ -160,7 +176,8 @@ class DemoCommandsTest {
         assertThat(t.indexOf("no answer within the timeout")).isLessThan(t.indexOf(": 409 (key in use"));
         assertThat(t.indexOf(": 409 (key in use")).isLessThan(t.indexOf("final 201"));
         synchronized (waits) {
-            assertThat(waits.stream().filter(w -> w.compareTo(Duration.ofSeconds(1)) >= 0)).as("the 409's Retry-After")
+            assertThat(waits.stream().filter(w -> w.compareTo(Duration.ofSeconds(1)) >= 0))
+                    .as("the 409's Retry-After")
                     .isNotEmpty();
         }
     }
@@ -169,12 +186,22 @@ class DemoCommandsTest {
     void lostAnswerDemoAgainstAServerGivenByUrl() throws Exception {
         HeldBank bank = new HeldBank();
         try (TestServer server = TestServer.h2().bankProcessing(bank).start()) {
-            DemoEnvironment env = new DemoEnvironment(clock,
+            DemoEnvironment env = new DemoEnvironment(
+                    clock,
                     sleeper(() -> releaseAndAwaitPayment(bank, server.baseUri(), server.apiKey())),
-                    new Random(), Bank.Processing.SLEEP, (u, k) -> { });
+                    new Random(),
+                    Bank.Processing.SLEEP,
+                    (u, k) -> {});
             Command.DemoLostAnswer command = (Command.DemoLostAnswer) CommandLine.parse(new String[] {
-                    "demo", "lost-answer", "--url", server.baseUri().toString(), "--api-key", server.apiKey(),
-                    "--timeout", "200"});
+                "demo",
+                "lost-answer",
+                "--url",
+                server.baseUri().toString(),
+                "--api-key",
+                server.apiKey(),
+                "--timeout",
+                "200"
+            });
 
             int code = DemoCommands.lostAnswer(command, out(), err(), env);
 
@@ -189,12 +216,17 @@ class DemoCommandsTest {
         HeldBank bank = new HeldBank();
         AtomicReference<URI> base = new AtomicReference<>();
         AtomicReference<String> key = new AtomicReference<>();
-        DemoEnvironment env = new DemoEnvironment(clock, sleeper(() -> releaseAndAwaitPayment(bank, base.get(), key.get())),
-                new Random(), bank, (u, k) -> {
+        DemoEnvironment env = new DemoEnvironment(
+                clock,
+                sleeper(() -> releaseAndAwaitPayment(bank, base.get(), key.get())),
+                new Random(),
+                bank,
+                (u, k) -> {
                     base.set(u);
                     key.set(k);
                 });
-        Command.DemoLostAnswer command = (Command.DemoLostAnswer) CommandLine.parse(new String[] {"demo", "lost-answer"});
+        Command.DemoLostAnswer command =
+                (Command.DemoLostAnswer) CommandLine.parse(new String[] {"demo", "lost-answer"});
 
         int code = DemoCommands.lostAnswer(command, out(), err(), env);
 
@@ -209,26 +241,34 @@ class DemoCommandsTest {
         assertThat(CommandLine.parse(new String[] {"demo", "retry"})).isEqualTo(new Command.DemoRetry());
         assertThat(CommandLine.parse(new String[] {"demo", "lost-answer"}))
                 .isEqualTo(new Command.DemoLostAnswer(null, null, null));
-        assertThat(CommandLine.parse(new String[] {"demo", "lost-answer", "--url=http://localhost:8080", "--api-key", "k",
-                "--timeout=75"})).isEqualTo(new Command.DemoLostAnswer(URI.create("http://localhost:8080"), "k", 75));
+        assertThat(CommandLine.parse(new String[] {
+                    "demo", "lost-answer", "--url=http://localhost:8080", "--api-key", "k", "--timeout=75"
+                }))
+                .isEqualTo(new Command.DemoLostAnswer(URI.create("http://localhost:8080"), "k", 75));
         Map.of(
-                new String[] {"demo"}, "demo needs a name: retry or lost-answer",
-                new String[] {"demo", "retry", "--url", "x"}, "demo retry takes no options, got '--url'",
-                new String[] {"demo", "lost-answer", "--url", "http://localhost:8080"},
-                "demo lost-answer --url needs --api-key KEY (./run create-account prints one)",
-                new String[] {"demo", "lost-answer", "--api-key", "k"},
-                "--api-key only applies with --url (the embedded server makes its own key)",
-                new String[] {"demo", "lost-answer", "--url", "ftp://x", "--api-key", "k"},
-                "--url must be an http(s) URL such as http://localhost:8080, was 'ftp://x'",
-                new String[] {"demo", "lost-answer", "--timeout", "0"}, "--timeout must be milliseconds from 1 to 60000, was '0'",
-                new String[] {"demo", "lost-answer", "--bank", "1"}, "unknown option '--bank' for demo lost-answer")
-                .forEach((args, message) -> assertThat(CommandLine.parse(args)).isEqualTo(new Command.Invalid(message)));
+                        new String[] {"demo"},
+                        "demo needs a name: retry or lost-answer",
+                        new String[] {"demo", "retry", "--url", "x"},
+                        "demo retry takes no options, got '--url'",
+                        new String[] {"demo", "lost-answer", "--url", "http://localhost:8080"},
+                        "demo lost-answer --url needs --api-key KEY (./run create-account prints one)",
+                        new String[] {"demo", "lost-answer", "--api-key", "k"},
+                        "--api-key only applies with --url (the embedded server makes its own key)",
+                        new String[] {"demo", "lost-answer", "--url", "ftp://x", "--api-key", "k"},
+                        "--url must be an http(s) URL such as http://localhost:8080, was 'ftp://x'",
+                        new String[] {"demo", "lost-answer", "--timeout", "0"},
+                        "--timeout must be milliseconds from 1 to 60000, was '0'",
+                        new String[] {"demo", "lost-answer", "--bank", "1"},
+                        "unknown option '--bank' for demo lost-answer")
+                .forEach(
+                        (args, message) -> assertThat(CommandLine.parse(args)).isEqualTo(new Command.Invalid(message)));
         assertThat(CommandLine.USAGE).contains("demo retry").contains("demo lost-answer [--url URL --api-key K]");
     }
 
     @Test
     void aBadDemoCommandLineExitsWithTwo() {
-        assertThat(Main.run(new String[] {"demo", "nope"}, Map.of(), out(), err())).isEqualTo(Main.USAGE);
+        assertThat(Main.run(new String[] {"demo", "nope"}, Map.of(), out(), err()))
+                .isEqualTo(Main.USAGE);
         assertThat(err.toString(UTF_8)).contains("demo needs a name: retry or lost-answer");
     }
 }

@@ -35,10 +35,14 @@ class GracefulShutdownTest {
         CompletableFuture<Void> stopping = null;
         try {
             Api api = Api.of(server);
-            HttpRequest health = HttpRequest.newBuilder(server.uri("/health")).timeout(Duration.ofSeconds(5)).build();
+            HttpRequest health = HttpRequest.newBuilder(server.uri("/health"))
+                    .timeout(Duration.ofSeconds(5))
+                    .build();
             CompletableFuture<Api.Answer> payment = CompletableFuture.supplyAsync(
                     () -> api.post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\"}", "graceful-1"));
-            assertThat(atBank.await(30, TimeUnit.SECONDS)).as("payment reached the bank").isTrue();
+            assertThat(atBank.await(30, TimeUnit.SECONDS))
+                    .as("payment reached the bank")
+                    .isTrue();
 
             stopping = CompletableFuture.runAsync(server::close);
             release.countDown();

@@ -20,8 +20,8 @@ import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,11 +39,14 @@ class HttpFuzzTest {
     private static final int ROUNDS = 400;
 
     /** A route, a valid body for it (field name to JSON value), and the query parameters it reads. */
-    private record Operation(String method, String path, List<String[]> body, List<String> query) {
-    }
+    private record Operation(String method, String path, List<String[]> body, List<String> query) {}
 
     private static final List<Operation> OPERATIONS = List.of(
-            new Operation("POST", "/v1/payments", fields("amount", "500", "currency", "\"eur\"", "description", "\"x\""), List.of()),
+            new Operation(
+                    "POST",
+                    "/v1/payments",
+                    fields("amount", "500", "currency", "\"eur\"", "description", "\"x\""),
+                    List.of()),
             new Operation("GET", "/v1/payments", List.of(), List.of("limit", "starting_after")),
             new Operation("GET", "/v1/payments/{payment}", List.of(), List.of()),
             new Operation("HEAD", "/v1/payments/{payment}", List.of(), List.of()),
@@ -64,23 +67,64 @@ class HttpFuzzTest {
             new Operation("GET", "/problems", List.of(), List.of()),
             // without an upgrade (the JDK client cannot ask for one) the stream must refuse as a problem
             new Operation("GET", "/v1/events/stream", List.of(), List.of("after", "types")),
-            new Operation("POST", "/v1/reports", fields("kind", "\"payments_csv\"", "from", "\"2026-01-01T00:00:00Z\"",
-                    "to", "\"2030-01-01T00:00:00Z\""), List.of()),
+            new Operation(
+                    "POST",
+                    "/v1/reports",
+                    fields(
+                            "kind",
+                            "\"payments_csv\"",
+                            "from",
+                            "\"2026-01-01T00:00:00Z\"",
+                            "to",
+                            "\"2030-01-01T00:00:00Z\""),
+                    List.of()),
             new Operation("GET", "/v1/jobs/{job}", List.of(), List.of()),
             new Operation("DELETE", "/v1/jobs/{job}", List.of(), List.of()),
             new Operation("GET", "/v1/jobs/{job}/result", List.of(), List.of()),
-            new Operation("POST", "/v1/webhook_endpoints", fields("url", "\"http://127.0.0.1:9/hook\"",
-                    "event_types", "[\"payment.succeeded\"]", "description", "\"d\"", "rate_limit", "5"), List.of()),
+            new Operation(
+                    "POST",
+                    "/v1/webhook_endpoints",
+                    fields(
+                            "url",
+                            "\"http://127.0.0.1:9/hook\"",
+                            "event_types",
+                            "[\"payment.succeeded\"]",
+                            "description",
+                            "\"d\"",
+                            "rate_limit",
+                            "5"),
+                    List.of()),
             new Operation("GET", "/v1/webhook_endpoints", List.of(), List.of("limit", "starting_after")),
             new Operation("GET", "/v1/webhook_endpoints/{endpoint}", List.of(), List.of()),
-            new Operation("PATCH", "/v1/webhook_endpoints/{endpoint}", fields("url", "\"http://127.0.0.1:9/other\"",
-                    "event_types", "[\"*\"]", "description", "\"e\"", "enabled", "true", "rate_limit", "null"), List.of()),
+            new Operation(
+                    "PATCH",
+                    "/v1/webhook_endpoints/{endpoint}",
+                    fields(
+                            "url",
+                            "\"http://127.0.0.1:9/other\"",
+                            "event_types",
+                            "[\"*\"]",
+                            "description",
+                            "\"e\"",
+                            "enabled",
+                            "true",
+                            "rate_limit",
+                            "null"),
+                    List.of()),
             new Operation("DELETE", "/v1/webhook_endpoints/{endpoint}", List.of(), List.of()),
             new Operation("GET", "/v1/webhook_endpoints/{endpoint}/secret", List.of(), List.of()),
             new Operation("POST", "/v1/webhook_endpoints/{endpoint}/rotate_secret", List.of(), List.of()),
             new Operation("POST", "/v1/webhook_endpoints/{endpoint}/enable", List.of(), List.of()),
-            new Operation("POST", "/v1/webhook_endpoints/{endpoint}/recover", fields("since", "\"2026-01-01T00:00:00Z\""), List.of()),
-            new Operation("GET", "/v1/webhook_endpoints/{endpoint}/deliveries", List.of(), List.of("limit", "starting_after")),
+            new Operation(
+                    "POST",
+                    "/v1/webhook_endpoints/{endpoint}/recover",
+                    fields("since", "\"2026-01-01T00:00:00Z\""),
+                    List.of()),
+            new Operation(
+                    "GET",
+                    "/v1/webhook_endpoints/{endpoint}/deliveries",
+                    List.of(),
+                    List.of("limit", "starting_after")),
             new Operation("GET", "/v1/deliveries/{delivery}", List.of(), List.of()),
             new Operation("POST", "/v1/deliveries/{delivery}/retry", List.of(), List.of()),
             new Operation("GET", "/health", List.of(), List.of()),
@@ -97,6 +141,7 @@ class HttpFuzzTest {
     private final Map<String, List<String>> ids = new LinkedHashMap<>();
     /** Payment, refund and endpoint ids the fuzzer's successful creations answered with. */
     private final Set<String> created = new HashSet<>();
+
     private final Set<String> deletedEndpoints = new HashSet<>();
 
     private static List<String[]> fields(String... pairs) {
@@ -109,28 +154,54 @@ class HttpFuzzTest {
 
     @BeforeAll
     void start() {
-        server = TestServer.h2().loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(10))).start();
+        server = TestServer.h2()
+                .loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(10)))
+                .start();
         api = Api.of(server);
         // one of each resource, in this account and in the other one
         for (Api owner : List.of(api, new Api(server.baseUri(), server.otherApiKey()))) {
-            String payment = owner.post("/v1/payments", "{\"amount\": 900, \"currency\": \"eur\"}").body().get("id").asText();
+            String payment = owner.post("/v1/payments", "{\"amount\": 900, \"currency\": \"eur\"}")
+                    .body()
+                    .get("id")
+                    .asText();
             String refund = owner.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 1}")
-                    .body().get("id").asText();
-            String endpoint = owner.post("/v1/webhook_endpoints",
-                    "{\"url\": \"http://127.0.0.1:9/setup\", \"event_types\": [\"*\"]}").body().get("id").asText();
+                    .body()
+                    .get("id")
+                    .asText();
+            String endpoint = owner.post(
+                            "/v1/webhook_endpoints",
+                            "{\"url\": \"http://127.0.0.1:9/setup\", \"event_types\": [\"*\"]}")
+                    .body()
+                    .get("id")
+                    .asText();
             owner.post("/v1/payments", "{\"amount\": 901, \"currency\": \"eur\"}");
-            String job = owner.post("/v1/reports", "{\"kind\": \"payments_csv\"}", UUID.randomUUID().toString())
-                    .body().get("id").asText();
+            String job = owner.post(
+                            "/v1/reports",
+                            "{\"kind\": \"payments_csv\"}",
+                            UUID.randomUUID().toString())
+                    .body()
+                    .get("id")
+                    .asText();
             ids.computeIfAbsent("payment", k -> new ArrayList<>()).add(payment);
             ids.computeIfAbsent("refund", k -> new ArrayList<>()).add(refund);
             ids.computeIfAbsent("endpoint", k -> new ArrayList<>()).add(endpoint);
             ids.computeIfAbsent("job", k -> new ArrayList<>()).add(job);
             ids.computeIfAbsent("event", k -> new ArrayList<>())
-                    .add(owner.get("/v1/events?limit=1").body().get("data").get(0).get("id").asText());
-            JsonNode deliveries = org.awaitility.Awaitility.await().atMost(ANSWER_DEADLINE)
-                    .until(() -> owner.get("/v1/webhook_endpoints/" + endpoint + "/deliveries").body().get("data"),
+                    .add(owner.get("/v1/events?limit=1")
+                            .body()
+                            .get("data")
+                            .get(0)
+                            .get("id")
+                            .asText());
+            JsonNode deliveries = org.awaitility.Awaitility.await()
+                    .atMost(ANSWER_DEADLINE)
+                    .until(
+                            () -> owner.get("/v1/webhook_endpoints/" + endpoint + "/deliveries")
+                                    .body()
+                                    .get("data"),
                             d -> !d.isEmpty());
-            ids.computeIfAbsent("delivery", k -> new ArrayList<>()).add(deliveries.get(0).get("id").asText());
+            ids.computeIfAbsent("delivery", k -> new ArrayList<>())
+                    .add(deliveries.get(0).get("id").asText());
         }
         ids.put("problem", List.of("validation-failed", "not-found"));
         ids.put("asset", List.of("dashboard.js", "docs.css"));
@@ -166,7 +237,9 @@ class HttpFuzzTest {
                 // a server may close a kept-alive connection after an error answer, and the JDK client
                 // can race it by reusing that connection; the same request on a new connection must
                 // be answered, or the server really dropped it
-                try (HttpClient fresh = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+                try (HttpClient fresh = HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1)
+                        .build()) {
                     answer = fresh.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
                 } catch (java.io.IOException again) {
                     again.addSuppressed(e);
@@ -177,7 +250,8 @@ class HttpFuzzTest {
             String what = describe(request) + " -> " + answer.statusCode() + " " + answer.body();
             assertThat(answer.statusCode()).as(what).isBetween(200, 499);
             if (answer.statusCode() >= 400 && !request.method().equals("HEAD")) {
-                assertThat(answer.headers().firstValue("Content-Type")).as(what)
+                assertThat(answer.headers().firstValue("Content-Type"))
+                        .as(what)
                         .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
             }
             remember(request, op, answer);
@@ -218,24 +292,30 @@ class HttpFuzzTest {
             uri.append('?');
             for (String name : op.query()) {
                 if (fuzz.chance(0.6)) {
-                    uri.append(name).append('=').append(fuzz.chance(0.3) ? fuzz.oneOf("1", "100", "0", "101", "-1")
-                            : fuzz.urlPart(60)).append('&');
+                    uri.append(name)
+                            .append('=')
+                            .append(fuzz.chance(0.3) ? fuzz.oneOf("1", "100", "0", "101", "-1") : fuzz.urlPart(60))
+                            .append('&');
                 }
             }
             if (fuzz.chance(0.2)) {
                 uri.append(fuzz.urlPart(10)).append('=').append(fuzz.urlPart(10));
             }
         }
-        String body = op.body().isEmpty() ? (fuzz.chance(0.2) ? fuzz.jsonValue(2) : "")
+        String body = op.body().isEmpty()
+                ? (fuzz.chance(0.2) ? fuzz.jsonValue(2) : "")
                 : fuzz.chance(0.2) ? object(op.body()) : fuzz.mutateObject(op.body());
         body = onlyLoopback(body.replace("{payment}", id(fuzz, "payment")));
-        HttpRequest.BodyPublisher publisher = body.isEmpty() ? HttpRequest.BodyPublishers.noBody()
+        HttpRequest.BodyPublisher publisher = body.isEmpty()
+                ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8);
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(server.baseUri() + uri.toString()))
                 .timeout(ANSWER_DEADLINE)
                 .method(op.method(), publisher);
         switch (fuzz.nextInt(10)) {
-            case 0 -> { /* no credentials */ }
+            case 0 -> {
+                /* no credentials */
+            }
             case 1 -> b.header("Authorization", fuzz.headerValue(80));
             case 2 -> b.header("Authorization", "Bearer " + fuzz.headerValue(80));
             case 3 -> b.header("Authorization", fuzz.oneOf("Basic ", "bearer ", "Bearer  ") + server.apiKey());
@@ -243,7 +323,9 @@ class HttpFuzzTest {
         }
         if (op.method().equals("POST") || fuzz.chance(0.1)) {
             switch (fuzz.nextInt(10)) {
-                case 0 -> { /* no key */ }
+                case 0 -> {
+                    /* no key */
+                }
                 case 1, 2 -> b.header("Idempotency-Key", fuzz.headerValue(300));
                 case 3 -> b.header("Idempotency-Key", fuzz.oneOf("\"fixed-1\"", "\"fixed-2\""));
                 default -> b.header("Idempotency-Key", "\"" + UUID.randomUUID() + "\"");
@@ -255,8 +337,15 @@ class HttpFuzzTest {
             b.header("Sec-WebSocket-Key", fuzz.chance(0.5) ? "dGhlIHNhbXBsZSBub25jZQ==" : fuzz.headerValue(40));
         }
         if (!body.isEmpty()) {
-            b.header("Content-Type", fuzz.chance(0.85) ? "application/json"
-                    : fuzz.oneOf("text/plain", "application/json; charset=latin1", "multipart/form-data", fuzz.headerValue(30)));
+            b.header(
+                    "Content-Type",
+                    fuzz.chance(0.85)
+                            ? "application/json"
+                            : fuzz.oneOf(
+                                    "text/plain",
+                                    "application/json; charset=latin1",
+                                    "multipart/form-data",
+                                    fuzz.headerValue(30)));
         }
         return b.build();
     }
@@ -273,7 +362,11 @@ class HttpFuzzTest {
     private static String object(List<String[]> fields) {
         StringBuilder b = new StringBuilder("{");
         for (int i = 0; i < fields.size(); i++) {
-            b.append(i == 0 ? "" : ",").append('"').append(fields.get(i)[0]).append("\":").append(fields.get(i)[1]);
+            b.append(i == 0 ? "" : ",")
+                    .append('"')
+                    .append(fields.get(i)[0])
+                    .append("\":")
+                    .append(fields.get(i)[1]);
         }
         return b.append('}').toString();
     }
@@ -288,12 +381,18 @@ class HttpFuzzTest {
 
     private void remember(HttpRequest request, Operation op, HttpResponse<String> answer) throws Exception {
         // a success means the server took the key, in whichever spelling of the scheme it accepts
-        if (answer.statusCode() >= 300 || !request.headers().firstValue("Authorization").orElse("").contains(server.apiKey())) {
+        if (answer.statusCode() >= 300
+                || !request.headers().firstValue("Authorization").orElse("").contains(server.apiKey())) {
             return;
         }
-        if (op.method().equals("POST") && List.of("/v1/payments", "/v1/refunds", "/v1/webhook_endpoints").contains(op.path())) {
-            created.add(com.fasterxml.jackson.databind.json.JsonMapper.builder().build()
-                    .readTree(answer.body()).get("id").asText());
+        if (op.method().equals("POST")
+                && List.of("/v1/payments", "/v1/refunds", "/v1/webhook_endpoints")
+                        .contains(op.path())) {
+            created.add(com.fasterxml.jackson.databind.json.JsonMapper.builder()
+                    .build()
+                    .readTree(answer.body())
+                    .get("id")
+                    .asText());
         }
         if (op.method().equals("DELETE") && op.path().startsWith("/v1/webhook_endpoints/")) {
             deletedEndpoints.add(request.uri().getPath().substring("/v1/webhook_endpoints/".length()));
@@ -314,7 +413,9 @@ class HttpFuzzTest {
         Set<String> setupSecondPayment = new HashSet<>(listed);
         setupSecondPayment.removeAll(expected);
         // the setup's second payment of this account is the only other one
-        assertThat(setupSecondPayment).as("listed but never answered with a success").hasSize(1);
+        assertThat(setupSecondPayment)
+                .as("listed but never answered with a success")
+                .hasSize(1);
         assertThat(listed).as("answered with a success but not listed").containsAll(expected);
         // every payment has exactly one event of its outcome, every refund its refund.created
         Map<String, Integer> eventsPerObject = new LinkedHashMap<>();
@@ -341,7 +442,8 @@ class HttpFuzzTest {
         List<JsonNode> all = new ArrayList<>();
         String after = null;
         for (int page = 0; page < 1_000; page++) {
-            JsonNode body = api.get(path + "?limit=100" + (after == null ? "" : "&starting_after=" + after)).body();
+            JsonNode body = api.get(path + "?limit=100" + (after == null ? "" : "&starting_after=" + after))
+                    .body();
             body.get("data").forEach(all::add);
             if (!body.get("has_more").asBoolean()) {
                 return all;

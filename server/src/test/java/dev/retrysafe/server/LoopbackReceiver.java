@@ -19,8 +19,7 @@ import java.util.concurrent.Executors;
 public final class LoopbackReceiver implements AutoCloseable {
 
     /** One request as the receiver got it. @param headers the webhook-* headers @param body the bytes */
-    public record Received(Map<String, String> headers, byte[] body) {
-    }
+    public record Received(Map<String, String> headers, byte[] body) {}
 
     private final ConcurrentLinkedQueue<Received> received = new ConcurrentLinkedQueue<>();
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();

@@ -21,7 +21,11 @@ class MainTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(Map<String, String> env, String... args) {
-        return Main.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Main.run(
+                args,
+                env,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     private String out() {
@@ -36,8 +40,17 @@ class MainTest {
     void helpListsEverySubcommandAndOption() {
         assertThat(run(Map.of(), "--help")).isZero();
 
-        assertThat(out()).contains("serve", "create-account", "--name", "--plan", "migrate", "--config", "PORT",
-                "RETRYSAFE_DATABASE_URL", "RETRYSAFE_BOOTSTRAP_API_KEYS");
+        assertThat(out())
+                .contains(
+                        "serve",
+                        "create-account",
+                        "--name",
+                        "--plan",
+                        "migrate",
+                        "--config",
+                        "PORT",
+                        "RETRYSAFE_DATABASE_URL",
+                        "RETRYSAFE_BOOTSTRAP_API_KEYS");
     }
 
     @Test
@@ -53,7 +66,8 @@ class MainTest {
         assertThat(run(Map.of(), "launch")).isEqualTo(2);
         assertThat(run(Map.of(), "create-account")).isEqualTo(2);
         assertThat(run(Map.of(), "create-account", "--name")).isEqualTo(2);
-        assertThat(run(Map.of(), "create-account", "--name", "x", "--plan", "gold")).isEqualTo(2);
+        assertThat(run(Map.of(), "create-account", "--name", "x", "--plan", "gold"))
+                .isEqualTo(2);
         assertThat(run(Map.of(), "migrate", "--name", "x")).isEqualTo(2);
         assertThat(err()).contains("unknown command 'launch'").contains("--plan must be one of free, pro, enterprise");
     }
@@ -67,7 +81,12 @@ class MainTest {
 
     @Test
     void createAccountPrintsOnlyTheKeyOnStandardOutput() {
-        int code = run(Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()), "create-account", "--name=shop", "--plan", "enterprise");
+        int code = run(
+                Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()),
+                "create-account",
+                "--name=shop",
+                "--plan",
+                "enterprise");
 
         assertThat(code).as(err()).isZero();
         assertThat(out().strip()).matches("rs_[A-Za-z0-9_-]{43}");
@@ -76,7 +95,9 @@ class MainTest {
 
     @Test
     void migrateCreatesTheEmbeddedDatabase() {
-        assertThat(run(Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()), "migrate")).as(err()).isZero();
+        assertThat(run(Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()), "migrate"))
+                .as(err())
+                .isZero();
 
         assertThat(dataDir.resolve("retrysafe.mv.db")).exists();
     }

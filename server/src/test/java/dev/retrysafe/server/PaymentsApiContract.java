@@ -33,8 +33,7 @@ abstract class PaymentsApiContract {
     abstract TestServer startServer();
 
     /** Runs after the server stopped, e.g. to drop its database. */
-    void afterServerStopped() {
-    }
+    void afterServerStopped() {}
 
     @BeforeAll
     void start() {
@@ -60,7 +59,8 @@ abstract class PaymentsApiContract {
 
     @Test
     void createsPaymentWithLocationAndReadsItBack() {
-        Api.Answer created = api.post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"tea\"}");
+        Api.Answer created =
+                api.post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\", \"description\": \"tea\"}");
 
         assertThat(created.status()).isEqualTo(201);
         JsonNode p = created.body();
@@ -70,7 +70,8 @@ abstract class PaymentsApiContract {
         assertThat(p.get("status").asText()).isEqualTo("succeeded");
         assertThat(p.get("description").asText()).isEqualTo("tea");
         assertThat(p.get("created_at").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z");
-        assertThat(created.header("Location")).isEqualTo("/v1/payments/" + p.get("id").asText());
+        assertThat(created.header("Location"))
+                .isEqualTo("/v1/payments/" + p.get("id").asText());
 
         Api.Answer read = api.get(created.header("Location"));
         assertThat(read.status()).isEqualTo(200);
@@ -121,7 +122,8 @@ abstract class PaymentsApiContract {
         assertThat(first.body().get("payment_id").asText()).isEqualTo(payment);
         assertThat(first.body().get("amount").asLong()).isEqualTo(300);
         assertThat(first.body().get("status").asText()).isEqualTo("succeeded");
-        assertThat(first.header("Location")).isEqualTo("/v1/refunds/" + first.body().get("id").asText());
+        assertThat(first.header("Location"))
+                .isEqualTo("/v1/refunds/" + first.body().get("id").asText());
 
         Api.Answer tooMuch = api.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 701}");
         assertThat(tooMuch.status()).isEqualTo(422);
@@ -134,8 +136,13 @@ abstract class PaymentsApiContract {
         Api.Answer none = api.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\"}");
         assertThat(none.status()).isEqualTo(422);
 
-        assertThat(api.get("/v1/payments/" + payment).body().get("amount_refunded").asLong()).isEqualTo(1000);
-        assertThat(api.get("/v1/refunds/" + first.body().get("id").asText()).body()).isEqualTo(first.body());
+        assertThat(api.get("/v1/payments/" + payment)
+                        .body()
+                        .get("amount_refunded")
+                        .asLong())
+                .isEqualTo(1000);
+        assertThat(api.get("/v1/refunds/" + first.body().get("id").asText()).body())
+                .isEqualTo(first.body());
         assertThat(api.get("/v1/refunds?limit=100").body().get("data").findValuesAsText("id"))
                 .contains(first.body().get("id").asText(), rest.body().get("id").asText());
     }
@@ -151,7 +158,8 @@ abstract class PaymentsApiContract {
             for (int i = 0; i < workers; i++) {
                 Callable<Integer> refund = () -> {
                     assertThat(gate.await(10, TimeUnit.SECONDS)).isTrue();
-                    return api.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 300}").status();
+                    return api.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 300}")
+                            .status();
                 };
                 results.add(pool.submit(refund));
             }
@@ -166,20 +174,28 @@ abstract class PaymentsApiContract {
             pool.shutdownNow();
             assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(api.get("/v1/payments/" + payment).body().get("amount_refunded").asLong()).isEqualTo(900);
+        assertThat(api.get("/v1/payments/" + payment)
+                        .body()
+                        .get("amount_refunded")
+                        .asLong())
+                .isEqualTo(900);
     }
 
     @Test
     void anotherAccountsPaymentsAndRefundsAreNotFound() {
         String payment = pay(api, 400).get("id").asText();
-        String refund = api.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 1}").body().get("id").asText();
+        String refund = api.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 1}")
+                .body()
+                .get("id")
+                .asText();
 
         assertThat(other.get("/v1/payments/" + payment).status()).isEqualTo(404);
         assertThat(other.get("/v1/refunds/" + refund).status()).isEqualTo(404);
         Api.Answer refundOfOthers = other.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\"}");
         assertThat(refundOfOthers.status()).isEqualTo(404);
         assertThat(refundOfOthers.body().get("type").asText()).isEqualTo("/problems/not-found");
-        Set<String> visible = new HashSet<>(other.get("/v1/payments?limit=100").body().get("data").findValuesAsText("id"));
+        Set<String> visible = new HashSet<>(
+                other.get("/v1/payments?limit=100").body().get("data").findValuesAsText("id"));
         assertThat(visible).doesNotContain(payment);
     }
 
@@ -187,12 +203,13 @@ abstract class PaymentsApiContract {
     @Test
     void textThatCannotBeStoredIsAValidationProblemOnEveryDatabase() {
         for (String description : new String[] {"nul\\u0000here", "bell\\u0007", "lone \\ud800 surrogate"}) {
-            Api.Answer a = api.post("/v1/payments",
-                    "{\"amount\": 5, \"currency\": \"eur\", \"description\": \"" + description + "\"}");
+            Api.Answer a = api.post(
+                    "/v1/payments", "{\"amount\": 5, \"currency\": \"eur\", \"description\": \"" + description + "\"}");
             assertThat(a.status()).as(description + ": " + a.raw().body()).isEqualTo(400);
             assertThat(a.body().get("errors").findValuesAsText("field")).containsExactly("description");
         }
-        Api.Answer fine = api.post("/v1/payments",
+        Api.Answer fine = api.post(
+                "/v1/payments",
                 "{\"amount\": 5, \"currency\": \"eur\", \"description\": \"line\\nbreak \\ud83d\\ude00\"}");
         assertThat(fine.status()).as(fine.raw().body()).isEqualTo(201);
         assertThat(fine.body().get("description").asText()).isEqualTo("line\nbreak \ud83d\ude00");
@@ -202,12 +219,16 @@ abstract class PaymentsApiContract {
     @Test
     void headAnswersLikeGetWithoutABody() throws Exception {
         String id = pay(api, 300).get("id").asText();
-        java.util.function.Function<String, java.net.http.HttpResponse<String>> head = path -> api.send(
-                api.request(path).method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody()).build()).raw();
+        java.util.function.Function<String, java.net.http.HttpResponse<String>> head =
+                path -> api.send(api.request(path)
+                                .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
+                                .build())
+                        .raw();
 
         assertThat(head.apply("/v1/payments/" + id).statusCode()).isEqualTo(200);
         assertThat(head.apply("/v1/payments/" + id).body()).isEmpty();
-        assertThat(head.apply("/v1/payments/pay_01m8vbckb8wnw05ky22g9310j6").statusCode()).isEqualTo(404);
+        assertThat(head.apply("/v1/payments/pay_01m8vbckb8wnw05ky22g9310j6").statusCode())
+                .isEqualTo(404);
         assertThat(head.apply("/v1/payments?limit=abc").statusCode()).isEqualTo(400);
         assertThat(head.apply("/v1/refunds").statusCode()).isEqualTo(200);
         assertThat(head.apply("/ready").statusCode()).isEqualTo(200);
@@ -220,7 +241,9 @@ abstract class PaymentsApiContract {
         assertThat(unknown.contentType()).startsWith("application/problem+json");
         assertThat(api.get("/v1/payments/not-an-id").status()).isEqualTo(404);
         assertThat(api.get("/v1/refunds/re_zzz").status()).isEqualTo(404);
-        assertThat(api.post("/v1/refunds", "{\"payment_id\": \"pay_01m8vbckb8wnw05ky22g9310j6\"}").status()).isEqualTo(404);
+        assertThat(api.post("/v1/refunds", "{\"payment_id\": \"pay_01m8vbckb8wnw05ky22g9310j6\"}")
+                        .status())
+                .isEqualTo(404);
     }
 
     @Test
@@ -228,9 +251,11 @@ abstract class PaymentsApiContract {
         String payment = pay(api, 250).get("id").asText();
         api.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 50}");
 
-        try (var c = java.sql.DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()),
-                server.config().database().user(), server.config().database().password());
-             var ps = c.prepareStatement("SELECT type FROM events WHERE data LIKE ? ORDER BY id")) {
+        try (var c = java.sql.DriverManager.getConnection(
+                        server.config().database().jdbcUrl(server.config().dataDir()),
+                        server.config().database().user(),
+                        server.config().database().password());
+                var ps = c.prepareStatement("SELECT type FROM events WHERE data LIKE ? ORDER BY id")) {
             ps.setString(1, "%" + payment + "%");
             List<String> types = new ArrayList<>();
             try (var rs = ps.executeQuery()) {

@@ -35,7 +35,8 @@ class ProbesTest {
             closedPort = s.getLocalPort();
         }
         RedisConfig redis = new RedisConfig(URI.create("redis://127.0.0.1:" + closedPort));
-        try (TestServer server = TestServer.h2().configure(c -> c.withRedis(redis)).start()) {
+        try (TestServer server =
+                TestServer.h2().configure(c -> c.withRedis(redis)).start()) {
             Api.Answer ready = new Api(server.baseUri(), null).get("/ready");
 
             // Redis holds only rate-limit counters, shared by every instance: failing readiness for
@@ -53,7 +54,8 @@ class ProbesTest {
         ServerSocket fakeRedis = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
         Thread responder = Thread.ofVirtual().start(() -> answerPings(fakeRedis));
         RedisConfig redis = new RedisConfig(URI.create("redis://127.0.0.1:" + fakeRedis.getLocalPort()));
-        try (TestServer server = TestServer.h2().configure(c -> c.withRedis(redis)).start()) {
+        try (TestServer server =
+                TestServer.h2().configure(c -> c.withRedis(redis)).start()) {
             Api.Answer ready = new Api(server.baseUri(), null).get("/ready");
 
             assertThat(ready.status()).as(ready.raw().body()).isEqualTo(200);
@@ -69,7 +71,8 @@ class ProbesTest {
     void readyReportsARedisClusterThatServesAndOneThatDoesNot() throws IOException {
         try (RedisClusterProcess cluster = RedisClusterProcess.start()) {
             RedisConfig redis = new RedisConfig(URI.create("redis-cluster://" + cluster.hostsAndPorts()));
-            try (TestServer server = TestServer.h2().configure(c -> c.withRedis(redis)).start()) {
+            try (TestServer server =
+                    TestServer.h2().configure(c -> c.withRedis(redis)).start()) {
                 Api.Answer ready = new Api(server.baseUri(), null).get("/ready");
 
                 assertThat(ready.status()).as(ready.raw().body()).isEqualTo(200);
@@ -82,7 +85,8 @@ class ProbesTest {
             closedPort = s.getLocalPort();
         }
         RedisConfig gone = new RedisConfig(URI.create("redis-cluster://127.0.0.1:" + closedPort));
-        try (TestServer server = TestServer.h2().configure(c -> c.withRedis(gone)).start()) {
+        try (TestServer server =
+                TestServer.h2().configure(c -> c.withRedis(gone)).start()) {
             Api.Answer ready = new Api(server.baseUri(), null).get("/ready");
 
             assertThat(ready.status()).isEqualTo(200);
@@ -98,7 +102,8 @@ class ProbesTest {
                 InputStream in = s.getInputStream();
                 byte[] expected = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
                 byte[] got = in.readNBytes(expected.length);
-                if (new String(got, StandardCharsets.US_ASCII).equals(new String(expected, StandardCharsets.US_ASCII))) {
+                if (new String(got, StandardCharsets.US_ASCII)
+                        .equals(new String(expected, StandardCharsets.US_ASCII))) {
                     s.getOutputStream().write("+PONG\r\n".getBytes(StandardCharsets.US_ASCII));
                 }
             } catch (IOException e) {

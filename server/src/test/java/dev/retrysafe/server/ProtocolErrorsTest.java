@@ -45,27 +45,73 @@ class ProtocolErrorsTest {
         String host = "Host: 127.0.0.1\r\n";
         return Stream.of(
                 Arguments.of("an HTTP/0.9 request line", "GET /\r\n", 505, "http-version-not-supported"),
-                Arguments.of("an HTTP/0.9 request line to the API", "GET /v1/payments\r\n\r\n", 505, "http-version-not-supported"),
+                Arguments.of(
+                        "an HTTP/0.9 request line to the API",
+                        "GET /v1/payments\r\n\r\n",
+                        505,
+                        "http-version-not-supported"),
                 Arguments.of("HTTP/0.9 by name", "GET / HTTP/0.9\r\n\r\n", 505, "http-version-not-supported"),
-                Arguments.of("unknown version HTTP/1.7", "GET /v1/payments HTTP/1.7\r\n" + host + "\r\n", 505,
+                Arguments.of(
+                        "unknown version HTTP/1.7",
+                        "GET /v1/payments HTTP/1.7\r\n" + host + "\r\n",
+                        505,
                         "http-version-not-supported"),
-                Arguments.of("unknown version HTTP/2.7", "GET /v1/payments HTTP/2.7\r\n" + host + "\r\n", 505,
+                Arguments.of(
+                        "unknown version HTTP/2.7",
+                        "GET /v1/payments HTTP/2.7\r\n" + host + "\r\n",
+                        505,
                         "http-version-not-supported"),
-                Arguments.of("HTTP/3.0 over a plain connection", "POST /v1/payments HTTP/3.0\r\n" + host + "\r\n", 505,
+                Arguments.of(
+                        "HTTP/3.0 over a plain connection",
+                        "POST /v1/payments HTTP/3.0\r\n" + host + "\r\n",
+                        505,
                         "http-version-not-supported"),
-                Arguments.of("another protocol's name", "GET / FOO/1.1\r\n" + host + "\r\n", 505, "http-version-not-supported"),
-                Arguments.of("a request line with a fourth part", "GET / HTTP/1.1 extra\r\n" + host + "\r\n", 400, "bad-request"),
-                Arguments.of("a method with a character tokens forbid", "G@T / HTTP/1.1\r\n" + host + "\r\n", 400, "bad-request"),
+                Arguments.of(
+                        "another protocol's name",
+                        "GET / FOO/1.1\r\n" + host + "\r\n",
+                        505,
+                        "http-version-not-supported"),
+                Arguments.of(
+                        "a request line with a fourth part",
+                        "GET / HTTP/1.1 extra\r\n" + host + "\r\n",
+                        400,
+                        "bad-request"),
+                Arguments.of(
+                        "a method with a character tokens forbid",
+                        "G@T / HTTP/1.1\r\n" + host + "\r\n",
+                        400,
+                        "bad-request"),
                 Arguments.of("a request line without a target", "GET\r\n\r\n", 400, "bad-request"),
-                Arguments.of("a TLS hello on the plain port", "\u0016\u0003\u0001\u0000\u0005\u0001\u0000\u0000\u0001\u0003", 400,
+                Arguments.of(
+                        "a TLS hello on the plain port",
+                        "\u0016\u0003\u0001\u0000\u0005\u0001\u0000\u0000\u0001\u0003",
+                        400,
                         "bad-request"),
-                Arguments.of("a header name with a space", "GET / HTTP/1.1\r\n" + host + "Bad Header: y\r\n\r\n", 400, "bad-request"),
-                Arguments.of("a header line without a colon", "GET / HTTP/1.1\r\n" + host + "NoColon\r\n\r\n", 400, "bad-request"),
-                Arguments.of("a folded header", "GET / HTTP/1.1\r\n" + host + "X-A: 1\r\n folded\r\n\r\n", 400, "bad-request"),
-                Arguments.of("a control character in a header value", "GET / HTTP/1.1\r\n" + host + "X-A: a\u0001b\r\n\r\n", 400,
+                Arguments.of(
+                        "a header name with a space",
+                        "GET / HTTP/1.1\r\n" + host + "Bad Header: y\r\n\r\n",
+                        400,
                         "bad-request"),
-                Arguments.of("two Content-Lengths", "POST /v1/payments HTTP/1.1\r\n" + host
-                        + "Content-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400, "bad-request"),
+                Arguments.of(
+                        "a header line without a colon",
+                        "GET / HTTP/1.1\r\n" + host + "NoColon\r\n\r\n",
+                        400,
+                        "bad-request"),
+                Arguments.of(
+                        "a folded header",
+                        "GET / HTTP/1.1\r\n" + host + "X-A: 1\r\n folded\r\n\r\n",
+                        400,
+                        "bad-request"),
+                Arguments.of(
+                        "a control character in a header value",
+                        "GET / HTTP/1.1\r\n" + host + "X-A: a\u0001b\r\n\r\n",
+                        400,
+                        "bad-request"),
+                Arguments.of(
+                        "two Content-Lengths",
+                        "POST /v1/payments HTTP/1.1\r\n" + host + "Content-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+                        400,
+                        "bad-request"),
                 Arguments.of("no Host", "GET /health HTTP/1.1\r\n\r\n", 400, "bad-request"));
     }
 
@@ -101,7 +147,9 @@ class ProtocolErrorsTest {
 
             assertThat(a.head()).startsWith("HTTP/1.1 505 ");
             assertThat(JSON.readTree(a.body()).path("type").asText()).isEqualTo("/problems/http-version-not-supported");
-            assertThat(in.read()).as("the connection is closed after the answer").isEqualTo(-1);
+            assertThat(in.read())
+                    .as("the connection is closed after the answer")
+                    .isEqualTo(-1);
         }
     }
 
@@ -109,7 +157,8 @@ class ProtocolErrorsTest {
     void theVersionProblemHasItsPage() {
         Api anonymous = new Api(server.baseUri(), null);
 
-        Api.Answer page = anonymous.send(anonymous.request("/problems/http-version-not-supported").GET().build());
+        Api.Answer page = anonymous.send(
+                anonymous.request("/problems/http-version-not-supported").GET().build());
 
         assertThat(page.status()).isEqualTo(200);
         assertThat(page.raw().body()).contains("HTTP/0.9");

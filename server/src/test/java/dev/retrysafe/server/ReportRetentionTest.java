@@ -18,14 +18,18 @@ class ReportRetentionTest {
         FakeClock clock = new FakeClock(Instant.parse("2026-12-01T10:00:00Z"));
         try (TestServer server = TestServer.h2().clock(clock).start()) {
             Api api = Api.of(server);
-            Api.Answer accepted = api.post("/v1/reports", "{\"kind\": \"payments_csv\"}", UUID.randomUUID().toString());
+            Api.Answer accepted = api.post(
+                    "/v1/reports",
+                    "{\"kind\": \"payments_csv\"}",
+                    UUID.randomUUID().toString());
             assertThat(accepted.status()).isEqualTo(202);
             String location = accepted.header("Location");
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> api.get(location).body().get("status").asText().equals("succeeded"));
             JsonNode job = api.get(location).body();
             Instant expiresAt = Instant.parse(job.get("result_expires_at").asText());
-            assertThat(expiresAt).isEqualTo(Instant.parse(job.get("finished_at").asText()).plus(Duration.ofHours(24)));
+            assertThat(expiresAt)
+                    .isEqualTo(Instant.parse(job.get("finished_at").asText()).plus(Duration.ofHours(24)));
 
             clock.set(expiresAt.minusMillis(1));
             assertThat(api.get(location + "/result").status()).isEqualTo(200);

@@ -52,16 +52,16 @@ abstract class ReportsApiContract {
     abstract TestServer startServer(UnaryOperator<TestServer.Builder> setup);
 
     /** Runs after the server stopped, e.g. to drop its database. */
-    void afterServerStopped() {
-    }
+    void afterServerStopped() {}
 
     @BeforeAll
     void start() {
         String rangedKey = ApiKeys.generate();
-        server = startServer(builder -> builder.reportPacing(held).configure(c -> c
-                .withJobs(new JobsConfig(1, Duration.ofSeconds(30), 3, Duration.ofHours(24),
-                        Duration.ofMillis(REPORT_MILLIS)))
-                .withBootstrapApiKeys(Stream.concat(c.bootstrapApiKeys().stream(), Stream.of(rangedKey)).toList())));
+        server = startServer(builder -> builder.reportPacing(held)
+                .configure(c -> c.withJobs(new JobsConfig(
+                                1, Duration.ofSeconds(30), 3, Duration.ofHours(24), Duration.ofMillis(REPORT_MILLIS)))
+                        .withBootstrapApiKeys(Stream.concat(c.bootstrapApiKeys().stream(), Stream.of(rangedKey))
+                                .toList())));
         api = Api.of(server);
         other = new Api(server.baseUri(), server.otherApiKey());
         ranged = new Api(server.baseUri(), rangedKey);
@@ -81,7 +81,8 @@ abstract class ReportsApiContract {
     }
 
     private Api.Answer report(Api client) {
-        Api.Answer a = report(client, "{\"kind\": \"payments_csv\"}", UUID.randomUUID().toString());
+        Api.Answer a =
+                report(client, "{\"kind\": \"payments_csv\"}", UUID.randomUUID().toString());
         assertThat(a.status()).as(a.raw().body()).isEqualTo(202);
         return a;
     }
@@ -98,7 +99,8 @@ abstract class ReportsApiContract {
         await().atMost(DEADLINE).pollInterval(Duration.ofMillis(20)).until(() -> {
             last[0] = poll(client, location);
             seen.add(last[0].get("status").asText());
-            return Set.of("succeeded", "failed", "canceled").contains(last[0].get("status").asText());
+            return Set.of("succeeded", "failed", "canceled")
+                    .contains(last[0].get("status").asText());
         });
         return last[0];
     }
@@ -109,8 +111,8 @@ abstract class ReportsApiContract {
 
     /** Creates a payment; its JSON as answered. */
     private JsonNode createPayment(Api client, long amount, String description) {
-        String body = "{\"amount\": " + amount + ", \"currency\": \"eur\", \"description\": "
-                + Api.quote(description) + "}";
+        String body =
+                "{\"amount\": " + amount + ", \"currency\": \"eur\", \"description\": " + Api.quote(description) + "}";
         Api.Answer a = client.post("/v1/payments", body);
         assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
         return a.body();
@@ -118,8 +120,10 @@ abstract class ReportsApiContract {
 
     /** A report of the {@code ranged} account over {@code [from, to)}, run to success; its CSV's lines. */
     private List<String> rangeReport(Instant from, Instant to) {
-        Api.Answer accepted = report(ranged, "{\"kind\": \"payments_csv\", \"from\": \"" + from + "\", \"to\": \""
-                + to + "\"}", UUID.randomUUID().toString());
+        Api.Answer accepted = report(
+                ranged,
+                "{\"kind\": \"payments_csv\", \"from\": \"" + from + "\", \"to\": \"" + to + "\"}",
+                UUID.randomUUID().toString());
         assertThat(accepted.status()).as(accepted.raw().body()).isEqualTo(202);
         JsonNode done = waitFinished(ranged, accepted.header("Location"), new LinkedHashSet<>());
         assertThat(done.get("status").asText()).isEqualTo("succeeded");
@@ -159,7 +163,8 @@ abstract class ReportsApiContract {
         Api.Answer csv = api.get(done.get("result_url").asText());
         assertThat(csv.status()).isEqualTo(200);
         assertThat(csv.contentType()).startsWith("text/csv");
-        assertThat(csv.header("Content-Disposition")).contains(accepted.body().get("id").asText() + ".csv");
+        assertThat(csv.header("Content-Disposition"))
+                .contains(accepted.body().get("id").asText() + ".csv");
         String[] lines = csv.raw().body().split("\r\n", -1);
         assertThat(lines[0]).isEqualTo("id,created_at,amount,amount_refunded,currency,status,description");
         assertThat(lines).hasSize(mine.size() + 2);
@@ -190,7 +195,8 @@ abstract class ReportsApiContract {
         assertThat(done.get("status").asText()).isEqualTo("succeeded");
         assertThat(done.get("attempts").asInt()).isEqualTo(1);
         // the same key with another body is another request: refused, nothing created
-        assertThat(report(api, "{\"kind\": \"payments_csv\", \"from\": \"2026-01-01T00:00:00Z\"}", key).status())
+        assertThat(report(api, "{\"kind\": \"payments_csv\", \"from\": \"2026-01-01T00:00:00Z\"}", key)
+                        .status())
                 .isEqualTo(422);
     }
 
@@ -203,13 +209,18 @@ abstract class ReportsApiContract {
 
     @Test
     void invalidBodiesNameEveryBadField() {
-        Api.Answer a = report(api, "{\"kind\": \"pdf\", \"from\": \"yesterday\", \"extra\": 1}",
+        Api.Answer a = report(
+                api,
+                "{\"kind\": \"pdf\", \"from\": \"yesterday\", \"extra\": 1}",
                 UUID.randomUUID().toString());
         assertThat(a.status()).isEqualTo(400);
         assertThat(a.body().get("errors").findValuesAsText("field")).containsExactlyInAnyOrder("kind", "from", "extra");
 
-        Api.Answer reversed = report(api, "{\"kind\": \"payments_csv\", \"from\": \"2026-02-01T00:00:00Z\","
-                + " \"to\": \"2026-01-01T00:00:00Z\"}", UUID.randomUUID().toString());
+        Api.Answer reversed = report(
+                api,
+                "{\"kind\": \"payments_csv\", \"from\": \"2026-02-01T00:00:00Z\","
+                        + " \"to\": \"2026-01-01T00:00:00Z\"}",
+                UUID.randomUUID().toString());
         assertThat(reversed.status()).isEqualTo(400);
         assertThat(reversed.body().get("errors").findValuesAsText("field")).containsExactly("to");
         assertThat(report(api, "{}", UUID.randomUUID().toString()).status()).isEqualTo(400);
@@ -221,7 +232,9 @@ abstract class ReportsApiContract {
         Map<String, Instant> created = new LinkedHashMap<>();
         long deadline = System.nanoTime() + DEADLINE.toNanos();
         while (new TreeSet<>(created.values()).size() < 4) {
-            assertThat(System.nanoTime() - deadline).as("four distinct creation times within " + DEADLINE).isNegative();
+            assertThat(System.nanoTime() - deadline)
+                    .as("four distinct creation times within " + DEADLINE)
+                    .isNegative();
             JsonNode p = createPayment(ranged, 100 + created.size(), "range " + created.size());
             created.put(p.get("id").asText(), Instant.parse(p.get("created_at").asText()));
         }
@@ -234,14 +247,19 @@ abstract class ReportsApiContract {
 
         // then: from is included, to is not; the payments before from and at to are left out
         List<String> inRange = created.entrySet().stream()
-                .filter(e -> !e.getValue().isBefore(from) && e.getValue().isBefore(to)).map(Map.Entry::getKey).toList();
-        List<String> outOfRange = created.keySet().stream().filter(id -> !inRange.contains(id)).toList();
+                .filter(e -> !e.getValue().isBefore(from) && e.getValue().isBefore(to))
+                .map(Map.Entry::getKey)
+                .toList();
+        List<String> outOfRange =
+                created.keySet().stream().filter(id -> !inRange.contains(id)).toList();
         assertThat(inRange).as("payments at the two middle times").isNotEmpty();
         assertThat(outOfRange).as("payments at the first and last times").isNotEmpty();
-        assertThat(rows).extracting(row -> row.substring(0, row.indexOf(',')))
+        assertThat(rows)
+                .extracting(row -> row.substring(0, row.indexOf(',')))
                 .as("ids in [" + from + ", " + to + ") of " + created)
                 .containsExactlyInAnyOrderElementsOf(inRange);
-        List<Instant> rowTimes = rows.stream().map(row -> Instant.parse(row.split(",")[1])).toList();
+        List<Instant> rowTimes =
+                rows.stream().map(row -> Instant.parse(row.split(",")[1])).toList();
         assertThat(rowTimes).as("oldest first").isSorted();
         for (String row : rows) {
             String id = row.substring(0, row.indexOf(','));
@@ -251,9 +269,12 @@ abstract class ReportsApiContract {
 
     @Test
     void aRangeWithoutPaymentsGivesTheHeaderOnly() {
-        Instant made = Instant.parse(createPayment(ranged, 100, "just before the range").get("created_at").asText());
+        Instant made = Instant.parse(createPayment(ranged, 100, "just before the range")
+                .get("created_at")
+                .asText());
 
-        assertThat(rangeReport(made.plusMillis(1), made.plus(Duration.ofHours(1)))).isEmpty();
+        assertThat(rangeReport(made.plusMillis(1), made.plus(Duration.ofHours(1))))
+                .isEmpty();
         assertThat(rangeReport(Instant.parse("2001-01-01T00:00:00Z"), Instant.parse("2001-01-02T00:00:00Z")))
                 .isEmpty();
     }
@@ -275,22 +296,29 @@ abstract class ReportsApiContract {
         int jobsBefore = api.get("/v1/jobs?limit=100").body().get("data").size();
 
         for (Map.Entry<String, String> range : refused.entrySet()) {
-            Api.Answer a = report(api, "{\"kind\": \"payments_csv\", " + range.getKey() + "}", UUID.randomUUID().toString());
+            Api.Answer a = report(
+                    api,
+                    "{\"kind\": \"payments_csv\", " + range.getKey() + "}",
+                    UUID.randomUUID().toString());
 
             assertThat(a.status()).as(range.getKey() + ": " + a.raw().body()).isEqualTo(400);
             assertThat(a.contentType()).startsWith("application/problem+json");
             assertThat(a.body().get("type").asText()).endsWith("/problems/validation-failed");
-            assertThat(a.body().get("errors").findValuesAsText("field")).as(range.getKey())
+            assertThat(a.body().get("errors").findValuesAsText("field"))
+                    .as(range.getKey())
                     .containsExactly(range.getValue());
         }
-        assertThat(api.get("/v1/jobs?limit=100").body().get("data").size()).as("no job was created").isEqualTo(jobsBefore);
+        assertThat(api.get("/v1/jobs?limit=100").body().get("data").size())
+                .as("no job was created")
+                .isEqualTo(jobsBefore);
     }
 
     @Test
     void cancelWhileQueuedCancelsAtOnceAndTwiceGivesTheSameAnswer() {
         // one worker: the first report runs, the second waits behind it
         String running = report(api).header("Location");
-        await().atMost(DEADLINE).until(() -> poll(api, running).get("status").asText().equals("running"));
+        await().atMost(DEADLINE)
+                .until(() -> poll(api, running).get("status").asText().equals("running"));
         String queued = report(api).header("Location");
         assertThat(poll(api, queued).get("status").asText()).isEqualTo("queued");
 
@@ -305,7 +333,10 @@ abstract class ReportsApiContract {
         assertThat(api.get(queued + "/result").status()).isEqualTo(409);
         // clean up: the running one is asked to stop
         assertThat(api.send("DELETE", running, null, new byte[0]).status()).isEqualTo(202);
-        assertThat(waitFinished(api, running, new LinkedHashSet<>()).get("status").asText()).isEqualTo("canceled");
+        assertThat(waitFinished(api, running, new LinkedHashSet<>())
+                        .get("status")
+                        .asText())
+                .isEqualTo("canceled");
     }
 
     @Test
@@ -315,14 +346,18 @@ abstract class ReportsApiContract {
         Api.Answer second;
         try (HeldReports.Hold hold = held.holdNext()) {
             location = report(api).header("Location");
-            assertThat(hold.awaitHeld()).as("the held report").isEqualTo(location.substring(location.lastIndexOf('/') + 1));
+            assertThat(hold.awaitHeld())
+                    .as("the held report")
+                    .isEqualTo(location.substring(location.lastIndexOf('/') + 1));
 
             // held between two checkpoints: the job runs on and nothing of it changes meanwhile
             first = api.send("DELETE", location, null, new byte[0]);
             second = api.send("DELETE", location, null, new byte[0]);
 
             JsonNode meanwhile = poll(api, location);
-            assertThat(meanwhile.get("status").asText()).as("no checkpoint reached yet").isEqualTo("running");
+            assertThat(meanwhile.get("status").asText())
+                    .as("no checkpoint reached yet")
+                    .isEqualTo("running");
             assertThat(meanwhile.get("cancel_requested").asBoolean()).isTrue();
         }
 
@@ -381,11 +416,14 @@ abstract class ReportsApiContract {
         try {
             assertThat(other.get(location).status()).isEqualTo(404);
             assertThat(other.get(location + "/result").status()).isEqualTo(404);
-            assertThat(other.send("DELETE", location, null, new byte[0]).status()).isEqualTo(404);
+            assertThat(other.send("DELETE", location, null, new byte[0]).status())
+                    .isEqualTo(404);
             assertThat(other.send("HEAD", location, null, new byte[0]).status()).isEqualTo(404);
             assertThat(api.get("/v1/jobs/job_unknown").status()).isEqualTo(404);
             assertThat(api.get("/v1/jobs/pay_123").status()).isEqualTo(404);
-            assertThat(api.get("/v1/jobs/" + "job_" + "x".repeat(500) + "/result").status()).isEqualTo(404);
+            assertThat(api.get("/v1/jobs/" + "job_" + "x".repeat(500) + "/result")
+                            .status())
+                    .isEqualTo(404);
             // and the job is untouched by the other account's cancel
             assertThat(poll(api, location).get("cancel_requested").asBoolean()).isFalse();
         } finally {
@@ -409,8 +447,12 @@ abstract class ReportsApiContract {
         assertThat(mine).hasSize(1);
         assertThat(mine.getFirst().get("data").get("result_url").asText()).isEqualTo(location + "/result");
         String metrics = api.get("/metrics").raw().body();
-        assertThat(metrics).contains("retrysafe_jobs_queued ", "retrysafe_jobs_running ",
-                "retrysafe_jobs_oldest_queued_age_seconds ", "retrysafe_jobs_finished_total{status=\"succeeded\"} ");
+        assertThat(metrics)
+                .contains(
+                        "retrysafe_jobs_queued ",
+                        "retrysafe_jobs_running ",
+                        "retrysafe_jobs_oldest_queued_age_seconds ",
+                        "retrysafe_jobs_finished_total{status=\"succeeded\"} ");
         assertThat(metrics).doesNotContain("retrysafe_jobs_finished_total{status=\"succeeded\"} 0\n");
     }
 
@@ -452,7 +494,8 @@ abstract class ReportsApiContract {
             String awaitHeld() {
                 try {
                     assertThat(held.await(DEADLINE.toMillis(), TimeUnit.MILLISECONDS))
-                            .as("a report reached its hold within " + DEADLINE).isTrue();
+                            .as("a report reached its hold within " + DEADLINE)
+                            .isTrue();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new AssertionError("interrupted while waiting for the held report", e);

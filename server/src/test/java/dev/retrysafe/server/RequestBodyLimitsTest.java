@@ -36,6 +36,7 @@ class RequestBodyLimitsTest {
     private static final int MAX_BODY = 4096;
     /** Long enough for loopback to deliver a whole small body, short enough for a quick suite. */
     private static final Duration BODY_TIMEOUT = Duration.ofMillis(1500);
+
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
     private TestServer server;
@@ -43,7 +44,8 @@ class RequestBodyLimitsTest {
     @BeforeAll
     void start() {
         server = TestServer.h2()
-                .configure(c -> c.withLimits(c.limits().withMaxBodyBytes(MAX_BODY)
+                .configure(c -> c.withLimits(c.limits()
+                        .withMaxBodyBytes(MAX_BODY)
                         .withBodyDeadline(BODY_TIMEOUT, 200, Duration.ofMillis(500))
                         .withMaxBufferedBodyBytes(2L * MAX_BODY)))
                 .start();
@@ -76,7 +78,9 @@ class RequestBodyLimitsTest {
             assertThat(problem(answer).path("type").asText()).isEqualTo("/problems/request-too-large");
             assertThat(answer.header("Connection")).isEqualTo("close");
             assertThat(millis).as("answered without waiting for the body").isLessThan(100);
-            assertThat(closed(socket.getInputStream())).as("the connection is closed").isTrue();
+            assertThat(closed(socket.getInputStream()))
+                    .as("the connection is closed")
+                    .isTrue();
         }
     }
 
@@ -130,20 +134,31 @@ class RequestBodyLimitsTest {
         try (Socket socket = connect()) {
             send(socket, head("POST", "/v1/payments", 300, true) + "{\"amount\": 500,");
         } // closed mid-body
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> metric("retrysafe_http_request_bodies_refused_total{reason=\"client_gone\"}") > before);
-        assertThat(Api.of(server).post("/v1/payments", "{\"amount\": 500, \"currency\": \"eur\"}",
-                UUID.randomUUID().toString()).status()).isEqualTo(201);
-        assertThat(metric("retrysafe_http_request_body_buffered_bytes")).as("every buffer given back").isZero();
+        assertThat(Api.of(server)
+                        .post(
+                                "/v1/payments",
+                                "{\"amount\": 500, \"currency\": \"eur\"}",
+                                UUID.randomUUID().toString())
+                        .status())
+                .isEqualTo(201);
+        assertThat(metric("retrysafe_http_request_body_buffered_bytes"))
+                .as("every buffer given back")
+                .isZero();
     }
 
     @Test
     void aChunkedBodyOverTheLimitIsRefusedOnceItProvesTooLong() throws IOException {
         try (Socket socket = connect()) {
             String chunk = "x".repeat(MAX_BODY + 10);
-            send(socket, "POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + server.apiKey()
-                    + "\r\nContent-Type: application/json\r\nIdempotency-Key: " + UUID.randomUUID()
-                    + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n");
+            send(
+                    socket,
+                    "POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + server.apiKey()
+                            + "\r\nContent-Type: application/json\r\nIdempotency-Key: " + UUID.randomUUID()
+                            + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(chunk.length()) + "\r\n"
+                            + chunk + "\r\n");
             RawHttp.Answer answer = RawHttp.read(socket.getInputStream(), false);
             assertThat(answer.status()).as(answer.raw()).isEqualTo(413);
         }
@@ -152,11 +167,14 @@ class RequestBodyLimitsTest {
     @Test
     void pastTheMemoryBoundNewBodiesGetA503WithRetryAfter() throws Exception {
         // two bodies of 3 KiB each held half-way: their buffers take the whole bound of 8 KiB
-        try (Socket first = connect(); Socket second = connect(); Socket third = connect()) {
+        try (Socket first = connect();
+                Socket second = connect();
+                Socket third = connect()) {
             for (Socket s : List.of(first, second)) {
                 send(s, head("POST", "/v1/payments", 4000, true) + " ".repeat(2100));
             }
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
                     .until(() -> metric("retrysafe_http_request_body_buffered_bytes") >= 2 * 4096);
             send(third, head("POST", "/v1/payments", 100, true) + " ".repeat(10));
             RawHttp.Answer answer = RawHttp.read(third.getInputStream(), false);
@@ -165,7 +183,8 @@ class RequestBodyLimitsTest {
             assertThat(problem(answer).path("type").asText()).isEqualTo("/problems/server-busy");
             assertThat(answer.header("Retry-After")).isEqualTo("1");
         }
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
                 .until(() -> metric("retrysafe_http_request_body_buffered_bytes") == 0);
     }
 
@@ -214,8 +233,11 @@ class RequestBodyLimitsTest {
 
     private long metric(String series) {
         String text = Api.of(server).get("/metrics").raw().body();
-        return text.lines().filter(l -> l.startsWith(series + " ")).findFirst()
-                .map(l -> (long) Double.parseDouble(l.substring(series.length() + 1).trim()))
+        return text.lines()
+                .filter(l -> l.startsWith(series + " "))
+                .findFirst()
+                .map(l -> (long)
+                        Double.parseDouble(l.substring(series.length() + 1).trim()))
                 .orElseThrow(() -> new AssertionError("no " + series + " in /metrics"));
     }
 }

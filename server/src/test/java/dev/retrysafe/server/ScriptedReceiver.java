@@ -22,8 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class ScriptedReceiver implements AutoCloseable {
 
     /** A status and a body (sent as {@code text/html}, the way a stranger's error page is). */
-    public record Answer(int status, String body) {
-    }
+    public record Answer(int status, String body) {}
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();

@@ -37,7 +37,8 @@ public final class StreamClient implements AutoCloseable {
     public static final Duration DEADLINE = Duration.ofSeconds(10);
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final WebSocket socket;
     private final LinkedBlockingQueue<JsonNode> inbox;
@@ -45,8 +46,12 @@ public final class StreamClient implements AutoCloseable {
     private final CompletableFuture<Integer> closed;
     private final Map<JsonNode, Instant> arrivals;
 
-    private StreamClient(WebSocket socket, LinkedBlockingQueue<JsonNode> inbox, List<JsonNode> received,
-                         CompletableFuture<Integer> closed, Map<JsonNode, Instant> arrivals) {
+    private StreamClient(
+            WebSocket socket,
+            LinkedBlockingQueue<JsonNode> inbox,
+            List<JsonNode> received,
+            CompletableFuture<Integer> closed,
+            Map<JsonNode, Instant> arrivals) {
         this.socket = socket;
         this.inbox = inbox;
         this.received = received;
@@ -276,7 +281,13 @@ public final class StreamClient implements AutoCloseable {
     /** Asserts that the stream is still open and answers a ping. */
     public void assertAlive() {
         String id = "alive-" + System.nanoTime();
-        assertThat(send("{\"type\":\"ping\",\"id\":\"" + id + "\"}")).as("the stream takes messages").isTrue();
-        await(m -> m.path("type").asText().equals("pong") && m.path("id").asText().equals(id), DEADLINE, "pong " + id);
+        assertThat(send("{\"type\":\"ping\",\"id\":\"" + id + "\"}"))
+                .as("the stream takes messages")
+                .isTrue();
+        await(
+                m -> m.path("type").asText().equals("pong")
+                        && m.path("id").asText().equals(id),
+                DEADLINE,
+                "pong " + id);
     }
 }

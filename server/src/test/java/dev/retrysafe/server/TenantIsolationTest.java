@@ -56,21 +56,40 @@ class TenantIsolationTest {
         intruder = new Api(server.baseUri(), server.otherApiKey());
 
         paymentKey = UUID.randomUUID().toString();
-        payment = created(victim.post("/v1/payments", paymentBody(), paymentKey)).get("id").asText();
+        payment = created(victim.post("/v1/payments", paymentBody(), paymentKey))
+                .get("id")
+                .asText();
         refund = created(victim.post("/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 5}", refundKey))
-                .get("id").asText();
+                .get("id")
+                .asText();
         JsonNode ep = created(victim.post("/v1/webhook_endpoints", endpointBody(), endpointKey));
         endpoint = ep.get("id").asText();
         endpointSecret = ep.get("secret").asText();
         created(victim.post("/v1/payments", paymentBody()));
-        event = victim.get("/v1/events?limit=1").body().get("data").get(0).get("id").asText();
-        delivery = await().atMost(DEADLINE).until(
-                () -> victim.get("/v1/webhook_endpoints/" + endpoint + "/deliveries").body().get("data"),
-                d -> !d.isEmpty()).get(0).get("id").asText();
+        event = victim.get("/v1/events?limit=1")
+                .body()
+                .get("data")
+                .get(0)
+                .get("id")
+                .asText();
+        delivery = await().atMost(DEADLINE)
+                .until(
+                        () -> victim.get("/v1/webhook_endpoints/" + endpoint + "/deliveries")
+                                .body()
+                                .get("data"),
+                        d -> !d.isEmpty())
+                .get(0)
+                .get("id")
+                .asText();
         Api.Answer report = victim.post("/v1/reports", "{\"kind\": \"payments_csv\"}", reportKey);
         assertThat(report.status()).isEqualTo(202);
         job = report.body().get("id").asText();
-        await().atMost(DEADLINE).until(() -> victim.get("/v1/jobs/" + job).body().get("status").asText().equals("succeeded"));
+        await().atMost(DEADLINE)
+                .until(() -> victim.get("/v1/jobs/" + job)
+                        .body()
+                        .get("status")
+                        .asText()
+                        .equals("succeeded"));
     }
 
     @AfterAll
@@ -83,7 +102,8 @@ class TenantIsolationTest {
     }
 
     private static String endpointBody() {
-        return "{\"url\": \"http://127.0.0.1:9/victim\", \"event_types\": [\"*\"], \"description\": \"" + SECRET_MARK + "\"}";
+        return "{\"url\": \"http://127.0.0.1:9/victim\", \"event_types\": [\"*\"], \"description\": \"" + SECRET_MARK
+                + "\"}";
     }
 
     private static JsonNode created(Api.Answer a) {
@@ -95,25 +115,31 @@ class TenantIsolationTest {
     Stream<Arguments> routesWithTheVictimsIds() {
         String json = "application/json";
         return Stream.of(
-                Arguments.of("GET", "/v1/payments/" + payment, null),
-                Arguments.of("HEAD", "/v1/payments/" + payment, null),
-                Arguments.of("GET", "/v1/refunds/" + refund, null),
-                Arguments.of("POST", "/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 1}"),
-                Arguments.of("GET", "/v1/events/" + event, null),
-                Arguments.of("GET", "/v1/events/" + event + "/deliveries", null),
-                Arguments.of("GET", "/v1/jobs/" + job, null),
-                Arguments.of("DELETE", "/v1/jobs/" + job, null),
-                Arguments.of("GET", "/v1/jobs/" + job + "/result", null),
-                Arguments.of("GET", "/v1/webhook_endpoints/" + endpoint, null),
-                Arguments.of("PATCH", "/v1/webhook_endpoints/" + endpoint, "{\"url\": \"http://127.0.0.1:9/intruder\"}"),
-                Arguments.of("DELETE", "/v1/webhook_endpoints/" + endpoint, null),
-                Arguments.of("GET", "/v1/webhook_endpoints/" + endpoint + "/secret", null),
-                Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/rotate_secret", ""),
-                Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/enable", ""),
-                Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/recover", "{\"since\": \"2020-01-01T00:00:00Z\"}"),
-                Arguments.of("GET", "/v1/webhook_endpoints/" + endpoint + "/deliveries", null),
-                Arguments.of("GET", "/v1/deliveries/" + delivery, null),
-                Arguments.of("POST", "/v1/deliveries/" + delivery + "/retry", ""))
+                        Arguments.of("GET", "/v1/payments/" + payment, null),
+                        Arguments.of("HEAD", "/v1/payments/" + payment, null),
+                        Arguments.of("GET", "/v1/refunds/" + refund, null),
+                        Arguments.of("POST", "/v1/refunds", "{\"payment_id\": \"" + payment + "\", \"amount\": 1}"),
+                        Arguments.of("GET", "/v1/events/" + event, null),
+                        Arguments.of("GET", "/v1/events/" + event + "/deliveries", null),
+                        Arguments.of("GET", "/v1/jobs/" + job, null),
+                        Arguments.of("DELETE", "/v1/jobs/" + job, null),
+                        Arguments.of("GET", "/v1/jobs/" + job + "/result", null),
+                        Arguments.of("GET", "/v1/webhook_endpoints/" + endpoint, null),
+                        Arguments.of(
+                                "PATCH",
+                                "/v1/webhook_endpoints/" + endpoint,
+                                "{\"url\": \"http://127.0.0.1:9/intruder\"}"),
+                        Arguments.of("DELETE", "/v1/webhook_endpoints/" + endpoint, null),
+                        Arguments.of("GET", "/v1/webhook_endpoints/" + endpoint + "/secret", null),
+                        Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/rotate_secret", ""),
+                        Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/enable", ""),
+                        Arguments.of(
+                                "POST",
+                                "/v1/webhook_endpoints/" + endpoint + "/recover",
+                                "{\"since\": \"2020-01-01T00:00:00Z\"}"),
+                        Arguments.of("GET", "/v1/webhook_endpoints/" + endpoint + "/deliveries", null),
+                        Arguments.of("GET", "/v1/deliveries/" + delivery, null),
+                        Arguments.of("POST", "/v1/deliveries/" + delivery + "/retry", ""))
                 .map(a -> Arguments.of(a.get()[0], a.get()[1], a.get()[2], json));
     }
 
@@ -129,18 +155,31 @@ class TenantIsolationTest {
         if (!method.equals("HEAD")) {
             assertThat(a.body().get("type").asText()).isEqualTo("/problems/not-found");
         }
-        assertThat(a.raw().body()).doesNotContain(SECRET_MARK).doesNotContain(endpointSecret).doesNotContain("4321");
+        assertThat(a.raw().body())
+                .doesNotContain(SECRET_MARK)
+                .doesNotContain(endpointSecret)
+                .doesNotContain("4321");
     }
 
     @Test
     void listsShowOnlyTheCallersOwnData() {
-        for (String list : List.of("/v1/payments", "/v1/refunds", "/v1/events", "/v1/webhook_endpoints", "/v1/jobs",
+        for (String list : List.of(
+                "/v1/payments",
+                "/v1/refunds",
+                "/v1/events",
+                "/v1/webhook_endpoints",
+                "/v1/jobs",
                 "/v1/webhook_attempt_stats")) {
             Api.Answer a = intruder.get(list + "?limit=100");
             assertThat(a.status()).isEqualTo(200);
-            assertThat(a.raw().body()).as(list)
-                    .doesNotContain(payment).doesNotContain(refund).doesNotContain(endpoint)
-                    .doesNotContain(event).doesNotContain(job).doesNotContain(SECRET_MARK);
+            assertThat(a.raw().body())
+                    .as(list)
+                    .doesNotContain(payment)
+                    .doesNotContain(refund)
+                    .doesNotContain(endpoint)
+                    .doesNotContain(event)
+                    .doesNotContain(job)
+                    .doesNotContain(SECRET_MARK);
         }
         // a cursor naming the victim's object pages nothing of the victim's either
         Api.Answer cursor = intruder.get("/v1/payments?starting_after=" + payment);
@@ -173,10 +212,11 @@ class TenantIsolationTest {
     @Test
     void theVictimsKeysOnEveryOtherKeyedRouteAreNewKeysForTheIntruder() {
         String ownPayment = created(intruder.post("/v1/payments", "{\"amount\": 600, \"currency\": \"eur\"}"))
-                .get("id").asText();
+                .get("id")
+                .asText();
         // a refund of the intruder's own payment under the key of the victim's refund
-        Api.Answer refundAnswer = intruder.post("/v1/refunds", "{\"payment_id\": \"" + ownPayment + "\", \"amount\": 5}",
-                refundKey);
+        Api.Answer refundAnswer =
+                intruder.post("/v1/refunds", "{\"payment_id\": \"" + ownPayment + "\", \"amount\": 5}", refundKey);
         assertThat(refundAnswer.status()).as(refundAnswer.raw().body()).isEqualTo(201);
         assertThat(refundAnswer.body().get("id").asText()).isNotEqualTo(refund);
         assertThat(refundAnswer.body().get("payment_id").asText()).isEqualTo(ownPayment);
@@ -193,7 +233,12 @@ class TenantIsolationTest {
         for (Api.Answer a : List.of(refundAnswer, endpointAnswer, reportAnswer)) {
             assertThat(a.header("Idempotent-Replayed")).as(a.raw().body()).isNull();
         }
-        await().atMost(DEADLINE).until(() -> intruder.get("/v1/jobs/" + ownJob).body().get("status").asText().equals("succeeded"));
+        await().atMost(DEADLINE)
+                .until(() -> intruder.get("/v1/jobs/" + ownJob)
+                        .body()
+                        .get("status")
+                        .asText()
+                        .equals("succeeded"));
         String csv = intruder.get("/v1/jobs/" + ownJob + "/result").raw().body();
         assertThat(csv).contains(ownPayment).doesNotContain(payment).doesNotContain(SECRET_MARK);
     }
@@ -201,11 +246,20 @@ class TenantIsolationTest {
     @Test
     void aCursorNamingTheVictimsObjectPagesOnlyTheCallersOwn() {
         String ownPayment = created(intruder.post("/v1/payments", "{\"amount\": 700, \"currency\": \"eur\"}"))
-                .get("id").asText();
+                .get("id")
+                .asText();
         created(intruder.post("/v1/refunds", "{\"payment_id\": \"" + ownPayment + "\", \"amount\": 1}"));
-        String ownEndpoint = created(intruder.post("/v1/webhook_endpoints",
-                "{\"url\": \"http://127.0.0.1:9/intruder\", \"event_types\": [\"*\"]}")).get("id").asText();
-        String ownEvent = intruder.get("/v1/events?limit=1").body().get("data").get(0).get("id").asText();
+        String ownEndpoint = created(intruder.post(
+                        "/v1/webhook_endpoints",
+                        "{\"url\": \"http://127.0.0.1:9/intruder\", \"event_types\": [\"*\"]}"))
+                .get("id")
+                .asText();
+        String ownEvent = intruder.get("/v1/events?limit=1")
+                .body()
+                .get("data")
+                .get(0)
+                .get("id")
+                .asText();
         Map<String, String> cursors = new LinkedHashMap<>();
         cursors.put("/v1/payments", payment);
         cursors.put("/v1/refunds", refund);
@@ -216,9 +270,13 @@ class TenantIsolationTest {
         cursors.put("/v1/webhook_endpoints/" + ownEndpoint + "/deliveries", delivery);
         for (Map.Entry<String, String> c : cursors.entrySet()) {
             Set<String> own = new HashSet<>();
-            intruder.get(c.getKey() + "?limit=100").body().get("data").forEach(n -> own.add(n.get("id").asText()));
+            intruder.get(c.getKey() + "?limit=100")
+                    .body()
+                    .get("data")
+                    .forEach(n -> own.add(n.get("id").asText()));
             Api.Answer page = intruder.get(c.getKey() + "?limit=100&starting_after=" + c.getValue());
-            String what = c.getKey() + " after " + c.getValue() + " -> " + page.raw().body();
+            String what =
+                    c.getKey() + " after " + c.getValue() + " -> " + page.raw().body();
             assertThat(page.status()).as(what).isIn(200, 400, 404);
             assertThat(page.raw().body()).as(what).doesNotContain(SECRET_MARK).doesNotContain("4321");
             if (page.status() == 200) {
@@ -236,12 +294,16 @@ class TenantIsolationTest {
         // run every attempt first (the parameterized test may run in any order)
         routesWithTheVictimsIds().forEach(a -> {
             Object[] args = a.get();
-            theOtherAccountsIdsAreNotFoundAndLeakNothing((String) args[0], (String) args[1], (String) args[2], (String) args[3]);
+            theOtherAccountsIdsAreNotFoundAndLeakNothing(
+                    (String) args[0], (String) args[1], (String) args[2], (String) args[3]);
         });
 
         JsonNode ep = victim.get("/v1/webhook_endpoints/" + endpoint).body();
         assertThat(ep.get("url").asText()).isEqualTo("http://127.0.0.1:9/victim");
-        assertThat(victim.get("/v1/webhook_endpoints/" + endpoint + "/secret").body().get("secret").asText())
+        assertThat(victim.get("/v1/webhook_endpoints/" + endpoint + "/secret")
+                        .body()
+                        .get("secret")
+                        .asText())
                 .isEqualTo(endpointSecret);
         assertThat(ep.get("previous_secret_expires_at").isNull()).isTrue();
         assertThat(victim.get("/v1/jobs/" + job).body().get("status").asText()).isEqualTo("succeeded");
@@ -250,7 +312,11 @@ class TenantIsolationTest {
         List<String> refundIds = new ArrayList<>();
         refunds.forEach(r -> refundIds.add(r.get("id").asText()));
         assertThat(refundIds).containsExactly(refund);
-        assertThat(victim.get("/v1/payments/" + payment).body().get("amount_refunded").asLong()).isEqualTo(5);
+        assertThat(victim.get("/v1/payments/" + payment)
+                        .body()
+                        .get("amount_refunded")
+                        .asLong())
+                .isEqualTo(5);
     }
 
     /** A request body, possibly absent. */

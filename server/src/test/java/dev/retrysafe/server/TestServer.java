@@ -49,8 +49,13 @@ public final class TestServer implements AutoCloseable {
     private final @Nullable Path tempDir;
     private final ByteArrayOutputStream out;
 
-    private TestServer(RetrysafeServer server, ServerConfig config, String apiKey, String otherApiKey,
-                       @Nullable Path tempDir, ByteArrayOutputStream out) {
+    private TestServer(
+            RetrysafeServer server,
+            ServerConfig config,
+            String apiKey,
+            String otherApiKey,
+            @Nullable Path tempDir,
+            ByteArrayOutputStream out) {
         this.server = server;
         this.config = config;
         this.apiKey = apiKey;
@@ -250,7 +255,8 @@ public final class TestServer implements AutoCloseable {
          * retries in milliseconds.
          */
         public Builder loopbackWebhooks(List<Duration> schedule) {
-            this.webhooks = ServerConfig.defaults().webhooks()
+            this.webhooks = ServerConfig.defaults()
+                    .webhooks()
                     .withTargets(List.of("127.0.0.0/8", "::1/128"), false)
                     .withRetrySchedule(schedule, 0);
             return this;
@@ -274,21 +280,31 @@ public final class TestServer implements AutoCloseable {
                 String key = ApiKeys.generate();
                 String other = ApiKeys.generate();
                 ServerConfig base = ServerConfig.defaults();
-                ServerConfig config = customize.apply(base
-                        .withHost("127.0.0.1")
+                ServerConfig config = customize.apply(base.withHost("127.0.0.1")
                         .withPort(0)
                         .withDataDir(dir)
                         .withDatabase(database != null ? database : base.database())
                         .withBank(new BankConfig(bankLatency, declineRate, errorRate))
-                        .withIdempotency(new IdempotencyConfig(idempotency, lease,
-                                base.idempotency().retention(), base.idempotency().purgeInterval(), claims))
-                        .withRateLimits(rateLimits != null ? rateLimits : base.rateLimits().disabled())
+                        .withIdempotency(new IdempotencyConfig(
+                                idempotency,
+                                lease,
+                                base.idempotency().retention(),
+                                base.idempotency().purgeInterval(),
+                                claims))
+                        .withRateLimits(
+                                rateLimits != null
+                                        ? rateLimits
+                                        : base.rateLimits().disabled())
                         .withWebhooks(webhooks != null ? webhooks : base.webhooks())
                         .withShutdownTimeout(Duration.ofSeconds(5))
                         .withBootstrapApiKeys(List.of(key, other)));
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
-                RetrysafeServer server = RetrysafeServer.start(config, clock,
-                        new PrintStream(out, true, StandardCharsets.UTF_8), bankProcessing, reportPacing);
+                RetrysafeServer server = RetrysafeServer.start(
+                        config,
+                        clock,
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        bankProcessing,
+                        reportPacing);
                 return new TestServer(server, config, key, other, temp, out);
             } catch (Exception e) {
                 if (temp != null) {

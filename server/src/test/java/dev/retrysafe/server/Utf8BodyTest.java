@@ -57,28 +57,80 @@ class Utf8BodyTest {
 
     static Stream<Arguments> notUtf8() {
         return Stream.of(
-                Arguments.of("UTF-16LE with BOM", 10_001, encoded(UTF16_LE_BOM, "UTF-16LE", 10_001),
+                Arguments.of(
+                        "UTF-16LE with BOM",
+                        10_001,
+                        encoded(UTF16_LE_BOM, "UTF-16LE", 10_001),
                         "UTF-16 (little-endian) byte order mark"),
-                Arguments.of("UTF-16BE with BOM", 10_002, encoded(UTF16_BE_BOM, "UTF-16BE", 10_002),
+                Arguments.of(
+                        "UTF-16BE with BOM",
+                        10_002,
+                        encoded(UTF16_BE_BOM, "UTF-16BE", 10_002),
                         "UTF-16 (big-endian) byte order mark"),
-                Arguments.of("UTF-32LE with BOM", 10_003, encoded(UTF32_LE_BOM, "UTF-32LE", 10_003),
+                Arguments.of(
+                        "UTF-32LE with BOM",
+                        10_003,
+                        encoded(UTF32_LE_BOM, "UTF-32LE", 10_003),
                         "UTF-32 (little-endian) byte order mark"),
-                Arguments.of("UTF-32BE with BOM", 10_004, encoded(UTF32_BE_BOM, "UTF-32BE", 10_004),
+                Arguments.of(
+                        "UTF-32BE with BOM",
+                        10_004,
+                        encoded(UTF32_BE_BOM, "UTF-32BE", 10_004),
                         "UTF-32 (big-endian) byte order mark"),
-                Arguments.of("UTF-16LE without BOM", 10_005, encoded(new byte[0], "UTF-16LE", 10_005), "a NUL byte at offset 1 "),
-                Arguments.of("UTF-16BE without BOM", 10_006, encoded(new byte[0], "UTF-16BE", 10_006), "a NUL byte at offset 0 "),
-                Arguments.of("UTF-32LE without BOM", 10_007, encoded(new byte[0], "UTF-32LE", 10_007), "a NUL byte at offset 1 "),
-                Arguments.of("Latin-1", 10_008, json(10_008, "caf\u00e9").getBytes(StandardCharsets.ISO_8859_1),
+                Arguments.of(
+                        "UTF-16LE without BOM",
+                        10_005,
+                        encoded(new byte[0], "UTF-16LE", 10_005),
+                        "a NUL byte at offset 1 "),
+                Arguments.of(
+                        "UTF-16BE without BOM",
+                        10_006,
+                        encoded(new byte[0], "UTF-16BE", 10_006),
+                        "a NUL byte at offset 0 "),
+                Arguments.of(
+                        "UTF-32LE without BOM",
+                        10_007,
+                        encoded(new byte[0], "UTF-32LE", 10_007),
+                        "a NUL byte at offset 1 "),
+                Arguments.of(
+                        "Latin-1",
+                        10_008,
+                        json(10_008, "caf\u00e9").getBytes(StandardCharsets.ISO_8859_1),
                         "an invalid byte 0xE9 at offset " + (DESCRIPTION_AT + 3)),
-                Arguments.of("a stray continuation byte", 10_009, spliced(10_009, 0x80), "an invalid byte 0x80 at offset " + DESCRIPTION_AT),
-                Arguments.of("a truncated sequence", 10_010, spliced(10_010, 0xE2, 0x82), "an invalid byte 0xE2 at offset " + DESCRIPTION_AT),
-                Arguments.of("an overlong '/'", 10_011, spliced(10_011, 0xC0, 0xAF), "an invalid byte 0xC0 at offset " + DESCRIPTION_AT),
-                Arguments.of("an overlong NUL", 10_012, spliced(10_012, 0xE0, 0x80, 0x80), "an invalid byte 0xE0 at offset " + DESCRIPTION_AT),
-                Arguments.of("a lone high surrogate (U+D800)", 10_013, spliced(10_013, 0xED, 0xA0, 0x80),
+                Arguments.of(
+                        "a stray continuation byte",
+                        10_009,
+                        spliced(10_009, 0x80),
+                        "an invalid byte 0x80 at offset " + DESCRIPTION_AT),
+                Arguments.of(
+                        "a truncated sequence",
+                        10_010,
+                        spliced(10_010, 0xE2, 0x82),
+                        "an invalid byte 0xE2 at offset " + DESCRIPTION_AT),
+                Arguments.of(
+                        "an overlong '/'",
+                        10_011,
+                        spliced(10_011, 0xC0, 0xAF),
+                        "an invalid byte 0xC0 at offset " + DESCRIPTION_AT),
+                Arguments.of(
+                        "an overlong NUL",
+                        10_012,
+                        spliced(10_012, 0xE0, 0x80, 0x80),
+                        "an invalid byte 0xE0 at offset " + DESCRIPTION_AT),
+                Arguments.of(
+                        "a lone high surrogate (U+D800)",
+                        10_013,
+                        spliced(10_013, 0xED, 0xA0, 0x80),
                         "an invalid byte 0xED at offset " + DESCRIPTION_AT),
-                Arguments.of("a lone low surrogate (U+DC00)", 10_014, spliced(10_014, 0xED, 0xB0, 0x80),
+                Arguments.of(
+                        "a lone low surrogate (U+DC00)",
+                        10_014,
+                        spliced(10_014, 0xED, 0xB0, 0x80),
                         "an invalid byte 0xED at offset " + DESCRIPTION_AT),
-                Arguments.of("a code point past U+10FFFF", 10_015, spliced(10_015, 0xF4, 0x90, 0x80, 0x80),
+                Arguments.of(
+                        "a code point past U+10FFFF",
+                        10_015,
+                        spliced(10_015, 0xF4, 0x90, 0x80, 0x80),
                         "an invalid byte 0xF4 at offset " + DESCRIPTION_AT));
     }
 
@@ -91,15 +143,22 @@ class Utf8BodyTest {
 
         assertThat(refused.status()).as(refused.raw().body()).isEqualTo(400);
         assertThat(refused.body().get("type").asText()).isEqualTo("/problems/malformed-json");
-        assertThat(refused.body().get("detail").asText()).startsWith("The body must be UTF-8: ").contains(reason);
+        assertThat(refused.body().get("detail").asText())
+                .startsWith("The body must be UTF-8: ")
+                .contains(reason);
         List<JsonNode> after = payments();
-        assertThat(after).as("payments after the refusal").hasSize(before)
+        assertThat(after)
+                .as("payments after the refusal")
+                .hasSize(before)
                 .noneSatisfy(p -> assertThat(p.get("amount").asInt()).isEqualTo(amount));
 
-        Api.Answer utf8 = post(json(amount, "caf\u00e9").getBytes(StandardCharsets.UTF_8), UUID.randomUUID().toString());
+        Api.Answer utf8 = post(
+                json(amount, "caf\u00e9").getBytes(StandardCharsets.UTF_8),
+                UUID.randomUUID().toString());
 
         assertThat(utf8.status()).as(utf8.raw().body()).isEqualTo(201);
-        assertThat(payments()).hasSize(before + 1)
+        assertThat(payments())
+                .hasSize(before + 1)
                 .anySatisfy(p -> assertThat(p.get("amount").asInt()).isEqualTo(amount));
     }
 
@@ -122,7 +181,8 @@ class Utf8BodyTest {
         assertThat(again.body().get("type").asText()).isEqualTo("/problems/malformed-json");
         assertThat(fixedUnderTheSameKey.status()).isEqualTo(422);
         assertThat(fixedUnderTheSameKey.body().get("type").asText()).isEqualTo("/problems/idempotency-key-reused");
-        assertThat(payments()).noneSatisfy(p -> assertThat(p.get("amount").asInt()).isEqualTo(10_101));
+        assertThat(payments())
+                .noneSatisfy(p -> assertThat(p.get("amount").asInt()).isEqualTo(10_101));
     }
 
     /** RFC 8259 lets a parser ignore a UTF-8 byte order mark; this server does, and keeps every character. */
@@ -151,8 +211,11 @@ class Utf8BodyTest {
     }
 
     private Api.Answer post(byte[] body, String key) {
-        return api.send(api.request("/v1/payments").header("Content-Type", "application/json")
-                .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
+        return api.send(api.request("/v1/payments")
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build());
     }
 
     private List<JsonNode> payments() {

@@ -33,8 +33,7 @@ abstract class WebhookEndpointsApiContract {
     abstract TestServer startServer();
 
     /** Runs after the server stopped, e.g. to drop its database. */
-    void afterServerStopped() {
-    }
+    void afterServerStopped() {}
 
     @BeforeAll
     void start() {
@@ -73,10 +72,12 @@ abstract class WebhookEndpointsApiContract {
     /** Every response body in the idempotency table, read with JDBC as UTF-8 text. */
     private List<String> storedAnswers() throws java.sql.SQLException {
         List<String> bodies = new ArrayList<>();
-        try (var c = java.sql.DriverManager.getConnection(server.config().database().jdbcUrl(server.config().dataDir()),
-                server.config().database().user(), server.config().database().password());
-             var s = c.createStatement();
-             var rs = s.executeQuery("SELECT response_body FROM idempotency_keys WHERE response_body IS NOT NULL")) {
+        try (var c = java.sql.DriverManager.getConnection(
+                        server.config().database().jdbcUrl(server.config().dataDir()),
+                        server.config().database().user(),
+                        server.config().database().password());
+                var s = c.createStatement();
+                var rs = s.executeQuery("SELECT response_body FROM idempotency_keys WHERE response_body IS NOT NULL")) {
             while (rs.next()) {
                 bodies.add(new String(rs.getBytes(1), StandardCharsets.UTF_8));
             }
@@ -86,8 +87,10 @@ abstract class WebhookEndpointsApiContract {
 
     @Test
     void createAnswersTheEndpointWithItsSecretAndLocation() {
-        Api.Answer a = api.post("/v1/webhook_endpoints", "{\"url\": \"" + PUBLIC_URL + "\","
-                + " \"event_types\": [\"payment.succeeded\", \"refund.created\"], \"description\": \"orders\"}");
+        Api.Answer a = api.post(
+                "/v1/webhook_endpoints",
+                "{\"url\": \"" + PUBLIC_URL + "\","
+                        + " \"event_types\": [\"payment.succeeded\", \"refund.created\"], \"description\": \"orders\"}");
 
         assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
         JsonNode e = a.body();
@@ -98,21 +101,26 @@ abstract class WebhookEndpointsApiContract {
         assertThat(e.get("event_types").toString()).isEqualTo("[\"payment.succeeded\",\"refund.created\"]");
         assertThat(e.get("enabled").asBoolean()).isTrue();
         assertThat(e.get("secret").asText()).startsWith("whsec_");
-        assertThat(a.header("Location")).isEqualTo("/v1/webhook_endpoints/" + e.get("id").asText());
+        assertThat(a.header("Location"))
+                .isEqualTo("/v1/webhook_endpoints/" + e.get("id").asText());
 
         Api.Answer read = api.get("/v1/webhook_endpoints/" + e.get("id").asText());
         assertThat(read.status()).isEqualTo(200);
         assertThat(read.body().get("url").asText()).isEqualTo(PUBLIC_URL);
-        assertThat(read.body().has("secret")).as("the secret is only shown on creation and by .../secret").isFalse();
+        assertThat(read.body().has("secret"))
+                .as("the secret is only shown on creation and by .../secret")
+                .isFalse();
 
         Api.Answer secret = api.get("/v1/webhook_endpoints/" + e.get("id").asText() + "/secret");
         assertThat(secret.status()).isEqualTo(200);
-        assertThat(secret.body().get("secret").asText()).isEqualTo(e.get("secret").asText());
+        assertThat(secret.body().get("secret").asText())
+                .isEqualTo(e.get("secret").asText());
     }
 
     @Test
     void aRetriedCreateWithTheSameKeyReplaysTheFirstAnswerAndCreatesNothing() {
-        String body = "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"refund.created\"], \"description\": \"once\"}";
+        String body =
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"refund.created\"], \"description\": \"once\"}";
         String key = java.util.UUID.randomUUID().toString();
 
         Api.Answer first = api.post("/v1/webhook_endpoints", body, key);
@@ -172,7 +180,9 @@ abstract class WebhookEndpointsApiContract {
         assertThat(createReplay.body()).isEqualTo(((ObjectNode) created.body().deepCopy()).put("secret", current));
         assertThat(rotateReplay.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(rotateReplay.body()).isEqualTo(rotated.body());
-        assertThat(storedAnswers()).as("stored answers, of this test and every other of the class").isNotEmpty()
+        assertThat(storedAnswers())
+                .as("stored answers, of this test and every other of the class")
+                .isNotEmpty()
                 .noneMatch(stored -> stored.contains(original) || stored.contains(current))
                 .noneMatch(stored -> stored.contains("whsec_"));
 
@@ -182,8 +192,11 @@ abstract class WebhookEndpointsApiContract {
         assertThat(afterDelete.status()).isEqualTo(201);
         assertThat(afterDelete.header("Idempotent-Replayed")).isEqualTo("true");
         assertThat(afterDelete.body().get("id").asText()).isEqualTo(id);
-        assertThat(afterDelete.body().get("secret").isNull()).as(afterDelete.raw().body()).isTrue();
-        assertThat(api.post(rotatePath, "", rotateKey).body().get("secret").isNull()).isTrue();
+        assertThat(afterDelete.body().get("secret").isNull())
+                .as(afterDelete.raw().body())
+                .isTrue();
+        assertThat(api.post(rotatePath, "", rotateKey).body().get("secret").isNull())
+                .isTrue();
     }
 
     @Test
@@ -197,7 +210,8 @@ abstract class WebhookEndpointsApiContract {
         String cursor = null;
         boolean more = true;
         while (more) {
-            Api.Answer page = fresh.get("/v1/webhook_endpoints?limit=2" + (cursor == null ? "" : "&starting_after=" + cursor));
+            Api.Answer page =
+                    fresh.get("/v1/webhook_endpoints?limit=2" + (cursor == null ? "" : "&starting_after=" + cursor));
             assertThat(page.status()).isEqualTo(200);
             assertThat(page.body().get("data").size()).isLessThanOrEqualTo(2);
             for (JsonNode e : page.body().get("data")) {
@@ -214,7 +228,9 @@ abstract class WebhookEndpointsApiContract {
     void patchChangesOnlyTheGivenFieldsAndDisablesAndEnables() {
         String id = createDefault(api).get("id").asText();
 
-        Api.Answer changed = patch(api, "/v1/webhook_endpoints/" + id,
+        Api.Answer changed = patch(
+                api,
+                "/v1/webhook_endpoints/" + id,
                 "{\"description\": \"new\", \"event_types\": [\"*\"], \"url\": \"https://8.8.8.8/other\"}");
         assertThat(changed.status()).as(changed.raw().body()).isEqualTo(200);
         assertThat(changed.body().get("description").asText()).isEqualTo("new");
@@ -235,13 +251,16 @@ abstract class WebhookEndpointsApiContract {
 
     @Test
     void rateLimitIsSetOnCreateShownOnGetChangedByPatchAndRemovedWithNull() {
-        JsonNode created = create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"rate_limit\": 50}");
+        JsonNode created =
+                create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"rate_limit\": 50}");
         String path = "/v1/webhook_endpoints/" + created.get("id").asText();
         assertThat(created.get("rate_limit").asInt()).isEqualTo(50);
         assertThat(api.get(path).body().get("rate_limit").asInt()).isEqualTo(50);
 
         Api.Answer other = patch(api, path, "{\"description\": \"rate kept\"}");
-        assertThat(other.body().get("rate_limit").asInt()).as("a PATCH without it keeps it").isEqualTo(50);
+        assertThat(other.body().get("rate_limit").asInt())
+                .as("a PATCH without it keeps it")
+                .isEqualTo(50);
         Api.Answer raised = patch(api, path, "{\"rate_limit\": 10000}");
         assertThat(raised.status()).as(raised.raw().body()).isEqualTo(200);
         assertThat(raised.body().get("rate_limit").asInt()).isEqualTo(10_000);
@@ -249,23 +268,46 @@ abstract class WebhookEndpointsApiContract {
         assertThat(removed.status()).as(removed.raw().body()).isEqualTo(200);
         assertThat(removed.body().get("rate_limit").isNull()).isTrue();
         assertThat(api.get(path).body().get("rate_limit").isNull()).isTrue();
-        assertThat(patch(api, path, "{\"rate_limit\": 1}").body().get("rate_limit").asInt()).isEqualTo(1);
+        assertThat(patch(api, path, "{\"rate_limit\": 1}")
+                        .body()
+                        .get("rate_limit")
+                        .asInt())
+                .isEqualTo(1);
 
         JsonNode unlimited = createDefault(api);
         assertThat(unlimited.has("rate_limit")).isTrue();
-        assertThat(unlimited.get("rate_limit").isNull()).as("no limit unless asked").isTrue();
-        JsonNode explicitNull = create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"rate_limit\": null}");
+        assertThat(unlimited.get("rate_limit").isNull())
+                .as("no limit unless asked")
+                .isTrue();
+        JsonNode explicitNull =
+                create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"rate_limit\": null}");
         assertThat(explicitNull.get("rate_limit").isNull()).isTrue();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"0", "-1", "-10000", "10001", "2147483648", "99999999999999999999", "1e3", "2.5",
-            "10.0", "\"10\"", "true", "[5]", "{\"per_second\": 5}"})
+    @ValueSource(
+            strings = {
+                "0",
+                "-1",
+                "-10000",
+                "10001",
+                "2147483648",
+                "99999999999999999999",
+                "1e3",
+                "2.5",
+                "10.0",
+                "\"10\"",
+                "true",
+                "[5]",
+                "{\"per_second\": 5}"
+            })
     void invalidRateLimitsAnswerAValidationProblemNamingTheFieldOnCreateAndPatch(String value) {
         String id = createDefault(api).get("id").asText();
         List<Api.Answer> answers = List.of(
-                api.post("/v1/webhook_endpoints", "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], "
-                        + "\"rate_limit\": " + value + "}"),
+                api.post(
+                        "/v1/webhook_endpoints",
+                        "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], " + "\"rate_limit\": " + value
+                                + "}"),
                 patch(api, "/v1/webhook_endpoints/" + id, "{\"rate_limit\": " + value + "}"));
 
         for (Api.Answer a : answers) {
@@ -277,8 +319,12 @@ abstract class WebhookEndpointsApiContract {
                 assertThat(e.get("detail").asText()).contains("1 to 10000");
             });
         }
-        assertThat(api.get("/v1/webhook_endpoints/" + id).body().get("rate_limit").isNull())
-                .as("the refused PATCH changed nothing").isTrue();
+        assertThat(api.get("/v1/webhook_endpoints/" + id)
+                        .body()
+                        .get("rate_limit")
+                        .isNull())
+                .as("the refused PATCH changed nothing")
+                .isTrue();
     }
 
     @Test
@@ -289,7 +335,8 @@ abstract class WebhookEndpointsApiContract {
 
         assertThat(refused.status()).isEqualTo(422);
         assertThat(refused.body().get("type").asText()).isEqualTo("/problems/webhook-url-refused");
-        assertThat(api.get("/v1/webhook_endpoints/" + id).body().get("url").asText()).isEqualTo(PUBLIC_URL);
+        assertThat(api.get("/v1/webhook_endpoints/" + id).body().get("url").asText())
+                .isEqualTo(PUBLIC_URL);
     }
 
     @Test
@@ -301,9 +348,15 @@ abstract class WebhookEndpointsApiContract {
 
         assertThat(rotated.status()).as(rotated.raw().body()).isEqualTo(200);
         String newSecret = rotated.body().get("secret").asText();
-        assertThat(newSecret).startsWith("whsec_").isNotEqualTo(created.get("secret").asText());
+        assertThat(newSecret)
+                .startsWith("whsec_")
+                .isNotEqualTo(created.get("secret").asText());
         assertThat(rotated.body().get("previous_secret_expires_at").asText()).isNotEmpty();
-        assertThat(api.get("/v1/webhook_endpoints/" + id + "/secret").body().get("secret").asText()).isEqualTo(newSecret);
+        assertThat(api.get("/v1/webhook_endpoints/" + id + "/secret")
+                        .body()
+                        .get("secret")
+                        .asText())
+                .isEqualTo(newSecret);
     }
 
     @Test
@@ -334,7 +387,9 @@ abstract class WebhookEndpointsApiContract {
                 delete(other, path));
 
         for (Api.Answer a : answers) {
-            assertThat(a.status()).as(a.raw().request().method() + " " + a.raw().uri()).isEqualTo(404);
+            assertThat(a.status())
+                    .as(a.raw().request().method() + " " + a.raw().uri())
+                    .isEqualTo(404);
             assertThat(a.raw().body()).doesNotContain(PUBLIC_URL).doesNotContain("whsec_");
         }
         JsonNode still = api.get(path).body();
@@ -345,16 +400,16 @@ abstract class WebhookEndpointsApiContract {
 
     @ParameterizedTest
     @CsvSource({
-            "https://169.254.169.254/latest/meta-data, not_public",
-            "https://127.0.0.1/hooks, not_public",
-            "https://10.0.0.1/hooks, not_public",
-            "https://[::1]/hooks, not_public",
-            "https://0x7f000001/hooks, not_public",
-            "https://[::ffff:127.0.0.1]/hooks, not_public",
-            "http://1.1.1.1/hooks, https_required",
-            "http://127.0.0.1:8080/hooks, https_required",
-            "ftp://1.1.1.1/hooks, unsupported_scheme",
-            "https://user:pass@1.1.1.1/hooks, userinfo",
+        "https://169.254.169.254/latest/meta-data, not_public",
+        "https://127.0.0.1/hooks, not_public",
+        "https://10.0.0.1/hooks, not_public",
+        "https://[::1]/hooks, not_public",
+        "https://0x7f000001/hooks, not_public",
+        "https://[::ffff:127.0.0.1]/hooks, not_public",
+        "http://1.1.1.1/hooks, https_required",
+        "http://127.0.0.1:8080/hooks, https_required",
+        "ftp://1.1.1.1/hooks, unsupported_scheme",
+        "https://user:pass@1.1.1.1/hooks, userinfo",
     })
     void refusesUrlsTheGuardRefusesNamingTheReason(String url, String reason) {
         Api.Answer a = api.post("/v1/webhook_endpoints", "{\"url\": \"" + url + "\", \"event_types\": [\"*\"]}");
@@ -366,18 +421,19 @@ abstract class WebhookEndpointsApiContract {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-            "{}",
-            "{\"url\": \"" + PUBLIC_URL + "\"}",
-            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": []}",
-            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": \"payment.succeeded\"}",
-            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"Payment Succeeded\"]}",
-            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [7]}",
-            "{\"url\": 42, \"event_types\": [\"*\"]}",
-            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"description\": 5}",
-            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"secret\": \"whsec_mine\"}",
-            "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"description\": \"a\\u0000b\"}",
-    })
+    @ValueSource(
+            strings = {
+                "{}",
+                "{\"url\": \"" + PUBLIC_URL + "\"}",
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": []}",
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": \"payment.succeeded\"}",
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"Payment Succeeded\"]}",
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [7]}",
+                "{\"url\": 42, \"event_types\": [\"*\"]}",
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"description\": 5}",
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"secret\": \"whsec_mine\"}",
+                "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"description\": \"a\\u0000b\"}",
+            })
     void invalidBodiesAnswer400NamingTheField(String body) {
         Api.Answer a = api.post("/v1/webhook_endpoints", body);
 
@@ -393,8 +449,9 @@ abstract class WebhookEndpointsApiContract {
                 api.post("/v1/webhook_endpoints", "not json"),
                 api.post("/v1/webhook_endpoints", "[1, 2]"),
                 api.post("/v1/webhook_endpoints", "{\"url\": \"https://[zz/\", \"event_types\": [\"*\"]}"),
-                api.post("/v1/webhook_endpoints", "{\"url\": \"" + "https://1.1.1.1/" + "a".repeat(3000)
-                        + "\", \"event_types\": [\"*\"]}"),
+                api.post(
+                        "/v1/webhook_endpoints",
+                        "{\"url\": \"" + "https://1.1.1.1/" + "a".repeat(3000) + "\", \"event_types\": [\"*\"]}"),
                 api.get("/v1/webhook_endpoints?limit=0"),
                 api.get("/v1/webhook_endpoints?limit=abc"),
                 api.get("/v1/webhook_endpoints?starting_after=pay_x"),
@@ -412,7 +469,9 @@ abstract class WebhookEndpointsApiContract {
                 api.get("/v1/events/evt_nope"));
 
         for (Api.Answer a : answers) {
-            assertThat(a.status()).as(a.raw().request().method() + " " + a.raw().uri() + " -> " + a.raw().body())
+            assertThat(a.status())
+                    .as(a.raw().request().method() + " " + a.raw().uri() + " -> "
+                            + a.raw().body())
                     .isBetween(400, 499);
             assertThat(a.contentType()).startsWith("application/problem+json");
         }

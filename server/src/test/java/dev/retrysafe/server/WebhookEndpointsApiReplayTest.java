@@ -35,7 +35,9 @@ class WebhookEndpointsApiReplayTest {
     @BeforeAll
     void start() throws Exception {
         receiver = LoopbackReceiver.start();
-        server = TestServer.h2().loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(50))).start();
+        server = TestServer.h2()
+                .loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(50)))
+                .start();
         api = Api.of(server);
     }
 
@@ -63,7 +65,8 @@ class WebhookEndpointsApiReplayTest {
         awaitAttempts(delivery, 2);
         List<LoopbackReceiver.Received> sends = sendsOf(delivery);
         assertThat(sends).hasSize(2);
-        WebhookVerifier verifier = WebhookVerifier.builder().secret(endpoint.secret()).build();
+        WebhookVerifier verifier =
+                WebhookVerifier.builder().secret(endpoint.secret()).build();
         for (LoopbackReceiver.Received r : sends) {
             VerifiedWebhook verified = verifier.verify(HeaderLookup.of(r.headers()), r.body());
             assertThat(verified.id()).isEqualTo(delivery);
@@ -71,7 +74,9 @@ class WebhookEndpointsApiReplayTest {
         assertThat(sends.get(1).body()).isEqualTo(sends.get(0).body());
         JsonNode detail = api.get("/v1/deliveries/" + delivery).body();
         assertThat(detail.get("status").asText()).isEqualTo("succeeded");
-        assertThat(detail.get("attempts")).extracting(a -> a.get("number").asInt()).containsExactly(1, 2);
+        assertThat(detail.get("attempts"))
+                .extracting(a -> a.get("number").asInt())
+                .containsExactly(1, 2);
 
         // the same key twice: the second answer is the stored one, and only one more attempt is made
         String key = UUID.randomUUID().toString();
@@ -82,7 +87,9 @@ class WebhookEndpointsApiReplayTest {
         assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
         awaitAttempts(delivery, 3);
         JsonNode after = api.get("/v1/deliveries/" + delivery).body();
-        assertThat(after.get("next_attempt_at").isNull()).as("nothing more is due").isTrue();
+        assertThat(after.get("next_attempt_at").isNull())
+                .as("nothing more is due")
+                .isTrue();
         assertThat(sendsOf(delivery)).hasSize(3);
     }
 
@@ -90,7 +97,10 @@ class WebhookEndpointsApiReplayTest {
     void retryOfADeliveryWhoseEndpointIsDisabledAnswers409AndSendsNothing() throws Exception {
         Endpoint endpoint = endpoint();
         String delivery = paidAndDelivered(endpoint);
-        Api.Answer disabled = api.send("PATCH", "/v1/webhook_endpoints/" + endpoint.id(), "application/json",
+        Api.Answer disabled = api.send(
+                "PATCH",
+                "/v1/webhook_endpoints/" + endpoint.id(),
+                "application/json",
                 "{\"enabled\": false}".getBytes(StandardCharsets.UTF_8));
         assertThat(disabled.status()).isEqualTo(200);
 
@@ -103,27 +113,31 @@ class WebhookEndpointsApiReplayTest {
         assertThat(problem.get("reason").asText()).isEqualTo("endpoint_disabled");
         assertThat(problem.get("endpoint_id").asText()).isEqualTo(endpoint.id());
         assertThat(problem.get("delivery_status").asText()).isEqualTo("succeeded");
-        assertThat(problem.get("detail").asText()).contains("disabled", "/v1/webhook_endpoints/" + endpoint.id() + "/enable");
+        assertThat(problem.get("detail").asText())
+                .contains("disabled", "/v1/webhook_endpoints/" + endpoint.id() + "/enable");
         JsonNode detail = api.get("/v1/deliveries/" + delivery).body();
         assertThat(detail.get("status").asText()).isEqualTo("succeeded");
         assertThat(detail.get("next_attempt_at").isNull()).isTrue();
         assertThat(sendsOf(delivery)).hasSize(1);
 
-        Api.Answer other = new Api(server.baseUri(), server.otherApiKey()).post("/v1/deliveries/" + delivery + "/retry", "");
+        Api.Answer other =
+                new Api(server.baseUri(), server.otherApiKey()).post("/v1/deliveries/" + delivery + "/retry", "");
         assertThat(other.status()).as("another account's delivery").isEqualTo(404);
     }
 
     // --- helpers ---------------------------------------------------------------------------
 
-    private record Endpoint(String id, WebhookSecret secret) {
-    }
+    private record Endpoint(String id, WebhookSecret secret) {}
 
     /** A new endpoint of the test account at the receiver, for payment events. */
     private Endpoint endpoint() {
         String url = receiver.url("hooks");
-        Api.Answer a = api.post("/v1/webhook_endpoints", "{\"url\": \"" + url + "\", \"event_types\": [\"payment.succeeded\"]}");
+        Api.Answer a = api.post(
+                "/v1/webhook_endpoints", "{\"url\": \"" + url + "\", \"event_types\": [\"payment.succeeded\"]}");
         assertThat(a.status()).as(a.raw().body()).isEqualTo(201);
-        return new Endpoint(a.body().get("id").asText(), WebhookSecret.parse(a.body().get("secret").asText()));
+        return new Endpoint(
+                a.body().get("id").asText(),
+                WebhookSecret.parse(a.body().get("secret").asText()));
     }
 
     /** Makes a payment, waits until its delivery to {@code endpoint} succeeded, returns the delivery id. */
@@ -132,7 +146,9 @@ class WebhookEndpointsApiReplayTest {
         assertThat(paid.status()).as(paid.raw().body()).isEqualTo(201);
         String[] delivery = new String[1];
         await().atMost(WAIT).until(() -> {
-            JsonNode page = api.get("/v1/webhook_endpoints/" + endpoint.id() + "/deliveries").body().get("data");
+            JsonNode page = api.get("/v1/webhook_endpoints/" + endpoint.id() + "/deliveries")
+                    .body()
+                    .get("data");
             if (page.isEmpty() || !page.get(0).get("status").asText().equals("succeeded")) {
                 return false;
             }
@@ -147,11 +163,14 @@ class WebhookEndpointsApiReplayTest {
     private void awaitAttempts(String delivery, int n) {
         await().atMost(WAIT).until(() -> {
             JsonNode d = api.get("/v1/deliveries/" + delivery).body();
-            return d.get("attempt_count").asInt() == n && d.get("status").asText().equals("succeeded");
+            return d.get("attempt_count").asInt() == n
+                    && d.get("status").asText().equals("succeeded");
         });
     }
 
     private List<LoopbackReceiver.Received> sendsOf(String delivery) {
-        return receiver.received().stream().filter(r -> delivery.equals(r.headers().get("webhook-id"))).toList();
+        return receiver.received().stream()
+                .filter(r -> delivery.equals(r.headers().get("webhook-id")))
+                .toList();
     }
 }

@@ -25,8 +25,12 @@ class WebhooksCommandTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String body, String... args) {
-        return Main.run(args, Map.of(), new ByteArrayInputStream(body.getBytes(UTF_8)),
-                new PrintStream(out, true, UTF_8), new PrintStream(err, true, UTF_8));
+        return Main.run(
+                args,
+                Map.of(),
+                new ByteArrayInputStream(body.getBytes(UTF_8)),
+                new PrintStream(out, true, UTF_8),
+                new PrintStream(err, true, UTF_8));
     }
 
     private String out() {
@@ -40,7 +44,8 @@ class WebhooksCommandTest {
     @Test
     void signPrintsTheSignatureHeaderOfStandardInput() {
         assertThat(run(BODY, "webhooks", "sign", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP))
-                .as(err()).isZero();
+                .as(err())
+                .isZero();
 
         assertThat(out()).isEqualTo(SIGNATURE + System.lineSeparator());
     }
@@ -49,36 +54,97 @@ class WebhooksCommandTest {
     void signWithTwoSecretsPrintsBothSignatures() {
         String other = "whsec_" + "A".repeat(43) + "=";
 
-        assertThat(run(BODY, "webhooks", "sign", "--secret", SECRET, "--secret=" + other, "--id", ID,
-                "--timestamp", TIMESTAMP)).as(err()).isZero();
+        assertThat(run(
+                        BODY,
+                        "webhooks",
+                        "sign",
+                        "--secret",
+                        SECRET,
+                        "--secret=" + other,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        TIMESTAMP))
+                .as(err())
+                .isZero();
 
         assertThat(out().strip().split(" ")).hasSize(2).startsWith(SIGNATURE);
     }
 
     @Test
     void verifyOfAnOldMessagePrintsTheReasonAndExitsWithOne() {
-        assertThat(run(BODY, "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP,
-                "--signature", SIGNATURE)).isEqualTo(1);
+        assertThat(run(
+                        BODY,
+                        "webhooks",
+                        "verify",
+                        "--secret",
+                        SECRET,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        TIMESTAMP,
+                        "--signature",
+                        SIGNATURE))
+                .isEqualTo(1);
 
         assertThat(out()).startsWith("TIMESTAMP_TOO_OLD: timestamp outside tolerance");
     }
 
     @Test
     void verifyAtTheMessagesTimeOrWithoutToleranceSaysOk() {
-        assertThat(run(BODY, "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP,
-                "--signature", SIGNATURE, "--now", "1614265400")).as(out() + err()).isZero();
+        assertThat(run(
+                        BODY,
+                        "webhooks",
+                        "verify",
+                        "--secret",
+                        SECRET,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        TIMESTAMP,
+                        "--signature",
+                        SIGNATURE,
+                        "--now",
+                        "1614265400"))
+                .as(out() + err())
+                .isZero();
         assertThat(out()).isEqualTo("ok" + System.lineSeparator());
 
         out.reset();
-        assertThat(run(BODY, "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP,
-                "--signature", SIGNATURE, "--no-tolerance")).as(out() + err()).isZero();
+        assertThat(run(
+                        BODY,
+                        "webhooks",
+                        "verify",
+                        "--secret",
+                        SECRET,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        TIMESTAMP,
+                        "--signature",
+                        SIGNATURE,
+                        "--no-tolerance"))
+                .as(out() + err())
+                .isZero();
         assertThat(out()).isEqualTo("ok" + System.lineSeparator());
     }
 
     @Test
     void verifyOfAChangedBodyIsASignatureMismatch() {
-        assertThat(run(BODY + "\n", "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP,
-                "--signature", SIGNATURE, "--no-tolerance")).isEqualTo(1);
+        assertThat(run(
+                        BODY + "\n",
+                        "webhooks",
+                        "verify",
+                        "--secret",
+                        SECRET,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        TIMESTAMP,
+                        "--signature",
+                        SIGNATURE,
+                        "--no-tolerance"))
+                .isEqualTo(1);
 
         assertThat(out()).startsWith("NO_MATCHING_SIGNATURE: signature mismatch");
     }
@@ -90,15 +156,28 @@ class WebhooksCommandTest {
         String signature = out().strip();
         out.reset();
 
-        assertThat(run(BODY, "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", now,
-                "--signature", signature)).as(out()).isZero();
+        assertThat(run(
+                        BODY,
+                        "webhooks",
+                        "verify",
+                        "--secret",
+                        SECRET,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        now,
+                        "--signature",
+                        signature))
+                .as(out())
+                .isZero();
     }
 
     @Test
     void malformedSecretIsABadCommandLineThatNeverEchoesTheSecret() {
         String bare = SECRET.substring("whsec_".length());
 
-        assertThat(run(BODY, "webhooks", "sign", "--secret", bare, "--id", ID, "--timestamp", TIMESTAMP)).isEqualTo(2);
+        assertThat(run(BODY, "webhooks", "sign", "--secret", bare, "--id", ID, "--timestamp", TIMESTAMP))
+                .isEqualTo(2);
 
         assertThat(err()).contains("must start with 'whsec_'").doesNotContain(bare);
         assertThat(out()).isEmpty();
@@ -108,22 +187,60 @@ class WebhooksCommandTest {
     void badWebhookCommandLinesExitWithTwoAndSayWhy() {
         assertThat(run("", "webhooks")).isEqualTo(2);
         assertThat(run("", "webhooks", "frobnicate")).isEqualTo(2);
-        assertThat(run("", "webhooks", "sign", "--id", ID, "--timestamp", TIMESTAMP)).isEqualTo(2);
-        assertThat(run("", "webhooks", "sign", "--secret", SECRET, "--timestamp", TIMESTAMP)).isEqualTo(2);
-        assertThat(run("", "webhooks", "sign", "--secret", SECRET, "--id", ID, "--timestamp", "yesterday")).isEqualTo(2);
-        assertThat(run("", "webhooks", "sign", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP,
-                "--signature", SIGNATURE)).isEqualTo(2);
-        assertThat(run("", "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP)).isEqualTo(2);
-        assertThat(run("", "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP,
-                "--signature", SIGNATURE, "--now", "1", "--no-tolerance")).isEqualTo(2);
+        assertThat(run("", "webhooks", "sign", "--id", ID, "--timestamp", TIMESTAMP))
+                .isEqualTo(2);
+        assertThat(run("", "webhooks", "sign", "--secret", SECRET, "--timestamp", TIMESTAMP))
+                .isEqualTo(2);
+        assertThat(run("", "webhooks", "sign", "--secret", SECRET, "--id", ID, "--timestamp", "yesterday"))
+                .isEqualTo(2);
+        assertThat(run(
+                        "",
+                        "webhooks",
+                        "sign",
+                        "--secret",
+                        SECRET,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        TIMESTAMP,
+                        "--signature",
+                        SIGNATURE))
+                .isEqualTo(2);
+        assertThat(run("", "webhooks", "verify", "--secret", SECRET, "--id", ID, "--timestamp", TIMESTAMP))
+                .isEqualTo(2);
+        assertThat(run(
+                        "",
+                        "webhooks",
+                        "verify",
+                        "--secret",
+                        SECRET,
+                        "--id",
+                        ID,
+                        "--timestamp",
+                        TIMESTAMP,
+                        "--signature",
+                        SIGNATURE,
+                        "--now",
+                        "1",
+                        "--no-tolerance"))
+                .isEqualTo(2);
         assertThat(run("", "webhooks", "listen", "--port", "9000")).isEqualTo(2);
-        assertThat(run("", "webhooks", "listen", "--secret", SECRET, "--port", "65536")).isEqualTo(2);
-        assertThat(run("", "webhooks", "listen", "--secret", SECRET, "--no-tolerance")).isEqualTo(2);
+        assertThat(run("", "webhooks", "listen", "--secret", SECRET, "--port", "65536"))
+                .isEqualTo(2);
+        assertThat(run("", "webhooks", "listen", "--secret", SECRET, "--no-tolerance"))
+                .isEqualTo(2);
 
-        assertThat(err()).contains("sign, verify or listen").contains("webhooks listen needs --secret")
-                .contains("--port must be 0 to 65535, was '65536'").contains("unknown option '--no-tolerance' for webhooks listen").contains("needs --secret").contains("needs --id")
-                .contains("--timestamp must be seconds").contains("unknown option '--signature' for webhooks sign")
-                .contains("needs --signature").contains("either --now or --no-tolerance");
+        assertThat(err())
+                .contains("sign, verify or listen")
+                .contains("webhooks listen needs --secret")
+                .contains("--port must be 0 to 65535, was '65536'")
+                .contains("unknown option '--no-tolerance' for webhooks listen")
+                .contains("needs --secret")
+                .contains("needs --id")
+                .contains("--timestamp must be seconds")
+                .contains("unknown option '--signature' for webhooks sign")
+                .contains("needs --signature")
+                .contains("either --now or --no-tolerance");
         assertThat(out()).isEmpty();
     }
 
@@ -139,7 +256,14 @@ class WebhooksCommandTest {
     void helpListsTheWebhookCommands() {
         assertThat(run("", "--help")).isZero();
 
-        assertThat(out()).contains("webhooks sign", "webhooks verify", "--signature", "--no-tolerance", "--now",
-                "webhooks listen", "--port");
+        assertThat(out())
+                .contains(
+                        "webhooks sign",
+                        "webhooks verify",
+                        "--signature",
+                        "--no-tolerance",
+                        "--now",
+                        "webhooks listen",
+                        "--port");
     }
 }

@@ -32,13 +32,15 @@ public final class ClientAddressFilter implements Filter {
             chain.doFilter(request, response);
             return;
         }
-        String client = proxies.client(http.getRemoteAddr(),
-                Collections.list(http.getHeaders(TrustedProxies.FORWARDED_FOR)));
-        chain.doFilter(new HttpServletRequestWrapper(http) {
-            @Override
-            public String getRemoteAddr() {
-                return client;
-            }
-        }, response);
+        String client =
+                proxies.client(http.getRemoteAddr(), Collections.list(http.getHeaders(TrustedProxies.FORWARDED_FOR)));
+        chain.doFilter(
+                new HttpServletRequestWrapper(http) {
+                    @Override
+                    public String getRemoteAddr() {
+                        return client;
+                    }
+                },
+                response);
     }
 }

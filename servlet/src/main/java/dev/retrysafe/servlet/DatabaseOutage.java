@@ -28,8 +28,7 @@ public final class DatabaseOutage {
     /** Causes followed at most: a chain is short, a loop in one must not hang the answer. */
     private static final int MAX_DEPTH = 20;
 
-    private DatabaseOutage() {
-    }
+    private DatabaseOutage() {}
 
     /**
      * Whether {@code failure} or one of its causes says the database cannot be reached.

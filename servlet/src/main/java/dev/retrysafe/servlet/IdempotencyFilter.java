@@ -84,8 +84,16 @@ public final class IdempotencyFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        HttpOnly.filter(request, response, chain, (httpRequest, httpResponse, next) -> handler.handle(httpRequest,
-                httpResponse, Handoff.body(httpRequest), Handoff.admission(httpRequest), next::doFilter));
+        HttpOnly.filter(
+                request,
+                response,
+                chain,
+                (httpRequest, httpResponse, next) -> handler.handle(
+                        httpRequest,
+                        httpResponse,
+                        Handoff.body(httpRequest),
+                        Handoff.admission(httpRequest),
+                        next::doFilter));
     }
 
     /** This filter's step, for {@link RequestDecisions}. */
@@ -107,8 +115,7 @@ public final class IdempotencyFilter implements Filter {
         private final Set<String> storedHeaders = new LinkedHashSet<>(FilterSettings.DEFAULT_STORED_HEADERS);
         private final List<FilterSettings.TransformedRoute> transforms = new ArrayList<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Where the operation's effects and the stored answers are written (required). */
         public Builder dataSource(DataSource dataSource) {
@@ -147,7 +154,8 @@ public final class IdempotencyFilter implements Filter {
         public Builder route(String method, String template, boolean keyRequired) {
             RouteTemplate route = RouteTemplate.of(method.toUpperCase(Locale.ROOT), template, keyRequired);
             for (RouteTemplate existing : routes) {
-                if (existing.method().equals(route.method()) && existing.template().equals(route.template())) {
+                if (existing.method().equals(route.method())
+                        && existing.template().equals(route.template())) {
                     throw new IllegalArgumentException("route already added: " + route.method() + " " + template);
                 }
             }
@@ -207,8 +215,8 @@ public final class IdempotencyFilter implements Filter {
         public Builder storedAnswerTransform(String method, String template, StoredAnswerTransform transform) {
             RouteTemplate route = RouteTemplate.of(method.toUpperCase(Locale.ROOT), template, false);
             if (transforms.stream().anyMatch(existing -> existing.route().equals(route))) {
-                throw new IllegalArgumentException("stored answer transform already set: " + route.method() + " "
-                        + template);
+                throw new IllegalArgumentException(
+                        "stored answer transform already set: " + route.method() + " " + template);
             }
             transforms.add(new FilterSettings.TransformedRoute(route, Objects.requireNonNull(transform, "transform")));
             return this;
@@ -229,8 +237,18 @@ public final class IdempotencyFilter implements Filter {
                         + (dataSource == null ? " dataSource" : "") + (store == null ? " store" : "")
                         + (scope == null ? " scope" : ""));
             }
-            return new FilterSettings(dataSource, store, clock, scope, routes, honourEveryPost, lease,
-                    maxBodyBytes, problemTypeBase, storedHeaders, transforms);
+            return new FilterSettings(
+                    dataSource,
+                    store,
+                    clock,
+                    scope,
+                    routes,
+                    honourEveryPost,
+                    lease,
+                    maxBodyBytes,
+                    problemTypeBase,
+                    storedHeaders,
+                    transforms);
         }
     }
 }

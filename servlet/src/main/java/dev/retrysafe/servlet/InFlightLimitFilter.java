@@ -78,8 +78,7 @@ public final class InFlightLimitFilter implements Filter {
         private final List<Limit> limits = new ArrayList<>();
         private String problemTypeBase = "/problems/";
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Adds a bound (see {@link Limit}); checked in the order added. */
         public Builder limit(String name, int max, Function<HttpServletRequest, @Nullable String> keyOf) {

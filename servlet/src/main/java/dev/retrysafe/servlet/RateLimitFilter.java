@@ -94,8 +94,7 @@ public final class RateLimitFilter implements Filter {
         private Duration retryAfterJitter = Duration.ZERO;
         private String problemTypeBase = "/problems/";
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Where the counters live (required). */
         public Builder store(RateLimitStore store) {
@@ -147,8 +146,8 @@ public final class RateLimitFilter implements Filter {
                 throw new IllegalArgumentException("retryAfterJitter must not be negative: " + jitter);
             }
             if (jitter.toNanosPart() != 0) {
-                throw new IllegalArgumentException("retryAfterJitter must be whole seconds (Retry-After counts seconds): "
-                        + jitter);
+                throw new IllegalArgumentException(
+                        "retryAfterJitter must be whole seconds (Retry-After counts seconds): " + jitter);
             }
             this.retryAfterJitter = jitter;
             return this;
@@ -170,8 +169,8 @@ public final class RateLimitFilter implements Filter {
                 throw new IllegalStateException("store and facts are required; missing:"
                         + (store == null ? " store" : "") + (facts == null ? " facts" : ""));
             }
-            return new RateLimitFilter(new RateLimitSettings(store, policies, plans, facts, exempt,
-                    retryAfterJitter, problemTypeBase));
+            return new RateLimitFilter(
+                    new RateLimitSettings(store, policies, plans, facts, exempt, retryAfterJitter, problemTypeBase));
         }
     }
 }

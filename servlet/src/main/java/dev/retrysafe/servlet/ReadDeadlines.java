@@ -19,12 +19,10 @@ public interface ReadDeadlines {
      */
     ReadDeadlines NONE = request -> new Deadline() {
         @Override
-        public void within(long nanos) {
-        }
+        public void within(long nanos) {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     /** Takes charge of the timeouts of {@code request}'s body reads until the deadline is closed. */

@@ -95,8 +95,11 @@ public final class RequestBodyFilter implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        HttpOnly.filter(request, response, chain, (httpRequest, httpResponse, next) ->
-                handler.read(httpRequest, httpResponse, (withBody, body) -> {
+        HttpOnly.filter(
+                request,
+                response,
+                chain,
+                (httpRequest, httpResponse, next) -> handler.read(httpRequest, httpResponse, (withBody, body) -> {
                     if (body != null) {
                         Handoff.bodyRead(httpRequest, body);
                     }
@@ -112,12 +115,11 @@ public final class RequestBodyFilter implements Filter {
         private Duration minBodyRateGrace = Duration.ofSeconds(5);
         private long maxBufferedBytes = 64L * 1024 * 1024;
         private ReadDeadlines readDeadlines = ReadDeadlines.NONE;
-        private Listener listener = reason -> { };
+        private Listener listener = reason -> {};
         private LongSupplier nanoTime = MonotonicClock::nanoTime;
         private String problemTypeBase = "/problems/";
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The largest body accepted (default 1 MiB). */
         public Builder maxBodyBytes(int maxBodyBytes) {
@@ -185,8 +187,16 @@ public final class RequestBodyFilter implements Filter {
          * @throws IllegalArgumentException if a value is out of range (the message names it)
          */
         public RequestBodyFilter build() {
-            return new RequestBodyFilter(new BodySettings(maxBodyBytes, bodyTimeout.toNanos(), minBodyRate,
-                    minBodyRateGrace.toNanos(), maxBufferedBytes, readDeadlines, listener, nanoTime, problemTypeBase));
+            return new RequestBodyFilter(new BodySettings(
+                    maxBodyBytes,
+                    bodyTimeout.toNanos(),
+                    minBodyRate,
+                    minBodyRateGrace.toNanos(),
+                    maxBufferedBytes,
+                    readDeadlines,
+                    listener,
+                    nanoTime,
+                    problemTypeBase));
         }
     }
 }

@@ -98,13 +98,18 @@ public final class RequestDecisions implements Filter {
         if (bodies == null) {
             keyedOrNot(request, response, null, admission, operation);
         } else {
-            bodies.read(request, response, (withBody, body) -> keyedOrNot(withBody, response, body, admission,
-                    operation));
+            bodies.read(
+                    request, response, (withBody, body) -> keyedOrNot(withBody, response, body, admission, operation));
         }
     }
 
-    private void keyedOrNot(HttpServletRequest request, HttpServletResponse response, byte @Nullable [] body,
-            Admission admission, Operation operation) throws IOException, ServletException {
+    private void keyedOrNot(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            byte @Nullable [] body,
+            Admission admission,
+            Operation operation)
+            throws IOException, ServletException {
         if (idempotency == null) {
             operation.run(request, response);
         } else {
@@ -115,8 +120,11 @@ public final class RequestDecisions implements Filter {
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        HttpOnly.filter(request, response, chain, (httpRequest, httpResponse, next) ->
-                handle(httpRequest, httpResponse, next::doFilter));
+        HttpOnly.filter(
+                request,
+                response,
+                chain,
+                (httpRequest, httpResponse, next) -> handle(httpRequest, httpResponse, next::doFilter));
     }
 
     /** Builds {@link RequestDecisions} from configured parts. Not threadsafe; the built object is immutable. */
@@ -125,8 +133,7 @@ public final class RequestDecisions implements Filter {
         private @Nullable RequestBodyFilter bodies;
         private @Nullable IdempotencyFilter idempotency;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The rate limits, the first decision (default: none). */
         public Builder rateLimits(RateLimitFilter filter) {

@@ -17,8 +17,7 @@ public final class RequestTransaction {
     /** Request attribute under which the filter binds the request's idempotency key (a String). */
     public static final String KEY_ATTRIBUTE = "dev.retrysafe.servlet.idempotencyKey";
 
-    private RequestTransaction() {
-    }
+    private RequestTransaction() {}
 
     /** The connection of the transaction bound to this request, or {@code null} if none is. */
     public static @Nullable Connection connection(ServletRequest request) {

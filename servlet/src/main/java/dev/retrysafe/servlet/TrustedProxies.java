@@ -22,8 +22,8 @@ public final class TrustedProxies {
     /** The header nginx and most load balancers append the peer's address to. */
     public static final String FORWARDED_FOR = "X-Forwarded-For";
 
-    private static final Pattern IPV4 = Pattern.compile("(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}"
-            + "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
+    private static final Pattern IPV4 = Pattern.compile(
+            "(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}" + "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)");
     private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
     /** At most this many entries are read from the right: a longer chain is a forgery or a loop. */
     private static final int MAX_HOPS = 16;
@@ -130,7 +130,9 @@ public final class TrustedProxies {
     }
 
     private static String unbracket(String s) {
-        return s.length() > 2 && s.charAt(0) == '[' && s.charAt(s.length() - 1) == ']' ? s.substring(1, s.length() - 1) : s;
+        return s.length() > 2 && s.charAt(0) == '[' && s.charAt(s.length() - 1) == ']'
+                ? s.substring(1, s.length() - 1)
+                : s;
     }
 
     /** The bytes of an IPv4 dotted quad or an IPv6 literal; {@code null} for anything else. */

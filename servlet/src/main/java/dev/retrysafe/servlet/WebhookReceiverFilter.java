@@ -44,7 +44,8 @@ public final class WebhookReceiverFilter implements Filter {
     private final WebhookReceiverHandler handler;
 
     private WebhookReceiverFilter(Builder builder, WebhookVerifier verifier, WebhookDeduplicator deduplicator) {
-        this.handler = new WebhookReceiverHandler(verifier, deduplicator, builder.maxBodyBytes, builder.problemTypeBase);
+        this.handler =
+                new WebhookReceiverHandler(verifier, deduplicator, builder.maxBodyBytes, builder.problemTypeBase);
     }
 
     /** A new builder. */
@@ -70,8 +71,7 @@ public final class WebhookReceiverFilter implements Filter {
         private int maxBodyBytes = 1024 * 1024;
         private String problemTypeBase = "/problems/";
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Checks signatures and timestamps (required). */
         public Builder verifier(WebhookVerifier verifier) {

@@ -29,8 +29,9 @@ class DatabaseOutageTest {
                 new SQLException("An I/O error occurred while sending to the backend.", "08006"),
                 new SQLException("Connection refused", "08001"),
                 new RuntimeException("store failed", new SQLException("connection failure", "08006")),
-                new IllegalStateException("store failed", new RuntimeException("claim failed",
-                        new SQLTransientConnectionException("timed out"))));
+                new IllegalStateException(
+                        "store failed",
+                        new RuntimeException("claim failed", new SQLTransientConnectionException("timed out"))));
     }
 
     static Stream<Throwable> bugs() {

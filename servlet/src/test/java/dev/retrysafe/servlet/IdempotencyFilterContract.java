@@ -1,14 +1,14 @@
 package dev.retrysafe.servlet;
 
-import dev.retrysafe.testkit.CountingDataSource;
-import dev.retrysafe.testkit.ThrowawayDatabase;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.retrysafe.idempotency.ClaimMode;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
+import dev.retrysafe.testkit.CountingDataSource;
 import dev.retrysafe.testkit.FakeClock;
+import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.io.ByteArrayInputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -74,7 +74,8 @@ abstract class IdempotencyFilterContract {
     void createSchema() throws Exception {
         database = openDatabase();
         dataSource = database.dataSource();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(JdbcIdempotencyStore.schemaSql());
             s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
                     + " idem_key VARCHAR(255), body TEXT)");
@@ -106,8 +107,10 @@ abstract class IdempotencyFilterContract {
                 .maxBodyBytes(MAX_BODY)
                 .build();
         server = new TestServer(installed(filter), new PaymentsServlet(entered, proceed));
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     @AfterEach
@@ -115,8 +118,10 @@ abstract class IdempotencyFilterContract {
         proceed.countDown(); // never leave a request blocked behind a failed assertion
         http.close();
         server.close();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(dataSource.openConnections()).as("connections left open").isZero());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(dataSource.openConnections())
+                        .as("connections left open")
+                        .isZero());
     }
 
     /**
@@ -127,13 +132,16 @@ abstract class IdempotencyFilterContract {
     @Test
     void aRefusalBeforeTheBodyKeepsItsConnectionUsable() throws Exception {
         byte[] body = "{\"amount\":500}".getBytes(UTF_8);
-        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.uri("/").getPort())) {
+        try (java.net.Socket socket =
+                new java.net.Socket("127.0.0.1", server.uri("/").getPort())) {
             socket.setSoTimeout(10_000);
             java.io.InputStream in = new java.io.BufferedInputStream(socket.getInputStream());
             for (String keyHeader : List.of("", "Idempotency-Key: \"unterminated\r\n", "")) {
-                socket.getOutputStream().write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Account: acme\r\n"
-                        + keyHeader + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
-                        .getBytes(UTF_8));
+                socket.getOutputStream()
+                        .write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Account: acme\r\n" + keyHeader
+                                        + "Content-Type: application/json\r\nContent-Length: " + body.length
+                                        + "\r\n\r\n")
+                                .getBytes(UTF_8));
                 socket.getOutputStream().flush();
                 // the body comes a moment after the head, as from a client that streams it: a
                 // refusal that does not wait for it leaves it unread when the answer is done
@@ -173,12 +181,16 @@ abstract class IdempotencyFilterContract {
         assertThat(first.headers().firstValue("X-Not-Stored")).hasValue("transient");
         assertThat(retry.statusCode()).isEqualTo(201);
         assertThat(retry.body()).isEqualTo(first.body());
-        assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"))
+        assertThat(retry.headers().firstValue("Location"))
+                .isEqualTo(first.headers().firstValue("Location"))
                 .hasValueSatisfying(location -> assertThat(location).startsWith("/v1/payments/pay_"));
-        assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"))
+        assertThat(retry.headers().firstValue("Content-Type"))
+                .isEqualTo(first.headers().firstValue("Content-Type"))
                 .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(retry.headers().firstValue("X-Not-Stored")).as("only the configured headers are stored").isEmpty();
+        assertThat(retry.headers().firstValue("X-Not-Stored"))
+                .as("only the configured headers are stored")
+                .isEmpty();
         assertThat(paymentCount()).isEqualTo(1);
     }
 
@@ -187,14 +199,17 @@ abstract class IdempotencyFilterContract {
         HttpResponse<byte[]> response = post("/v1/payments", "\"quoted\\\\key\"", PAYMENT);
 
         assertThat(response.statusCode()).isEqualTo(201);
-        assertThat(text(response)).contains("\"key\":\"quoted\\key\"")
+        assertThat(text(response))
+                .contains("\"key\":\"quoted\\key\"")
                 .contains("\"request_bytes\":" + PAYMENT.length());
     }
 
     @Test
     void reserialisedJsonWithReorderedKeysIsTheSameRequest() throws Exception {
         HttpResponse<byte[]> first = post("/v1/payments", "key-1", PAYMENT);
-        HttpResponse<byte[]> retry = post("/v1/payments", "key-1",
+        HttpResponse<byte[]> retry = post(
+                "/v1/payments",
+                "key-1",
                 "{ \"description\": \"caf\\u00e9\",\n  \"currency\": \"eur\", \"amount\": 500 }");
 
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
@@ -204,26 +219,31 @@ abstract class IdempotencyFilterContract {
 
     @Test
     void writerBasedHandlersAreBufferedAndReplayedToo() throws Exception {
-        HttpResponse<byte[]> first = send(request("/v1/payments", "key-w", PAYMENT).header("X-Test-Behaviour", "writer"));
+        HttpResponse<byte[]> first =
+                send(request("/v1/payments", "key-w", PAYMENT).header("X-Test-Behaviour", "writer"));
         HttpResponse<byte[]> retry = post("/v1/payments", "key-w", PAYMENT);
 
         assertThat(first.statusCode()).isEqualTo(201);
-        assertThat(first.headers().firstValue("Content-Type")).hasValueSatisfying(type ->
-                assertThat(type).startsWithIgnoringCase("application/json;charset=utf-8"));
+        assertThat(first.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWithIgnoringCase("application/json;charset=utf-8"));
         assertThat(retry.body()).isEqualTo(first.body());
-        assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+        assertThat(retry.headers().firstValue("Content-Type"))
+                .isEqualTo(first.headers().firstValue("Content-Type"));
         assertThat(paymentCount()).isEqualTo(1);
     }
 
     @Test
     void answersBelow500AreStoredEvenWhenSentAsErrors() throws Exception {
-        HttpResponse<byte[]> first = send(request("/v1/payments", "key-e", PAYMENT).header("X-Test-Behaviour", "senderror"));
+        HttpResponse<byte[]> first =
+                send(request("/v1/payments", "key-e", PAYMENT).header("X-Test-Behaviour", "senderror"));
         HttpResponse<byte[]> retry = post("/v1/payments", "key-e", PAYMENT);
 
         assertThat(first.statusCode()).isEqualTo(409);
         assertThat(retry.statusCode()).isEqualTo(409);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(paymentCount()).as("a stored 4xx commits the handler's effects too").isEqualTo(1);
+        assertThat(paymentCount())
+                .as("a stored 4xx commits the handler's effects too")
+                .isEqualTo(1);
     }
 
     // --- refusals ---------------------------------------------------------------------------------
@@ -239,7 +259,8 @@ abstract class IdempotencyFilterContract {
 
     @Test
     void sameKeyOnAnotherResourceOfOneTemplateAnswers422() throws Exception {
-        assertThat(post("/v1/payments/pay_A/capture", "key-c", "{}").statusCode()).isEqualTo(201);
+        assertThat(post("/v1/payments/pay_A/capture", "key-c", "{}").statusCode())
+                .isEqualTo(201);
 
         assertProblem(post("/v1/payments/pay_B/capture", "key-c", "{}"), 422, "idempotency-key-reused", false);
     }
@@ -258,7 +279,8 @@ abstract class IdempotencyFilterContract {
     void invalidKeysAnswer400WithTheReason() throws Exception {
         HttpResponse<byte[]> badEscape = post("/v1/payments", "\"a\\nb\"", PAYMENT);
         HttpResponse<byte[]> tooLong = post("/v1/payments", "x".repeat(256), PAYMENT);
-        HttpResponse<byte[]> twoKeys = send(request("/v1/payments", "one", PAYMENT).header("Idempotency-Key", "two"));
+        HttpResponse<byte[]> twoKeys =
+                send(request("/v1/payments", "one", PAYMENT).header("Idempotency-Key", "two"));
 
         assertProblem(badEscape, 400, "idempotency-key-invalid", false);
         assertThat(text(badEscape)).contains("escape other than");
@@ -277,13 +299,16 @@ abstract class IdempotencyFilterContract {
 
         assertProblem(declared, 413, "request-too-large", false);
         assertProblem(chunked, 413, "request-too-large", false);
-        assertThat(post("/v1/payments", "key-big", PAYMENT).statusCode()).as("the key was never claimed").isEqualTo(201);
+        assertThat(post("/v1/payments", "key-big", PAYMENT).statusCode())
+                .as("the key was never claimed")
+                .isEqualTo(201);
     }
 
     @Test
     void requestsOutsideTheFiltersScopePassUntouched() throws Exception {
         HttpResponse<byte[]> unauthenticated = send(HttpRequest.newBuilder(server.uri("/v1/payments"))
-                .header("Idempotency-Key", "k").POST(HttpRequest.BodyPublishers.ofString(PAYMENT)));
+                .header("Idempotency-Key", "k")
+                .POST(HttpRequest.BodyPublishers.ofString(PAYMENT)));
         HttpResponse<byte[]> unlistedPostWithoutKey = send(request("/v1/other", null, PAYMENT));
 
         assertThat(text(unauthenticated)).isEqualTo("untouched");
@@ -298,14 +323,17 @@ abstract class IdempotencyFilterContract {
 
         assertThat(first.statusCode()).isEqualTo(201);
         assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
-        assertThat(otherPath.headers().firstValue("Idempotent-Replayed")).as("another path is another scope").isEmpty();
+        assertThat(otherPath.headers().firstValue("Idempotent-Replayed"))
+                .as("another path is another scope")
+                .isEmpty();
         assertThat(paymentCount()).isEqualTo(2);
     }
 
     @Test
     void sameKeyFromAnotherAccountIsAnotherScope() throws Exception {
         post("/v1/payments", "key-1", PAYMENT);
-        HttpResponse<byte[]> otherAccount = send(request("/v1/payments", "key-1", PAYMENT).setHeader("X-Account", "acct_2"));
+        HttpResponse<byte[]> otherAccount =
+                send(request("/v1/payments", "key-1", PAYMENT).setHeader("X-Account", "acct_2"));
 
         assertThat(otherAccount.statusCode()).isEqualTo(201);
         assertThat(otherAccount.headers().firstValue("Idempotent-Replayed")).isEmpty();
@@ -316,24 +344,28 @@ abstract class IdempotencyFilterContract {
 
     @Test
     void sameRequestWhileTheFirstRunsAnswers409AndNothingLeavesBeforeCommit() throws Exception {
-        CompletableFuture<HttpResponse<byte[]>> slow = sendAsync(
-                request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "block"));
+        CompletableFuture<HttpResponse<byte[]>> slow =
+                sendAsync(request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "block"));
         assertThat(entered.await(10, TimeUnit.SECONDS)).as("handler reached").isTrue();
 
         HttpResponse<byte[]> concurrent = post("/v1/payments", "key-1", PAYMENT);
 
         assertProblem(concurrent, 409, "idempotency-key-in-use", true);
         assertThat(concurrent.headers().firstValue("Retry-After")).hasValue("1");
-        assertThat(slow).as("flushBuffer must not commit the response before the transaction").isNotDone();
+        assertThat(slow)
+                .as("flushBuffer must not commit the response before the transaction")
+                .isNotDone();
         proceed.countDown();
         assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-        assertThat(post("/v1/payments", "key-1", PAYMENT).body()).isEqualTo(slow.get().body());
+        assertThat(post("/v1/payments", "key-1", PAYMENT).body())
+                .isEqualTo(slow.get().body());
         assertThat(paymentCount()).isEqualTo(1);
     }
 
     @Test
     void a500RollsTheEffectBackAndReleasesTheKeySoTheRetryRunsOnce() throws Exception {
-        HttpResponse<byte[]> failed = send(request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "fail500"));
+        HttpResponse<byte[]> failed =
+                send(request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "fail500"));
 
         assertThat(failed.statusCode()).isEqualTo(500);
         assertThat(text(failed)).isEqualTo("bank said no");
@@ -347,21 +379,23 @@ abstract class IdempotencyFilterContract {
 
     @Test
     void anExceptionRollsBackAnswersAProblemAndReleasesTheKey() throws Exception {
-        HttpResponse<byte[]> crashed = send(request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "throw"));
+        HttpResponse<byte[]> crashed =
+                send(request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "throw"));
 
         assertProblem(crashed, 500, "internal-error", true);
         assertThat(text(crashed)).doesNotContain("handler crashed");
         assertThat(paymentCount()).isZero();
 
         assertThat(post("/v1/payments", "key-1", PAYMENT).statusCode()).isEqualTo(201);
-        assertThat(post("/v1/payments", "key-1", PAYMENT).headers().firstValue("Idempotent-Replayed")).hasValue("true");
+        assertThat(post("/v1/payments", "key-1", PAYMENT).headers().firstValue("Idempotent-Replayed"))
+                .hasValue("true");
         assertThat(paymentCount()).isEqualTo(1);
     }
 
     @Test
     void holderWhoseLeaseWasTakenOverRollsBackSoTheEffectAndAnswerStayTogether() throws Exception {
-        CompletableFuture<HttpResponse<byte[]>> slow = sendAsync(
-                request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "block"));
+        CompletableFuture<HttpResponse<byte[]>> slow =
+                sendAsync(request("/v1/payments", "key-1", PAYMENT).header("X-Test-Behaviour", "block"));
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         clock.advance(LEASE.plusSeconds(1));
 
@@ -424,7 +458,8 @@ abstract class IdempotencyFilterContract {
         responses.stream().filter(r -> r.statusCode() == 201).forEach(r -> successBodies.add(text(r)));
         assertThat(successBodies).hasSize(1);
         assertThat(paymentCount()).isEqualTo(1);
-        assertThat(text(post("/v1/payments", "contended", PAYMENT))).isEqualTo(successBodies.iterator().next());
+        assertThat(text(post("/v1/payments", "contended", PAYMENT)))
+                .isEqualTo(successBodies.iterator().next());
     }
 
     // --- helpers ----------------------------------------------------------------------------------
@@ -479,15 +514,17 @@ abstract class IdempotencyFilterContract {
     }
 
     private int paymentCount() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT COUNT(*) FROM payments")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM payments")) {
             r.next();
             return r.getInt(1);
         }
     }
 
     private void execute(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

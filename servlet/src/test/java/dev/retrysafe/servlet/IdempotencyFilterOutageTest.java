@@ -94,7 +94,8 @@ class IdempotencyFilterOutageTest {
     void aDatabaseThatCannotBeReachedAnswers503WithRetryAfterAndTheRetryRunsOnceItIsBack() throws Exception {
         try (ThrowawayDatabase database = ThrowawayDatabase.h2("outage")) {
             SwitchableDataSource dataSource = new SwitchableDataSource(database.dataSource());
-            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = dataSource.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(JdbcIdempotencyStore.schemaSql());
                 s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
                         + " idem_key VARCHAR(255), body TEXT)");
@@ -107,22 +108,28 @@ class IdempotencyFilterOutageTest {
                     .build();
             CountDownLatch never = new CountDownLatch(0);
             try (TestServer server = new TestServer(filter, new PaymentsServlet(never, never));
-                 HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
+                    HttpClient http = HttpClient.newBuilder()
+                            .connectTimeout(Duration.ofSeconds(5))
+                            .build()) {
                 HttpRequest pay = HttpRequest.newBuilder(server.uri("/v1/payments"))
                         .timeout(Duration.ofSeconds(10))
-                        .header("X-Account", "acct_1").header("Idempotency-Key", "outage-1")
+                        .header("X-Account", "acct_1")
+                        .header("Idempotency-Key", "outage-1")
                         .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(PAYMENT)).build();
+                        .POST(HttpRequest.BodyPublishers.ofString(PAYMENT))
+                        .build();
 
                 // given: the database cannot be reached
                 dataSource.down = true;
 
                 // when / then: the answer says so, and when to come back
-                HttpResponse<String> refused = http.send(pay, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                HttpResponse<String> refused =
+                        http.send(pay, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
                 assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
                 assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
                 assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-                assertThat(refused.body()).startsWith("{\"type\":\"/problems/service-unavailable\"")
+                assertThat(refused.body())
+                        .startsWith("{\"type\":\"/problems/service-unavailable\"")
                         .endsWith("\"retryable\":true}");
 
                 // when: it is back, the same key runs (it was never claimed) and pays once

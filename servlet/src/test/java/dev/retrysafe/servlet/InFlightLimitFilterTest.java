@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 class InFlightLimitFilterTest {
 
     private final CountDownLatch release = new CountDownLatch(1);
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private TestServer server;
 
     /** Answers 200 once the test releases it. */
@@ -68,23 +69,27 @@ class InFlightLimitFilterTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> filter.inFlight("account", "acme") == 2);
 
         HttpResponse<String> refused = http.send(request("acme"), HttpResponse.BodyHandlers.ofString());
-        CompletableFuture<HttpResponse<String>> other = http.sendAsync(request("umbrella"),
-                HttpResponse.BodyHandlers.ofString());
+        CompletableFuture<HttpResponse<String>> other =
+                http.sendAsync(request("umbrella"), HttpResponse.BodyHandlers.ofString());
         await().atMost(Duration.ofSeconds(10)).until(() -> filter.inFlight("account", "umbrella") == 1);
 
         assertThat(refused.statusCode()).isEqualTo(429);
         assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
         assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(refused.body()).contains("\"type\":\"/problems/too-many-in-flight\"", "\"limit\":\"account\"",
-                "\"max_in_flight\":2");
+        assertThat(refused.body())
+                .contains("\"type\":\"/problems/too-many-in-flight\"", "\"limit\":\"account\"", "\"max_in_flight\":2");
 
         release.countDown();
         for (CompletableFuture<HttpResponse<String>> h : holding) {
             assertThat(h.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
         }
         assertThat(other.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        assertThat(filter.inFlight("account", "acme")).as("every place given back").isZero();
-        assertThat(http.send(request("acme"), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        assertThat(filter.inFlight("account", "acme"))
+                .as("every place given back")
+                .isZero();
+        assertThat(http.send(request("acme"), HttpResponse.BodyHandlers.ofString())
+                        .statusCode())
+                .isEqualTo(200);
     }
 
     @Test
@@ -95,8 +100,8 @@ class InFlightLimitFilterTest {
         server = new TestServer(held, filter);
         release.countDown();
 
-        HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(server.uri("/x")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> anonymous =
+                http.send(HttpRequest.newBuilder(server.uri("/x")).build(), HttpResponse.BodyHandlers.ofString());
 
         assertThat(anonymous.statusCode()).isEqualTo(200);
     }
@@ -105,12 +110,15 @@ class InFlightLimitFilterTest {
     void boundsAreCheckedWhenBuilt() {
         assertThatThrownBy(() -> InFlightLimitFilter.builder().limit("account", 0, r -> "a"))
                 .hasMessageContaining("max of account must be at least 1");
-        assertThatThrownBy(() -> InFlightLimitFilter.builder().limit("a", 1, r -> "a").limit("a", 2, r -> "a"))
+        assertThatThrownBy(() ->
+                        InFlightLimitFilter.builder().limit("a", 1, r -> "a").limit("a", 2, r -> "a"))
                 .hasMessageContaining("limit already added: a");
     }
 
     private HttpRequest request(String account) {
-        return HttpRequest.newBuilder(server.uri("/v1/things")).header("X-Account", account)
-                .timeout(Duration.ofSeconds(15)).build();
+        return HttpRequest.newBuilder(server.uri("/v1/things"))
+                .header("X-Account", account)
+                .timeout(Duration.ofSeconds(15))
+                .build();
     }
 }

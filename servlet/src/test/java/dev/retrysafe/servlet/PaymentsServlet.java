@@ -67,8 +67,7 @@ final class PaymentsServlet extends HttpServlet {
                 response.sendError(409, "conflict from handler");
                 return;
             }
-            default -> {
-            }
+            default -> {}
         }
         String json = "{\"id\":\"" + id + "\",\"key\":\"" + RequestTransaction.idempotencyKey(request)
                 + "\",\"request_bytes\":" + body.length() + "}";
@@ -102,8 +101,8 @@ final class PaymentsServlet extends HttpServlet {
     }
 
     private static void insert(Connection tx, String id, String account, String key, String body) {
-        try (PreparedStatement s = tx.prepareStatement(
-                "INSERT INTO payments (id, account, idem_key, body) VALUES (?, ?, ?, ?)")) {
+        try (PreparedStatement s =
+                tx.prepareStatement("INSERT INTO payments (id, account, idem_key, body) VALUES (?, ?, ?, ?)")) {
             s.setString(1, id);
             s.setString(2, account);
             s.setString(3, key);

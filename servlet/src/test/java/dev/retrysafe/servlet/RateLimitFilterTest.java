@@ -9,13 +9,13 @@ import dev.retrysafe.idempotency.IdempotencyKey;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.PolicyState;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.ratelimit.Scope;
-import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.servlet.internal.RateLimitHandler;
 import dev.retrysafe.testkit.FakeClock;
 import dev.retrysafe.testkit.RawHttp;
@@ -55,8 +55,10 @@ import org.junit.jupiter.api.TestInstance;
 class RateLimitFilterTest {
 
     private static final String PAYMENT = "{\"amount\":500,\"currency\":\"eur\"}";
-    private static final Policy THREE_PER_10S = Policy.builder("account").scope(Scope.account())
-            .limit(3, Duration.ofSeconds(10)).build();
+    private static final Policy THREE_PER_10S = Policy.builder("account")
+            .scope(Scope.account())
+            .limit(3, Duration.ofSeconds(10))
+            .build();
 
     private ThrowawayDatabase database;
     private final FakeClock clock = new FakeClock();
@@ -70,12 +72,16 @@ class RateLimitFilterTest {
     @BeforeAll
     void createSchema() throws Exception {
         database = ThrowawayDatabase.h2("ratelimit-filter");
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute(JdbcIdempotencyStore.schemaSql());
             s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
                     + " idem_key VARCHAR(255), body TEXT)");
         }
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     @AfterAll
@@ -146,7 +152,9 @@ class RateLimitFilterTest {
     }
 
     private static long remaining(HttpResponse<?> response) {
-        return remaining(response.headers().firstValue("RateLimit").orElseThrow(() -> new AssertionError("no RateLimit header")));
+        return remaining(response.headers()
+                .firstValue("RateLimit")
+                .orElseThrow(() -> new AssertionError("no RateLimit header")));
     }
 
     private static long remaining(@Nullable String rateLimitHeader) {
@@ -171,12 +179,20 @@ class RateLimitFilterTest {
 
         assertThat(fourth.statusCode()).isEqualTo(429);
         assertThat(remaining(fourth)).isZero();
-        long retryAfter = Long.parseLong(fourth.headers().firstValue("Retry-After").orElseThrow());
+        long retryAfter =
+                Long.parseLong(fourth.headers().firstValue("Retry-After").orElseThrow());
         assertThat(retryAfter).isBetween(1L, 10L);
         assertThat(fourth.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(fourth.body()).contains("\"type\":\"/problems/rate-limited\"", "\"status\":429",
-                "\"policy\":\"account\"", "\"retry_after\":" + retryAfter).doesNotContain("alice");
-        assertThat(remaining(post("/v1/other", "bob", null))).as("bob has his own budget").isEqualTo(2);
+        assertThat(fourth.body())
+                .contains(
+                        "\"type\":\"/problems/rate-limited\"",
+                        "\"status\":429",
+                        "\"policy\":\"account\"",
+                        "\"retry_after\":" + retryAfter)
+                .doesNotContain("alice");
+        assertThat(remaining(post("/v1/other", "bob", null)))
+                .as("bob has his own budget")
+                .isEqualTo(2);
     }
 
     /**
@@ -194,14 +210,16 @@ class RateLimitFilterTest {
         for (int i = 0; i < 40; i++) {
             HttpResponse<String> refused = post("/v1/other", "hana", null);
             assertThat(refused.statusCode()).isEqualTo(429);
-            long retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
+            long retryAfter =
+                    Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
             assertThat(retryAfter).isBetween(4L, 9L);
             assertThat(refused.body()).contains("\"retry_after\":" + retryAfter);
             seen.add(retryAfter);
         }
         assertThat(seen).as("Retry-After values drawn").hasSizeGreaterThan(1);
         assertThatThrownBy(() -> RateLimitFilter.builder().retryAfterJitter(Duration.ofMillis(1500)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole seconds");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("whole seconds");
     }
 
     /**
@@ -221,10 +239,13 @@ class RateLimitFilterTest {
             socket.setSoTimeout(10_000);
             InputStream in = new BufferedInputStream(socket.getInputStream());
             for (int i = 0; i < 2; i++) {
-                socket.getOutputStream().write(rawPost(PAYMENT.getBytes(UTF_8).length).getBytes(UTF_8));
+                socket.getOutputStream()
+                        .write(rawPost(PAYMENT.getBytes(UTF_8).length).getBytes(UTF_8));
                 socket.getOutputStream().write(PAYMENT.getBytes(UTF_8));
                 RawHttp.Answer refused = RawHttp.read(in, false);
-                assertThat(refused.status()).as("refusal %d on one connection", i).isEqualTo(429);
+                assertThat(refused.status())
+                        .as("refusal %d on one connection", i)
+                        .isEqualTo(429);
                 assertThat(refused.header("Connection")).isNull();
             }
         }
@@ -266,7 +287,10 @@ class RateLimitFilterTest {
      */
     @Test
     void clientErrorsSpendLikeAnyRequestUntilRefused() throws Exception {
-        Policy five = Policy.builder("account").scope(Scope.account()).limit(5, Duration.ofSeconds(10)).build();
+        Policy five = Policy.builder("account")
+                .scope(Scope.account())
+                .limit(5, Duration.ofSeconds(10))
+                .build();
         start(InMemoryRateLimitStore.builder().clock(clock).build(), five);
         assertThat(post("/v1/payments", "ivan", "k-1").statusCode()).isEqualTo(201);
 
@@ -275,14 +299,18 @@ class RateLimitFilterTest {
         HttpResponse<String> tooLarge = post("/v1/payments", "ivan", "k-big", "x".repeat(2 * 1024 * 1024));
         HttpResponse<String> missing = post("/v1/payments", "ivan", null);
 
-        assertThat(List.of(reused, malformed, tooLarge, missing)).extracting(HttpResponse::statusCode)
+        assertThat(List.of(reused, malformed, tooLarge, missing))
+                .extracting(HttpResponse::statusCode)
                 .containsExactly(422, 400, 413, 400);
-        assertThat(List.of(reused, malformed, tooLarge, missing)).extracting(RateLimitFilterTest::remaining)
-                .as("each mistake spends a unit").containsExactly(3L, 2L, 1L, 0L);
+        assertThat(List.of(reused, malformed, tooLarge, missing))
+                .extracting(RateLimitFilterTest::remaining)
+                .as("each mistake spends a unit")
+                .containsExactly(3L, 2L, 1L, 0L);
         HttpResponse<String> loop = post("/v1/payments", "ivan", "k-1", "{\"amount\":1}");
         assertThat(loop.statusCode()).as("the loop is limited").isEqualTo(429);
         assertThat(loop.body()).contains("\"policy\":\"account\"");
-        assertThat(count("SELECT COUNT(*) FROM payments WHERE account = 'ivan'")).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM payments WHERE account = 'ivan'"))
+                .isEqualTo(1);
     }
 
     /**
@@ -298,11 +326,14 @@ class RateLimitFilterTest {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Account: hugo\r\nIdempotency-Key: k-slow\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(UTF_8));
+                            + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                    .getBytes(UTF_8));
             out.write(body, 0, 5);
             out.flush();
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(remaining(post("/v1/budgets", "hugo", null))).as("spent while its body waits").isEqualTo(2));
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(remaining(post("/v1/budgets", "hugo", null)))
+                            .as("spent while its body waits")
+                            .isEqualTo(2));
 
             out.write(body, 5, body.length - 5);
             out.flush();
@@ -311,30 +342,42 @@ class RateLimitFilterTest {
             assertThat(answer.status()).isEqualTo(201);
             assertThat(remaining(answer.header("RateLimit"))).isEqualTo(2);
         }
-        assertThat(remaining(post("/v1/budgets", "hugo", null))).as("charged once").isEqualTo(2);
+        assertThat(remaining(post("/v1/budgets", "hugo", null)))
+                .as("charged once")
+                .isEqualTo(2);
     }
 
     @Test
     void aRequestWhoseKeyIsStillRunningAnswers409AndSpendsNothing() throws Exception {
         start(InMemoryRateLimitStore.builder().clock(clock).build(), THREE_PER_10S);
         CompletableFuture<HttpResponse<String>> first = http.sendAsync(
-                request("/v1/payments", "gina", "k-held", PAYMENT).header("X-Test-Behaviour", "block").build(),
+                request("/v1/payments", "gina", "k-held", PAYMENT)
+                        .header("X-Test-Behaviour", "block")
+                        .build(),
                 HttpResponse.BodyHandlers.ofString(UTF_8));
-        assertThat(entered.await(10, TimeUnit.SECONDS)).as("the first request is in its handler").isTrue();
+        assertThat(entered.await(10, TimeUnit.SECONDS))
+                .as("the first request is in its handler")
+                .isTrue();
 
         // three of them: had each spent a unit, the third would be refused (429) instead
         for (int i = 0; i < 3; i++) {
             HttpResponse<String> concurrent = post("/v1/payments", "gina", "k-held");
-            assertThat(concurrent.statusCode()).as("retry %d while the first runs", i).isEqualTo(409);
+            assertThat(concurrent.statusCode())
+                    .as("retry %d while the first runs", i)
+                    .isEqualTo(409);
             assertThat(concurrent.body()).contains("idempotency-key-in-use");
-            assertThat(remaining(concurrent)).as("a 409 spends nothing (retry %d)", i).isEqualTo(2);
+            assertThat(remaining(concurrent))
+                    .as("a 409 spends nothing (retry %d)", i)
+                    .isEqualTo(2);
         }
         proceed.countDown();
         HttpResponse<String> done = first.get(10, TimeUnit.SECONDS);
 
         assertThat(done.statusCode()).isEqualTo(201);
         assertThat(remaining(done)).isEqualTo(2);
-        assertThat(remaining(post("/v1/other", "gina", null))).as("only the first request was charged").isEqualTo(1);
+        assertThat(remaining(post("/v1/other", "gina", null)))
+                .as("only the first request was charged")
+                .isEqualTo(1);
     }
 
     @Test
@@ -347,15 +390,19 @@ class RateLimitFilterTest {
         HttpResponse<String> refused = post("/v1/payments", "dave", "late");
         assertThat(refused.statusCode()).isEqualTo(429);
         assertThat(count("SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = 'late'"))
-                .as("the 429 is not the key's answer, nor is the key held").isZero();
-        assertThat(count("SELECT COUNT(*) FROM payments WHERE idem_key = 'late'")).isZero();
+                .as("the 429 is not the key's answer, nor is the key held")
+                .isZero();
+        assertThat(count("SELECT COUNT(*) FROM payments WHERE idem_key = 'late'"))
+                .isZero();
 
-        clock.advance(Duration.ofSeconds(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow())));
+        clock.advance(Duration.ofSeconds(
+                Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow())));
         HttpResponse<String> retried = post("/v1/payments", "dave", "late");
 
         assertThat(retried.statusCode()).isEqualTo(201);
         assertThat(retried.headers().firstValue("Idempotent-Replayed")).isEmpty();
-        assertThat(count("SELECT COUNT(*) FROM payments WHERE idem_key = 'late'")).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM payments WHERE idem_key = 'late'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -371,8 +418,11 @@ class RateLimitFilterTest {
 
     @Test
     void anUnreachableStoreWithAFailClosedPolicyAnswers503WithRetryAfter() throws Exception {
-        Policy closed = Policy.builder("strict").scope(Scope.account()).limit(3, Duration.ofSeconds(10))
-                .failMode(FailMode.CLOSED).build();
+        Policy closed = Policy.builder("strict")
+                .scope(Scope.account())
+                .limit(3, Duration.ofSeconds(10))
+                .failMode(FailMode.CLOSED)
+                .build();
         AtomicReference<List<Charge>> seen = new AtomicReference<>();
         RateLimitStore down = new RateLimitStore() {
             @Override
@@ -392,8 +442,7 @@ class RateLimitFilterTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         start(down, closed);
 
@@ -403,12 +452,14 @@ class RateLimitFilterTest {
         assertThat(answer.headers().firstValue("Retry-After")).hasValue("2");
         assertThat(answer.body()).contains("\"type\":\"/problems/rate-limit-unavailable\"", "\"retry_after\":2");
         assertThat(seen.get()).extracting(Charge::key).containsExactly("frank");
-        assertThat(count("SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = 'k-503'")).isZero();
+        assertThat(count("SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = 'k-503'"))
+                .isZero();
     }
 
     private long count(String sql) throws Exception {
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

@@ -17,7 +17,11 @@ class RequestDecisionsRateLimitTest extends RateLimitFilterTest {
                 .bodyTimeout(Duration.ofSeconds(30))
                 .build();
         return new Filter[] {
-            RequestDecisions.builder().rateLimits(rateLimit).bodies(bodies).idempotency(idempotency).build()
+            RequestDecisions.builder()
+                    .rateLimits(rateLimit)
+                    .bodies(bodies)
+                    .idempotency(idempotency)
+                    .build()
         };
     }
 }

@@ -76,15 +76,20 @@ class StoredAnswerTransformTest {
                 .storedAnswerTransform("post", "/v1/tokens", transform)
                 .build();
         server = new TestServer(filter, new TokenServlet());
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     @AfterEach
     void stopServer() {
         http.close();
         server.close();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(dataSource.openConnections()).as("connections left open").isZero());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(dataSource.openConnections())
+                        .as("connections left open")
+                        .isZero());
     }
 
     @Test
@@ -95,7 +100,11 @@ class StoredAnswerTransformTest {
         String id = group(ID, first.body());
         String original = group(SECRET, first.body());
         assertThat(original).startsWith("\"sk_");
-        assertThat(storedBodies()).singleElement().asString().doesNotContain(original).contains("\"secret\":null");
+        assertThat(storedBodies())
+                .singleElement()
+                .asString()
+                .doesNotContain(original)
+                .contains("\"secret\":null");
 
         // when: the secret was rotated, then the request is retried
         execute("UPDATE tokens SET secret = 'sk_rotated' WHERE id = '" + id + "'");
@@ -105,7 +114,9 @@ class StoredAnswerTransformTest {
         assertThat(afterRotation.statusCode()).isEqualTo(201);
         assertThat(afterRotation.headers().firstValue("Idempotent-Replayed")).hasValue("true");
         assertThat(afterRotation.body()).isEqualTo(first.body().replace(original, "\"sk_rotated\""));
-        assertThat(transform.openOnReplay).as("connections open while the replay transform ran").containsExactly(0);
+        assertThat(transform.openOnReplay)
+                .as("connections open while the replay transform ran")
+                .containsExactly(0);
 
         execute("DELETE FROM tokens");
         assertThat(post("/v1/tokens", "key-1").body()).isEqualTo(first.body().replace(original, "null"));
@@ -128,13 +139,17 @@ class StoredAnswerTransformTest {
         HttpResponse<String> failed = post("/v1/tokens", "key-f");
 
         assertThat(failed.statusCode()).isEqualTo(500);
-        assertThat(failed.body()).startsWith("{\"type\":\"/problems/internal-error\"").doesNotContain("sk_");
+        assertThat(failed.body())
+                .startsWith("{\"type\":\"/problems/internal-error\"")
+                .doesNotContain("sk_");
         assertThat(count("tokens")).isZero();
 
         transform.failToStore = false;
         HttpResponse<String> retry = post("/v1/tokens", "key-f");
         assertThat(retry.statusCode()).isEqualTo(201);
-        assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("it ran again").isEmpty();
+        assertThat(retry.headers().firstValue("Idempotent-Replayed"))
+                .as("it ran again")
+                .isEmpty();
         assertThat(count("tokens")).isEqualTo(1);
     }
 
@@ -146,7 +161,9 @@ class StoredAnswerTransformTest {
         HttpResponse<String> failed = post("/v1/tokens", "key-r");
 
         assertThat(failed.statusCode()).isEqualTo(500);
-        assertThat(failed.body()).startsWith("{\"type\":\"/problems/internal-error\"").endsWith("\"retryable\":true}")
+        assertThat(failed.body())
+                .startsWith("{\"type\":\"/problems/internal-error\"")
+                .endsWith("\"retryable\":true}")
                 .doesNotContain("sk_");
         transform.failToReplay = false;
         HttpResponse<String> retry = post("/v1/tokens", "key-r");
@@ -179,7 +196,7 @@ class StoredAnswerTransformTest {
             }
             String id = group(ID, new String(stored.body(), UTF_8));
             try (Connection c = dataSource.getConnection();
-                 PreparedStatement s = c.prepareStatement("SELECT secret FROM tokens WHERE id = ?")) {
+                    PreparedStatement s = c.prepareStatement("SELECT secret FROM tokens WHERE id = ?")) {
                 s.setString(1, id);
                 try (ResultSet r = s.executeQuery()) {
                     return withSecret(stored, r.next() ? "\"" + r.getString(1) + "\"" : "null");
@@ -190,8 +207,8 @@ class StoredAnswerTransformTest {
         }
 
         private static StoredResponse withSecret(StoredResponse answer, String json) {
-            String body = SECRET.matcher(new String(answer.body(), UTF_8)).replaceFirst(Matcher.quoteReplacement(
-                    "\"secret\":" + json));
+            String body = SECRET.matcher(new String(answer.body(), UTF_8))
+                    .replaceFirst(Matcher.quoteReplacement("\"secret\":" + json));
             return new StoredResponse(answer.status(), answer.headers(), body.getBytes(UTF_8));
         }
     }
@@ -221,9 +238,14 @@ class StoredAnswerTransformTest {
     // --- helpers ----------------------------------------------------------------------------------
 
     private HttpResponse<String> post(String path, String key) throws Exception {
-        return http.send(HttpRequest.newBuilder(server.uri(path)).timeout(Duration.ofSeconds(30))
-                .header("Idempotency-Key", key).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString(UTF_8));
+        return http.send(
+                HttpRequest.newBuilder(server.uri(path))
+                        .timeout(Duration.ofSeconds(30))
+                        .header("Idempotency-Key", key)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString(UTF_8));
     }
 
     /** The first capture of {@code pattern} in {@code text}: an id, or a secret as JSON ({@code "sk_..."} or null). */
@@ -235,8 +257,9 @@ class StoredAnswerTransformTest {
 
     private List<String> storedBodies() throws SQLException {
         List<String> bodies = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT response_body FROM idempotency_keys")) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT response_body FROM idempotency_keys")) {
             while (r.next()) {
                 bodies.add(new String(r.getBytes(1), UTF_8));
             }
@@ -245,15 +268,17 @@ class StoredAnswerTransformTest {
     }
 
     private int count(String table) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
             r.next();
             return r.getInt(1);
         }
     }
 
     private void execute(String sql) throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

@@ -58,7 +58,10 @@ class WebhookReceiverFilterTest {
                 .maxBodyBytes(4096)
                 .build();
         server = new TestServer(filter, new Receiver());
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     @AfterEach
@@ -67,8 +70,9 @@ class WebhookReceiverFilterTest {
         server.close();
     }
 
-    private HttpResponse<String> deliver(String id, long timestamp, String signedBody, String sentBody,
-                                         @Nullable String signature) throws Exception {
+    private HttpResponse<String> deliver(
+            String id, long timestamp, String signedBody, String sentBody, @Nullable String signature)
+            throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(server.uri("/hooks"))
                 .header("Content-Type", "application/json")
                 .header("webhook-id", id)
@@ -101,19 +105,26 @@ class WebhookReceiverFilterTest {
 
         assertThat(answer.statusCode()).isEqualTo(400);
         assertThat(answer.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(answer.body()).contains("\"type\":\"/problems/webhook-rejected\"", "\"reason\":\"no_matching_signature\"");
+        assertThat(answer.body())
+                .contains("\"type\":\"/problems/webhook-rejected\"", "\"reason\":\"no_matching_signature\"");
         assertThat(handled).isEmpty();
-        assertThat(deliver("msg_2").statusCode()).as("a rejected id is not remembered").isEqualTo(204);
+        assertThat(deliver("msg_2").statusCode())
+                .as("a rejected id is not remembered")
+                .isEqualTo(204);
     }
 
     @Test
     void oldMissingAndMalformedHeadersAreRejectedWithTheirReason() throws Exception {
         long anHourAgo = clock.instant().getEpochSecond() - 3600;
         assertThat(deliver("msg_3", anHourAgo, EVENT, EVENT, null).body()).contains("\"reason\":\"timestamp_too_old\"");
-        assertThat(deliver("msg_4", clock.instant().getEpochSecond(), EVENT, EVENT, "v1,").body())
+        assertThat(deliver("msg_4", clock.instant().getEpochSecond(), EVENT, EVENT, "v1,")
+                        .body())
                 .contains("\"reason\":\"malformed_signature\"");
-        HttpResponse<String> unsigned = http.send(HttpRequest.newBuilder(server.uri("/hooks"))
-                .POST(HttpRequest.BodyPublishers.ofString(EVENT)).build(), HttpResponse.BodyHandlers.ofString(UTF_8));
+        HttpResponse<String> unsigned = http.send(
+                HttpRequest.newBuilder(server.uri("/hooks"))
+                        .POST(HttpRequest.BodyPublishers.ofString(EVENT))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString(UTF_8));
         assertThat(unsigned.statusCode()).isEqualTo(400);
         assertThat(unsigned.body()).contains("\"reason\":\"missing_header\"");
         assertThat(handled).isEmpty();

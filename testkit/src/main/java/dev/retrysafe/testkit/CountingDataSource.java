@@ -9,7 +9,6 @@ import java.sql.SQLException;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.sql.DataSource;
 
 /**
  * A DataSource over {@link DriverManager} that counts connections not yet closed, so tests can
@@ -52,8 +51,8 @@ public final class CountingDataSource implements FixtureDataSource {
     private Connection track(Connection connection) {
         open.incrementAndGet();
         AtomicBoolean closed = new AtomicBoolean();
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("close") && closed.compareAndSet(false, true)) {
                         open.decrementAndGet();
                     }

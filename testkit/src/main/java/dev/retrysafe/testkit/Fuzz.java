@@ -20,13 +20,72 @@ public final class Fuzz {
 
     /** Pieces that parsers of headers, numbers, ids and JSON have tripped over somewhere. */
     private static final List<String> NASTY = List.of(
-            "", " ", "\t", "\r\n", "\u0000", "\u007f", "\u00ff", "\u2028", "\ufeff", "\ud800", "\udfff",
-            "\ud83d\ude00", "\"", "'", "\\", "\\u0000", ";", ",", "=", ":", "?", "/", "%", "%00", "%2F", "%ZZ",
-            "..", "../", "*", "-", "+", "0", "-0", "00", "01", "1e999", "-1", "9223372036854775807",
-            "9223372036854775808", "-9223372036854775809", "NaN", "Infinity", "1.5", "0x10", "1_000", "true",
-            "null", "{}", "[]", "{", "]", "<script>", "' OR '1'='1", "${jndi:ldap://127.0.0.1/a}", "evt_",
-            "pay_", "whsec_", "v1,", "Bearer", "Basic", "r=0;t=1", "\"a\";r=1", ":YWJj:", "@1700000000",
-            "2026-13-45T25:61:61Z", "Fri, 31 Dec 9999 23:59:59 GMT");
+            "",
+            " ",
+            "\t",
+            "\r\n",
+            "\u0000",
+            "\u007f",
+            "\u00ff",
+            "\u2028",
+            "\ufeff",
+            "\ud800",
+            "\udfff",
+            "\ud83d\ude00",
+            "\"",
+            "'",
+            "\\",
+            "\\u0000",
+            ";",
+            ",",
+            "=",
+            ":",
+            "?",
+            "/",
+            "%",
+            "%00",
+            "%2F",
+            "%ZZ",
+            "..",
+            "../",
+            "*",
+            "-",
+            "+",
+            "0",
+            "-0",
+            "00",
+            "01",
+            "1e999",
+            "-1",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "NaN",
+            "Infinity",
+            "1.5",
+            "0x10",
+            "1_000",
+            "true",
+            "null",
+            "{}",
+            "[]",
+            "{",
+            "]",
+            "<script>",
+            "' OR '1'='1",
+            "${jndi:ldap://127.0.0.1/a}",
+            "evt_",
+            "pay_",
+            "whsec_",
+            "v1,",
+            "Bearer",
+            "Basic",
+            "r=0;t=1",
+            "\"a\";r=1",
+            ":YWJj:",
+            "@1700000000",
+            "2026-13-45T25:61:61Z",
+            "Fri, 31 Dec 9999 23:59:59 GMT");
 
     private final long seed;
     private final Random random;
@@ -67,8 +126,10 @@ public final class Fuzz {
             try {
                 round.run(fuzz, i);
             } catch (Exception | AssertionError e) {
-                throw new AssertionError("fuzz seed " + seed + ", round " + i + " failed (repeat with -D"
-                        + SEED_PROPERTY + "=" + seed + "): " + e.getMessage(), e);
+                throw new AssertionError(
+                        "fuzz seed " + seed + ", round " + i + " failed (repeat with -D" + SEED_PROPERTY + "=" + seed
+                                + "): " + e.getMessage(),
+                        e);
             }
         }
     }
@@ -149,7 +210,10 @@ public final class Fuzz {
                 StringBuilder b = new StringBuilder("{");
                 int n = random.nextInt(4);
                 for (int i = 0; i < n; i++) {
-                    b.append(i == 0 ? "" : ",").append(jsonString(string(12))).append(':').append(jsonValue(depth - 1));
+                    b.append(i == 0 ? "" : ",")
+                            .append(jsonString(string(12)))
+                            .append(':')
+                            .append(jsonValue(depth - 1));
                 }
                 yield b.append('}').toString();
             }
@@ -191,7 +255,10 @@ public final class Fuzz {
         }
         StringBuilder b = new StringBuilder("{");
         for (int i = 0; i < out.size(); i++) {
-            b.append(i == 0 ? "" : ",").append(jsonString(out.get(i)[0])).append(':').append(out.get(i)[1]);
+            b.append(i == 0 ? "" : ",")
+                    .append(jsonString(out.get(i)[0]))
+                    .append(':')
+                    .append(out.get(i)[1]);
         }
         String json = b.append('}').toString();
         return switch (random.nextInt(10)) {

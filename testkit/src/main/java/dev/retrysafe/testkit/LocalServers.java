@@ -12,8 +12,7 @@ import java.util.stream.Stream;
 /** What the private servers of the tests ({@link RedisServerProcess}, {@link PostgresServerProcess}) share. */
 final class LocalServers {
 
-    private LocalServers() {
-    }
+    private LocalServers() {}
 
     /** A free TCP port on the loopback interface (free when this returns; a race is unlikely). */
     static int freePort() {

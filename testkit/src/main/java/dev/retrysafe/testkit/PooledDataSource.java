@@ -53,8 +53,8 @@ public final class PooledDataSource implements FixtureDataSource, AutoCloseable 
         }
         borrowed.incrementAndGet();
         AtomicBoolean returned = new AtomicBoolean();
-        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "close" -> {
                             if (returned.compareAndSet(false, true)) {

@@ -41,6 +41,7 @@ public final class PostgresServerProcess implements AutoCloseable {
     public static final String DIR_PREFIX = "rs-pg-";
     /** The user that owns the cluster and runs the server when the tests run as root. */
     private static final String OS_USER = "postgres";
+
     private static final Duration COMMAND_DEADLINE = Duration.ofSeconds(90);
 
     private final Path dir;
@@ -104,11 +105,12 @@ public final class PostgresServerProcess implements AutoCloseable {
         if (!name.matches("[a-z_][a-z0-9_]{0,62}")) {
             throw new IllegalArgumentException("not a plain database name: " + name);
         }
-        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create database " + name + " on port " + port + ": "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot create database " + name + " on port " + port + ": " + e.getMessage(), e);
         }
         return jdbcUrl(name);
     }
@@ -128,8 +130,16 @@ public final class PostgresServerProcess implements AutoCloseable {
      * rolled back). Either way every client connection breaks. Waits until it is down.
      */
     public synchronized void stop(boolean crash) {
-        run("pg_ctl", "-D", data.toString(), "-m", crash ? "immediate" : "fast", "-w",
-                "-t", Long.toString(COMMAND_DEADLINE.toSeconds()), "stop");
+        run(
+                "pg_ctl",
+                "-D",
+                data.toString(),
+                "-m",
+                crash ? "immediate" : "fast",
+                "-w",
+                "-t",
+                Long.toString(COMMAND_DEADLINE.toSeconds()),
+                "stop");
     }
 
     /** Starts the server again on the same port and data; waits until it accepts connections. */
@@ -137,8 +147,16 @@ public final class PostgresServerProcess implements AutoCloseable {
         if (isRunning()) {
             return;
         }
-        run("pg_ctl", "-D", data.toString(), "-l", log.toString(), "-w",
-                "-t", Long.toString(COMMAND_DEADLINE.toSeconds()), "start");
+        run(
+                "pg_ctl",
+                "-D",
+                data.toString(),
+                "-l",
+                log.toString(),
+                "-w",
+                "-t",
+                Long.toString(COMMAND_DEADLINE.toSeconds()),
+                "start");
     }
 
     /** Whether the server's postmaster runs ({@code pg_ctl status}). */
@@ -168,13 +186,25 @@ public final class PostgresServerProcess implements AutoCloseable {
         if (isRoot()) {
             chown(dir);
         }
-        run("initdb", "-D", data.toString(), "-U", OS_USER, "-A", "trust", "-E", "UTF8", "--locale=C",
-                "--no-sync", "--no-instructions");
+        run(
+                "initdb",
+                "-D",
+                data.toString(),
+                "-U",
+                OS_USER,
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+                "--no-instructions");
         // a test database: small, loopback only, no fsync (the tests crash processes, not the
         // machine: the operating system keeps what was written). Commits stay synchronous: with
         // synchronous_commit off an immediate stop loses answered commits, which is no test of
         // the application.
-        String settings = String.join("\n",
+        String settings = String.join(
+                "\n",
                 "",
                 "listen_addresses = '127.0.0.1'",
                 "port = " + port,
@@ -185,8 +215,8 @@ public final class PostgresServerProcess implements AutoCloseable {
                 "log_min_messages = warning",
                 "");
         try {
-            Files.writeString(data.resolve("postgresql.conf"), settings, StandardCharsets.UTF_8,
-                    StandardOpenOption.APPEND);
+            Files.writeString(
+                    data.resolve("postgresql.conf"), settings, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot configure the cluster in " + data, e);
         }
@@ -202,15 +232,14 @@ public final class PostgresServerProcess implements AutoCloseable {
         LocalServers.deleteTree(dir);
     }
 
-    private record Result(int exitCode, String output) {
-    }
+    private record Result(int exitCode, String output) {}
 
     private void run(String tool, String... args) {
         List<String> command = command(tool, args);
         Result r = exec(command);
         if (r.exitCode() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed with " + r.exitCode() + ":\n"
-                    + r.output() + "\n" + logTail());
+            throw new IllegalStateException(
+                    String.join(" ", command) + " failed with " + r.exitCode() + ":\n" + r.output() + "\n" + logTail());
         }
     }
 
@@ -228,13 +257,16 @@ public final class PostgresServerProcess implements AutoCloseable {
         Path output = null;
         try {
             output = Files.createTempFile(DIR_PREFIX + "cmd-", ".log");
-            Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+            Process p = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
+                    .redirectInput(
+                            ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                     .start();
             if (!p.waitFor(COMMAND_DEADLINE.toMillis() + 10_000, TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " did not finish within "
-                        + COMMAND_DEADLINE);
+                throw new IllegalStateException(
+                        String.join(" ", command) + " did not finish within " + COMMAND_DEADLINE);
             }
             return new Result(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
         } catch (IOException e) {
@@ -255,12 +287,15 @@ public final class PostgresServerProcess implements AutoCloseable {
 
     private static void chown(Path path) {
         try {
-            UserPrincipal owner = path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(OS_USER);
+            UserPrincipal owner =
+                    path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(OS_USER);
             Files.setOwner(path, owner);
             Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rwx------"));
         } catch (IOException e) {
-            throw new IllegalStateException("running as root, the cluster must belong to the user " + OS_USER
-                    + " (from the Debian package postgresql), which failed: " + e, e);
+            throw new IllegalStateException(
+                    "running as root, the cluster must belong to the user " + OS_USER
+                            + " (from the Debian package postgresql), which failed: " + e,
+                    e);
         }
     }
 
@@ -280,8 +315,10 @@ public final class PostgresServerProcess implements AutoCloseable {
                     .max(Comparator.comparingInt(PostgresServerProcess::majorVersion))
                     .orElseThrow(() -> new IllegalStateException("no initdb under " + debian));
         } catch (IOException | IllegalStateException e) {
-            throw new IllegalStateException("PostgreSQL's server binaries are needed (install the Debian package"
-                    + " postgresql, or set RETRYSAFE_TEST_PG_BIN to the folder of initdb and pg_ctl): " + e.getMessage(),
+            throw new IllegalStateException(
+                    "PostgreSQL's server binaries are needed (install the Debian package"
+                            + " postgresql, or set RETRYSAFE_TEST_PG_BIN to the folder of initdb and pg_ctl): "
+                            + e.getMessage(),
                     e);
         }
     }

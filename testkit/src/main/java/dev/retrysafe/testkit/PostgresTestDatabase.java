@@ -72,12 +72,14 @@ public final class PostgresTestDatabase implements AutoCloseable {
 
     private void execute(String sql) {
         try (Connection c = DriverManager.getConnection(adminUrl, properties());
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
-            throw new IllegalStateException("PostgreSQL at " + adminUrl + " as " + user
-                    + " is required by this test and failed on [" + sql + "]: " + e.getMessage()
-                    + " (./test starts PostgreSQL; set RETRYSAFE_TEST_PG_URL to use another server)", e);
+            throw new IllegalStateException(
+                    "PostgreSQL at " + adminUrl + " as " + user
+                            + " is required by this test and failed on [" + sql + "]: " + e.getMessage()
+                            + " (./test starts PostgreSQL; set RETRYSAFE_TEST_PG_URL to use another server)",
+                    e);
         }
     }
 

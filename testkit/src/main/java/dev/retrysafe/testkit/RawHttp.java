@@ -28,8 +28,7 @@ public final class RawHttp {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     /**
      * An answer.
@@ -82,7 +81,8 @@ public final class RawHttp {
      */
     public static Answer exchange(URI base, String request, Duration timeout) {
         if (head(request) && !request.toLowerCase(Locale.ROOT).contains("\r\nconnection: close\r\n")) {
-            throw new IllegalArgumentException("a HEAD request must carry Connection: close, or its answer's end cannot be seen");
+            throw new IllegalArgumentException(
+                    "a HEAD request must carry Connection: close, or its answer's end cannot be seen");
         }
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", base.getPort()), (int) timeout.toMillis());
@@ -107,7 +107,8 @@ public final class RawHttp {
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
             if (colon > 0) {
-                headers.putIfAbsent(lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
+                headers.putIfAbsent(
+                        lines[i].substring(0, colon).strip().toLowerCase(Locale.ROOT),
                         lines[i].substring(colon + 1).strip());
             }
         }

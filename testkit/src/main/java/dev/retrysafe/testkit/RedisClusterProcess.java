@@ -28,6 +28,7 @@ public final class RedisClusterProcess implements AutoCloseable {
 
     /** What the folder of every cluster made here starts with, followed by the JVM's pid and a dash. */
     public static final String DIR_PREFIX = "rs-redis-cluster-";
+
     private static final int SLOTS = 16_384;
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration JOIN_DEADLINE = Duration.ofSeconds(60);
@@ -37,6 +38,7 @@ public final class RedisClusterProcess implements AutoCloseable {
     private final Path dir;
     /** Filled while starting; a copy-on-write list, since the shutdown hook may read it meanwhile. */
     private final List<RedisServerProcess> nodes = new CopyOnWriteArrayList<>();
+
     private final List<Integer> busPorts = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook;
 
@@ -81,12 +83,19 @@ public final class RedisClusterProcess implements AutoCloseable {
     }
 
     private static List<String> clusterArguments(int busPort) {
-        return List.of("--cluster-enabled", "yes",
-                "--cluster-config-file", "nodes.conf",
-                "--cluster-port", Integer.toString(busPort),
-                "--cluster-announce-ip", "127.0.0.1",
-                "--cluster-node-timeout", Long.toString(NODE_TIMEOUT.toMillis()),
-                "--cluster-require-full-coverage", "no");
+        return List.of(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-port",
+                Integer.toString(busPort),
+                "--cluster-announce-ip",
+                "127.0.0.1",
+                "--cluster-node-timeout",
+                Long.toString(NODE_TIMEOUT.toMillis()),
+                "--cluster-require-full-coverage",
+                "no");
     }
 
     /**
@@ -103,7 +112,12 @@ public final class RedisClusterProcess implements AutoCloseable {
             call(i, "CLUSTER", "ADDSLOTSRANGE", Integer.toString(first), Integer.toString(last));
         }
         for (int i = 1; i < nodes.size(); i++) {
-            call(0, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(nodes.get(i).port()),
+            call(
+                    0,
+                    "CLUSTER",
+                    "MEET",
+                    "127.0.0.1",
+                    Integer.toString(nodes.get(i).port()),
                     Integer.toString(busPorts.get(i)));
         }
         awaitServing();
@@ -182,8 +196,8 @@ public final class RedisClusterProcess implements AutoCloseable {
                     int first = Integer.parseInt(range[0]);
                     int last = range.length == 2 ? Integer.parseInt(range[1]) : first;
                     if (first <= slot && slot <= last) {
-                        return indexOfPort(Integer.parseInt(fields[1].substring(fields[1].indexOf(':') + 1,
-                                fields[1].indexOf('@'))));
+                        return indexOfPort(Integer.parseInt(
+                                fields[1].substring(fields[1].indexOf(':') + 1, fields[1].indexOf('@'))));
                     }
                 }
             }
@@ -203,7 +217,8 @@ public final class RedisClusterProcess implements AutoCloseable {
 
     /** Node {@code index}'s {@code CLUSTER INFO}, field by field. */
     public Map<String, String> info(int index) {
-        return call(index, "CLUSTER", "INFO").lines()
+        return call(index, "CLUSTER", "INFO")
+                .lines()
                 .map(line -> line.split(":", 2))
                 .filter(parts -> parts.length == 2)
                 .collect(Collectors.toMap(parts -> parts[0], parts -> parts[1].trim(), (a, b) -> b));
@@ -231,15 +246,22 @@ public final class RedisClusterProcess implements AutoCloseable {
             }
             return reply;
         } catch (IOException e) {
-            throw new IllegalStateException(String.join(" ", command) + " failed on node " + index + " (port "
-                    + nodes.get(index).port() + "): " + e.getMessage() + "\n" + nodes.get(index).logTail(), e);
+            throw new IllegalStateException(
+                    String.join(" ", command) + " failed on node " + index + " (port "
+                            + nodes.get(index).port() + "): " + e.getMessage() + "\n"
+                            + nodes.get(index).logTail(),
+                    e);
         }
     }
 
     private String logTails() {
         StringBuilder tails = new StringBuilder();
         for (int i = 0; i < nodes.size(); i++) {
-            tails.append("--- node ").append(i).append(" log:\n").append(nodes.get(i).logTail()).append('\n');
+            tails.append("--- node ")
+                    .append(i)
+                    .append(" log:\n")
+                    .append(nodes.get(i).logTail())
+                    .append('\n');
         }
         return tails.toString();
     }

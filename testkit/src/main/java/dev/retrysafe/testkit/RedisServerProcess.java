@@ -30,6 +30,7 @@ public final class RedisServerProcess implements AutoCloseable {
     private final Path log;
     /** Where the server runs ({@code --dir}), or null for the JVM's working directory. */
     private final @Nullable Path dir;
+
     private final List<String> extraArguments;
     private final Thread shutdownHook;
     private @Nullable Process process;
@@ -119,7 +120,9 @@ public final class RedisServerProcess implements AutoCloseable {
             throw new IllegalStateException("redis-server on port " + port + " is not running");
         }
         try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(running.pid())).inheritIO().start();
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(running.pid()))
+                    .inheritIO()
+                    .start();
             if (!kill.waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS) || kill.exitValue() != 0) {
                 throw new IllegalStateException("kill " + signal + " failed for redis-server on port " + port);
             }
@@ -141,8 +144,8 @@ public final class RedisServerProcess implements AutoCloseable {
         running.destroyForcibly();
         try {
             if (!running.waitFor(STOP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException("redis-server on port " + port + " did not die within "
-                        + STOP_DEADLINE);
+                throw new IllegalStateException(
+                        "redis-server on port " + port + " did not die within " + STOP_DEADLINE);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -158,9 +161,20 @@ public final class RedisServerProcess implements AutoCloseable {
         if (process != null && process.isAlive()) {
             return;
         }
-        List<String> command = new ArrayList<>(List.of(binary(), "--port", Integer.toString(port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-                "--protected-mode", "yes"));
+        List<String> command = new ArrayList<>(List.of(
+                binary(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes"));
         if (dir != null) {
             command.addAll(List.of("--dir", dir.toString()));
         }
@@ -172,16 +186,18 @@ public final class RedisServerProcess implements AutoCloseable {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                     .start();
         } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + command.getFirst() + " (install the Debian package"
-                    + " redis-server, or set RETRYSAFE_TEST_REDIS_SERVER): " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot run " + command.getFirst() + " (install the Debian package"
+                            + " redis-server, or set RETRYSAFE_TEST_REDIS_SERVER): " + e.getMessage(),
+                    e);
         }
         process = started;
         long deadline = System.nanoTime() + START_DEADLINE.toNanos();
         while (!answersPing()) {
             if (!started.isAlive()) {
                 process = null;
-                throw new IllegalStateException("redis-server on port " + port + " exited with "
-                        + started.exitValue() + ": " + logTail());
+                throw new IllegalStateException(
+                        "redis-server on port " + port + " exited with " + started.exitValue() + ": " + logTail());
             }
             if (System.nanoTime() - deadline > 0) {
                 kill();

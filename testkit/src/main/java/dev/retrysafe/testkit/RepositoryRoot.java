@@ -10,8 +10,7 @@ import java.nio.file.Path;
  */
 public final class RepositoryRoot {
 
-    private RepositoryRoot() {
-    }
+    private RepositoryRoot() {}
 
     /**
      * The repository's root.

@@ -20,8 +20,7 @@ final class Resp {
     /** The longest line of a reply read here: status lines, numbers and error messages are short. */
     private static final int MAX_LINE = 4096;
 
-    private Resp() {
-    }
+    private Resp() {}
 
     /** Redis answered with an error ({@code -ERR ...}). */
     static final class ErrorReply extends IOException {

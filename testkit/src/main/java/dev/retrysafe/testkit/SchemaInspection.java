@@ -10,8 +10,7 @@ import java.util.TreeSet;
 /** Looks at a schema through JDBC metadata, alike on H2 and PostgreSQL. Stateless and threadsafe. */
 public final class SchemaInspection {
 
-    private SchemaInspection() {
-    }
+    private SchemaInspection() {}
 
     /**
      * The names, in lower case, of the indexes of {@code table}, whichever case the database

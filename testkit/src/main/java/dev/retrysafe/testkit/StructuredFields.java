@@ -1,10 +1,10 @@
 package dev.retrysafe.testkit;
 
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -26,8 +26,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class StructuredFields {
 
-    private StructuredFields() {
-    }
+    private StructuredFields() {}
 
     /** A List member or Dictionary value: an {@link Item} or an {@link InnerList}. */
     public sealed interface Member permits Item, InnerList {
@@ -67,8 +66,7 @@ public final class StructuredFields {
     }
 
     /** An sf-token, kept apart from sf-strings. */
-    public record Token(String value) {
-    }
+    public record Token(String value) {}
 
     /** An sf-binary value, compared by content. */
     public record ByteSequence(byte[] bytes) {
@@ -98,12 +96,10 @@ public final class StructuredFields {
     }
 
     /** An sf-date (RFC 9651): seconds since the epoch. */
-    public record Date(long epochSeconds) {
-    }
+    public record Date(long epochSeconds) {}
 
     /** An sf-displaystring (RFC 9651): Unicode text. */
-    public record DisplayString(String value) {
-    }
+    public record DisplayString(String value) {}
 
     /** Parses a List field value (an empty value is an empty list). */
     public static List<Member> parseList(String value) {
@@ -419,9 +415,11 @@ public final class StructuredFields {
                 } else if (c == '"') {
                     bytes.flip();
                     try {
-                        return new DisplayString(StandardCharsets.UTF_8.newDecoder()
+                        return new DisplayString(StandardCharsets.UTF_8
+                                .newDecoder()
                                 .onMalformedInput(CodingErrorAction.REPORT)
-                                .decode(bytes).toString());
+                                .decode(bytes)
+                                .toString());
                     } catch (CharacterCodingException e) {
                         throw error("a display string must be UTF-8");
                     }

@@ -22,8 +22,10 @@ public interface ThrowawayDatabase extends AutoCloseable {
 
     /** A new in-memory H2 database in PostgreSQL mode, named after {@code prefix}. */
     static ThrowawayDatabase h2(String prefix) {
-        CountingDataSource ds = new CountingDataSource("jdbc:h2:mem:" + prefix + "_"
-                + UUID.randomUUID().toString().replace("-", "") + ";MODE=PostgreSQL;DB_CLOSE_DELAY=-1", "");
+        CountingDataSource ds = new CountingDataSource(
+                "jdbc:h2:mem:" + prefix + "_" + UUID.randomUUID().toString().replace("-", "")
+                        + ";MODE=PostgreSQL;DB_CLOSE_DELAY=-1",
+                "");
         return new ThrowawayDatabase() {
             @Override
             public CountingDataSource dataSource() {
@@ -32,7 +34,8 @@ public interface ThrowawayDatabase extends AutoCloseable {
 
             @Override
             public void close() {
-                try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = ds.getConnection();
+                        Statement s = c.createStatement()) {
                     s.execute("SHUTDOWN");
                 } catch (SQLException e) {
                     throw new IllegalStateException("could not shut the H2 test database down", e);

@@ -16,7 +16,8 @@ class PostgresServerProcessTest {
         try (PostgresServerProcess pg = PostgresServerProcess.start()) {
             // given a database with a committed row
             pg.createDatabase("kept");
-            try (Connection c = pg.connect("kept"); Statement s = c.createStatement()) {
+            try (Connection c = pg.connect("kept");
+                    Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE t (v INT)");
                 s.execute("INSERT INTO t VALUES (42)");
             }
@@ -31,8 +32,9 @@ class PostgresServerProcessTest {
             pg.restart();
             assertThat(pg.port()).isEqualTo(port);
             assertThat(pg.isRunning()).isTrue();
-            try (Connection c = pg.connect("kept"); Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT v FROM t")) {
+            try (Connection c = pg.connect("kept");
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT v FROM t")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getInt(1)).isEqualTo(42);
             }

@@ -46,7 +46,7 @@ class RedisServerProcessTest {
     @Test
     void twoServersGetDifferentPorts() {
         try (RedisServerProcess first = RedisServerProcess.start();
-             RedisServerProcess second = RedisServerProcess.start()) {
+                RedisServerProcess second = RedisServerProcess.start()) {
             assertThat(first.port()).isNotEqualTo(second.port());
             assertThat(first.answersPing()).isTrue();
             assertThat(second.answersPing()).isTrue();

@@ -37,15 +37,16 @@ class StructuredFieldsTest {
                 "tok/en:x;s=\"a \\\"q\\\" \\\\\";i=-42;d=3.141;t;f=?0;b=:aGk=:;at=@1700000000;ds=%\"f%c3%bc\"");
 
         assertThat(item.value()).isEqualTo(new Token("tok/en:x"));
-        assertThat(item.parameters()).containsExactly(
-                Map.entry("s", "a \"q\" \\"),
-                Map.entry("i", -42L),
-                Map.entry("d", new BigDecimal("3.141")),
-                Map.entry("t", true),
-                Map.entry("f", false),
-                Map.entry("b", new ByteSequence("hi".getBytes(StandardCharsets.US_ASCII))),
-                Map.entry("at", new Date(1_700_000_000L)),
-                Map.entry("ds", new DisplayString("f\u00fc")));
+        assertThat(item.parameters())
+                .containsExactly(
+                        Map.entry("s", "a \"q\" \\"),
+                        Map.entry("i", -42L),
+                        Map.entry("d", new BigDecimal("3.141")),
+                        Map.entry("t", true),
+                        Map.entry("f", false),
+                        Map.entry("b", new ByteSequence("hi".getBytes(StandardCharsets.US_ASCII))),
+                        Map.entry("at", new Date(1_700_000_000L)),
+                        Map.entry("ds", new DisplayString("f\u00fc")));
     }
 
     @Test
@@ -75,10 +76,24 @@ class StructuredFieldsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "\"unterminated", "\"bad \\n escape\"", "1234567890123456", "1.2345", "1.", "1234567890123.5",
-        "?2", ":not base64!:", "a,", "a b", "\"x\";Key=1", "(a b", "%\"%C3\"", "\"tab\there\"", "-"
-    })
+    @ValueSource(
+            strings = {
+                "\"unterminated",
+                "\"bad \\n escape\"",
+                "1234567890123456",
+                "1.2345",
+                "1.",
+                "1234567890123.5",
+                "?2",
+                ":not base64!:",
+                "a,",
+                "a b",
+                "\"x\";Key=1",
+                "(a b",
+                "%\"%C3\"",
+                "\"tab\there\"",
+                "-"
+            })
     void rejectsMalformedValues(String value) {
         assertThatThrownBy(() -> StructuredFields.parseList(value))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -19,7 +19,8 @@ public interface HeaderLookup {
      * name; {@code null} if the request has no such header. With several headers of one name, the
      * first.
      */
-    @Nullable String get(String name);
+    @Nullable
+    String get(String name);
 
     /** A lookup over a map of names to values, ignoring the case of names; the map is copied. */
     static HeaderLookup of(Map<String, String> headers) {

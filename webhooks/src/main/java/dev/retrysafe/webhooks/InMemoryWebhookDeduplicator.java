@@ -63,8 +63,7 @@ public final class InMemoryWebhookDeduplicator implements WebhookDeduplicator {
         private int maxEntries = DEFAULT_MAX_ENTRIES;
         private Clock clock = Clock.systemUTC();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** How long an id is remembered (positive; default 48 hours). */
         public Builder ttl(Duration ttl) {
@@ -75,7 +74,8 @@ public final class InMemoryWebhookDeduplicator implements WebhookDeduplicator {
         /** Most ids held (1 to 10000000; default 100000); the oldest is evicted beyond. */
         public Builder maxEntries(int maxEntries) {
             if (maxEntries < 1 || maxEntries > MAX_MAX_ENTRIES) {
-                throw new IllegalArgumentException("maxEntries must be 1 to " + MAX_MAX_ENTRIES + ", was " + maxEntries);
+                throw new IllegalArgumentException(
+                        "maxEntries must be 1 to " + MAX_MAX_ENTRIES + ", was " + maxEntries);
             }
             this.maxEntries = maxEntries;
             return this;

@@ -36,7 +36,9 @@ public record VerifiedWebhook(String id, Instant timestamp, byte[] body) {
     /** Equal id, timestamp and body bytes. */
     @Override
     public boolean equals(@org.jspecify.annotations.Nullable Object other) {
-        return other instanceof VerifiedWebhook that && id.equals(that.id) && timestamp.equals(that.timestamp)
+        return other instanceof VerifiedWebhook that
+                && id.equals(that.id)
+                && timestamp.equals(that.timestamp)
                 && Arrays.equals(body, that.body);
     }
 

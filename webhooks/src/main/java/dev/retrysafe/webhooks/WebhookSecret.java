@@ -78,20 +78,22 @@ public final class WebhookSecret {
                     + "' followed by base64 (the text given does not; it is not repeated here)");
         }
         if (text.length() > MAX_ENCODED_LENGTH) {
-            throw new IllegalArgumentException("webhook secret is too long: " + text.length()
-                    + " characters, at most " + MAX_ENCODED_LENGTH + " (" + MAX_BYTES + " bytes)");
+            throw new IllegalArgumentException("webhook secret is too long: " + text.length() + " characters, at most "
+                    + MAX_ENCODED_LENGTH + " (" + MAX_BYTES + " bytes)");
         }
         byte[] key;
         try {
             key = Base64.getDecoder().decode(text.substring(PREFIX.length()));
         } catch (IllegalArgumentException e) {
             // the decoder's message quotes the offending character; say less
-            throw new IllegalArgumentException("webhook secret after '" + PREFIX
-                    + "' is not valid base64 (standard alphabet A-Z a-z 0-9 + /, optional = padding)", null);
+            throw new IllegalArgumentException(
+                    "webhook secret after '" + PREFIX
+                            + "' is not valid base64 (standard alphabet A-Z a-z 0-9 + /, optional = padding)",
+                    null);
         }
         if (key.length < MIN_BYTES || key.length > MAX_BYTES) {
-            throw new IllegalArgumentException("webhook secret must decode to " + MIN_BYTES + " to " + MAX_BYTES
-                    + " bytes, was " + key.length);
+            throw new IllegalArgumentException(
+                    "webhook secret must decode to " + MIN_BYTES + " to " + MAX_BYTES + " bytes, was " + key.length);
         }
         return new WebhookSecret(key);
     }
@@ -131,8 +133,8 @@ public final class WebhookSecret {
 
     private static void checkLength(int bytes) {
         if (bytes < MIN_BYTES || bytes > MAX_BYTES) {
-            throw new IllegalArgumentException("webhook secret length must be " + MIN_BYTES + " to " + MAX_BYTES
-                    + " bytes, was " + bytes);
+            throw new IllegalArgumentException(
+                    "webhook secret length must be " + MIN_BYTES + " to " + MAX_BYTES + " bytes, was " + bytes);
         }
     }
 }

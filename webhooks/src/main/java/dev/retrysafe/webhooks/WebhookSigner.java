@@ -61,8 +61,7 @@ public interface WebhookSigner {
     final class Builder {
         private final List<WebhookSecret> secrets = new ArrayList<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Adds a secret; signatures appear in the order secrets were added. */
         public Builder secret(WebhookSecret secret) {

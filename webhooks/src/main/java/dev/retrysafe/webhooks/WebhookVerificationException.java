@@ -45,8 +45,11 @@ public final class WebhookVerificationException extends Exception {
 
     /** A rejection for {@code reason}, with {@code detail} (which must hold nothing secret). */
     public WebhookVerificationException(Reason reason, String detail) {
-        super(Objects.requireNonNull(reason, "reason").description() + (detail.isEmpty() ? "" : " (" + detail + ")"),
-                null, false, false);
+        super(
+                Objects.requireNonNull(reason, "reason").description() + (detail.isEmpty() ? "" : " (" + detail + ")"),
+                null,
+                false,
+                false);
         this.reason = reason;
     }
 

@@ -77,14 +77,14 @@ public interface WebhookVerifier {
         private Duration tolerance = DEFAULT_TOLERANCE;
         private Clock clock = Clock.systemUTC();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Adds a secret that may have signed deliveries (1 to 10; during a rotation, old and new). */
         public Builder secret(WebhookSecret secret) {
             Objects.requireNonNull(secret, "secret");
             if (secrets.size() == WebhookSigner.MAX_SECRETS) {
-                throw new IllegalArgumentException("a verifier takes at most " + WebhookSigner.MAX_SECRETS + " secrets");
+                throw new IllegalArgumentException(
+                        "a verifier takes at most " + WebhookSigner.MAX_SECRETS + " secrets");
             }
             secrets.add(secret);
             return this;

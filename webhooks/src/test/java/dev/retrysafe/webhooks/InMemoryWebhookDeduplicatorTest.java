@@ -15,7 +15,8 @@ class InMemoryWebhookDeduplicatorTest extends WebhookDeduplicatorContract {
 
     @Test
     void whenFullTheOldestIdIsEvicted() {
-        InMemoryWebhookDeduplicator dedup = InMemoryWebhookDeduplicator.builder().maxEntries(3).clock(clock).build();
+        InMemoryWebhookDeduplicator dedup =
+                InMemoryWebhookDeduplicator.builder().maxEntries(3).clock(clock).build();
         for (String id : new String[] {"a", "b", "c"}) {
             dedup.firstTime(id);
             clock.advance(Duration.ofSeconds(1));
@@ -30,8 +31,11 @@ class InMemoryWebhookDeduplicatorTest extends WebhookDeduplicatorContract {
 
     @Test
     void expiredIdsAreDroppedBeforeAnyLiveOneIsEvicted() {
-        InMemoryWebhookDeduplicator dedup = InMemoryWebhookDeduplicator.builder().maxEntries(3)
-                .ttl(Duration.ofMinutes(10)).clock(clock).build();
+        InMemoryWebhookDeduplicator dedup = InMemoryWebhookDeduplicator.builder()
+                .maxEntries(3)
+                .ttl(Duration.ofMinutes(10))
+                .clock(clock)
+                .build();
         dedup.firstTime("old-1");
         dedup.firstTime("old-2");
         clock.advance(Duration.ofMinutes(6));
@@ -46,8 +50,10 @@ class InMemoryWebhookDeduplicatorTest extends WebhookDeduplicatorContract {
 
     @Test
     void clockSteppingBackDoesNotResurrectOrLoseIds() {
-        InMemoryWebhookDeduplicator dedup = InMemoryWebhookDeduplicator.builder().ttl(Duration.ofMinutes(10))
-                .clock(clock).build();
+        InMemoryWebhookDeduplicator dedup = InMemoryWebhookDeduplicator.builder()
+                .ttl(Duration.ofMinutes(10))
+                .clock(clock)
+                .build();
         dedup.firstTime("a");
         clock.set(clock.instant().minus(Duration.ofHours(1)));
 
@@ -57,8 +63,10 @@ class InMemoryWebhookDeduplicatorTest extends WebhookDeduplicatorContract {
 
     @Test
     void settingsAreChecked() {
-        assertThatThrownBy(() -> InMemoryWebhookDeduplicator.builder().maxEntries(0)).hasMessageContaining("maxEntries");
-        assertThatThrownBy(() -> InMemoryWebhookDeduplicator.builder().ttl(Duration.ZERO)).hasMessageContaining("ttl");
+        assertThatThrownBy(() -> InMemoryWebhookDeduplicator.builder().maxEntries(0))
+                .hasMessageContaining("maxEntries");
+        assertThatThrownBy(() -> InMemoryWebhookDeduplicator.builder().ttl(Duration.ZERO))
+                .hasMessageContaining("ttl");
         assertThat(InMemoryWebhookDeduplicator.create().firstTime("x")).isTrue();
     }
 }

@@ -30,7 +30,8 @@ abstract class JdbcWebhookDeduplicatorContract extends WebhookDeduplicatorContra
     @BeforeAll
     void createSchema() throws SQLException {
         database = openDatabase();
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             // the whole script in one execute, as a Flyway Java migration would run it
             s.execute(JdbcWebhookDeduplicator.schemaSql());
         }
@@ -49,7 +50,8 @@ abstract class JdbcWebhookDeduplicatorContract extends WebhookDeduplicatorContra
 
     @BeforeEach
     void emptyTable() throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("DELETE FROM received_webhooks");
         }
     }
@@ -66,8 +68,11 @@ abstract class JdbcWebhookDeduplicatorContract extends WebhookDeduplicatorContra
 
     @Test
     void purgeDeletesExactlyTheExpiredRowsInBatches() throws SQLException {
-        JdbcWebhookDeduplicator dedup = JdbcWebhookDeduplicator.builder(pool).ttl(TTL).clock(clock)
-                .purgeBatchSize(2).build();
+        JdbcWebhookDeduplicator dedup = JdbcWebhookDeduplicator.builder(pool)
+                .ttl(TTL)
+                .clock(clock)
+                .purgeBatchSize(2)
+                .build();
         for (int i = 0; i < 5; i++) {
             dedup.firstTime("old_" + i);
         }
@@ -89,7 +94,9 @@ abstract class JdbcWebhookDeduplicatorContract extends WebhookDeduplicatorContra
         try (Connection tx = pool.getConnection()) {
             tx.setAutoCommit(false);
             assertThat(dedup.firstTime(tx, "msg_1")).isTrue();
-            assertThat(dedup.firstTime(tx, "msg_1")).as("seen within the same transaction").isFalse();
+            assertThat(dedup.firstTime(tx, "msg_1"))
+                    .as("seen within the same transaction")
+                    .isFalse();
             tx.rollback(); // the handler failed
             tx.setAutoCommit(true);
         }
@@ -116,23 +123,27 @@ abstract class JdbcWebhookDeduplicatorContract extends WebhookDeduplicatorContra
 
     @Test
     void databaseFailureIsAStoreExceptionWithoutTheId() throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("ALTER TABLE received_webhooks RENAME TO received_webhooks_away");
         }
         try {
             assertThatThrownBy(() -> deduplicator().firstTime("msg_secretive"))
-                    .isInstanceOf(WebhookStoreException.class).hasMessageNotContaining("msg_secretive")
+                    .isInstanceOf(WebhookStoreException.class)
+                    .hasMessageNotContaining("msg_secretive")
                     .hasCauseInstanceOf(SQLException.class);
         } finally {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("ALTER TABLE received_webhooks_away RENAME TO received_webhooks");
             }
         }
     }
 
     private int rows() throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT COUNT(*) FROM received_webhooks")) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM received_webhooks")) {
             r.next();
             return r.getInt(1);
         }

@@ -31,8 +31,7 @@ final class ReferenceLibrary {
     private static final long NPM_TIMEOUT_SECONDS = 300;
     private static final long NODE_TIMEOUT_SECONDS = 60;
 
-    private ReferenceLibrary() {
-    }
+    private ReferenceLibrary() {}
 
     /** Makes sure node, npm and the library are there; fails with what to install otherwise. */
     static synchronized void install() throws IOException, InterruptedException {
@@ -41,8 +40,18 @@ final class ReferenceLibrary {
         Path installed = DIR.resolve("node_modules/standardwebhooks/package.json");
         if (!Files.exists(installed) || !Files.readString(installed).contains("\"version\": \"" + VERSION + "\"")) {
             Files.createDirectories(DIR);
-            Result npm = run(List.of("npm", "install", "--prefix", DIR.toString(), "--no-audit", "--no-fund",
-                    "--no-save", "standardwebhooks@" + VERSION), new byte[0], NPM_TIMEOUT_SECONDS);
+            Result npm = run(
+                    List.of(
+                            "npm",
+                            "install",
+                            "--prefix",
+                            DIR.toString(),
+                            "--no-audit",
+                            "--no-fund",
+                            "--no-save",
+                            "standardwebhooks@" + VERSION),
+                    new byte[0],
+                    NPM_TIMEOUT_SECONDS);
             if (npm.exitCode() != 0 || !Files.exists(installed)) {
                 throw new AssertionError("npm install standardwebhooks@" + VERSION + " into " + DIR + " failed (exit "
                         + npm.exitCode() + "); the interoperability tests need it.\n" + npm.stderr());
@@ -62,11 +71,11 @@ final class ReferenceLibrary {
         for (Case c : cases) {
             input.append(c.line()).append('\n');
         }
-        Result node = run(List.of("node", SCRIPT.toString(), mode), input.toString().getBytes(UTF_8),
-                NODE_TIMEOUT_SECONDS);
+        Result node =
+                run(List.of("node", SCRIPT.toString(), mode), input.toString().getBytes(UTF_8), NODE_TIMEOUT_SECONDS);
         if (node.exitCode() != 0) {
-            throw new AssertionError("node " + SCRIPT + " " + mode + " failed (exit " + node.exitCode() + "):\n"
-                    + node.stderr());
+            throw new AssertionError(
+                    "node " + SCRIPT + " " + mode + " failed (exit " + node.exitCode() + "):\n" + node.stderr());
         }
         List<String> lines = Arrays.asList(node.stdout().split("\n"));
         if (lines.size() != cases.size()) {
@@ -88,14 +97,17 @@ final class ReferenceLibrary {
     record Case(String secret, String id, long timestamp, String signature, byte[] body) {
         String line() {
             Base64.Encoder b64 = Base64.getEncoder();
-            return String.join(" ", b64.encodeToString(secret.getBytes(UTF_8)), b64.encodeToString(id.getBytes(UTF_8)),
+            return String.join(
+                    " ",
+                    b64.encodeToString(secret.getBytes(UTF_8)),
+                    b64.encodeToString(id.getBytes(UTF_8)),
                     b64.encodeToString(Long.toString(timestamp).getBytes(UTF_8)),
-                    b64.encodeToString(signature.getBytes(UTF_8)), b64.encodeToString(body));
+                    b64.encodeToString(signature.getBytes(UTF_8)),
+                    b64.encodeToString(body));
         }
     }
 
-    private record Result(int exitCode, String stdout, String stderr) {
-    }
+    private record Result(int exitCode, String stdout, String stderr) {}
 
     private static void requireTool(String tool) throws InterruptedException {
         try {
@@ -113,7 +125,8 @@ final class ReferenceLibrary {
 
     private static Result run(List<String> command, byte[] stdin, long timeoutSeconds)
             throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).directory(DIR.getParent().toFile()).start();
+        Process process =
+                new ProcessBuilder(command).directory(DIR.getParent().toFile()).start();
         // both pipes are drained while the process runs, so a chatty child cannot block on a full pipe
         CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()));
         CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()));

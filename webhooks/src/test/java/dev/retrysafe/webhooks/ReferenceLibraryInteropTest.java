@@ -47,8 +47,12 @@ class ReferenceLibraryInteropTest {
             tampered.add(new ReferenceLibrary.Case(secret.encoded(), id, now, signature, changed));
         }
 
-        assertThat(ReferenceLibrary.run("verify", genuine)).as("seed " + seed).hasSize(CASES).containsOnly("ok");
-        assertThat(ReferenceLibrary.run("verify", tampered)).as("seed " + seed + ": the harness can say no")
+        assertThat(ReferenceLibrary.run("verify", genuine))
+                .as("seed " + seed)
+                .hasSize(CASES)
+                .containsOnly("ok");
+        assertThat(ReferenceLibrary.run("verify", tampered))
+                .as("seed " + seed + ": the harness can say no")
                 .allMatch(line -> line.startsWith("rejected: No matching signature"));
     }
 
@@ -63,10 +67,15 @@ class ReferenceLibraryInteropTest {
             String id = "msg_" + Long.toString(random.nextLong() & Long.MAX_VALUE, 36);
             long timestamp = 1_500_000_000L + random.nextInt(500_000_000);
             secrets.add(secret);
-            cases.add(new ReferenceLibrary.Case(secret.encoded(), id, timestamp, "", randomJson(random).getBytes(UTF_8)));
+            cases.add(new ReferenceLibrary.Case(
+                    secret.encoded(), id, timestamp, "", randomJson(random).getBytes(UTF_8)));
         }
-        cases.add(new ReferenceLibrary.Case("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek",
-                1614265330, "", "{\"test\": 2432232314}".getBytes(UTF_8)));
+        cases.add(new ReferenceLibrary.Case(
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                "msg_p5jXN8AQM9LWM0D4loKWxJek",
+                1614265330,
+                "",
+                "{\"test\": 2432232314}".getBytes(UTF_8)));
         secrets.add(WebhookSecret.parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"));
 
         List<String> signatures = ReferenceLibrary.run("sign", cases);
@@ -75,18 +84,22 @@ class ReferenceLibraryInteropTest {
         for (int i = 0; i < cases.size(); i++) {
             ReferenceLibrary.Case c = cases.get(i);
             String why = "seed " + seed + ", case " + i;
-            WebhookVerifier verifier = WebhookVerifier.builder().secret(secrets.get(i))
-                    .clock(Clock.fixed(Instant.ofEpochSecond(c.timestamp()), ZoneOffset.UTC)).build();
-            VerifiedWebhook verified = verifier.verify(WebhookVerifierTest.headers(c.id(), Long.toString(c.timestamp()),
-                    signatures.get(i)), c.body());
+            WebhookVerifier verifier = WebhookVerifier.builder()
+                    .secret(secrets.get(i))
+                    .clock(Clock.fixed(Instant.ofEpochSecond(c.timestamp()), ZoneOffset.UTC))
+                    .build();
+            VerifiedWebhook verified = verifier.verify(
+                    WebhookVerifierTest.headers(c.id(), Long.toString(c.timestamp()), signatures.get(i)), c.body());
             assertThat(verified.body()).as(why).isEqualTo(c.body());
-            assertThat(WebhookSigner.of(secrets.get(i)).sign(c.id(), c.timestamp(), c.body())).as(why)
+            assertThat(WebhookSigner.of(secrets.get(i)).sign(c.id(), c.timestamp(), c.body()))
+                    .as(why)
                     .isEqualTo(signatures.get(i));
         }
     }
 
     private static WebhookSecret randomSecret(Random random) {
-        byte[] key = new byte[WebhookSecret.MIN_BYTES + random.nextInt(WebhookSecret.MAX_BYTES - WebhookSecret.MIN_BYTES + 1)];
+        byte[] key = new byte
+                [WebhookSecret.MIN_BYTES + random.nextInt(WebhookSecret.MAX_BYTES - WebhookSecret.MIN_BYTES + 1)];
         random.nextBytes(key);
         return WebhookSecret.fromBytes(key);
     }
@@ -100,8 +113,14 @@ class ReferenceLibraryInteropTest {
             if (i > 0) {
                 json.append(random.nextBoolean() ? "," : ", ");
             }
-            json.append("\"k").append(i).append("\":").append(random.nextBoolean() ? " " : "")
-                    .append(random.nextBoolean() ? random.nextInt() : "\"" + words[random.nextInt(words.length)] + "\"");
+            json.append("\"k")
+                    .append(i)
+                    .append("\":")
+                    .append(random.nextBoolean() ? " " : "")
+                    .append(
+                            random.nextBoolean()
+                                    ? random.nextInt()
+                                    : "\"" + words[random.nextInt(words.length)] + "\"");
         }
         return json.append(random.nextBoolean() ? "}" : "}\n").toString();
     }

@@ -17,12 +17,14 @@ class SchemaSqlTest {
         assertThat(JdbcWebhookDeduplicator.schemaStatements().get(1)).startsWith("CREATE INDEX");
 
         String url = "jdbc:h2:mem:schema_" + UUID.randomUUID().toString().replace("-", "") + ";MODE=PostgreSQL";
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             for (String statement : JdbcWebhookDeduplicator.schemaStatements()) {
                 s.execute(statement);
             }
-            assertThat(s.executeUpdate("INSERT INTO received_webhooks (webhook_id, seen_at) VALUES ('"
-                    + "x".repeat(255) + "', 0)")).isEqualTo(1);
+            assertThat(s.executeUpdate("INSERT INTO received_webhooks (webhook_id, seen_at) VALUES ('" + "x".repeat(255)
+                            + "', 0)"))
+                    .isEqualTo(1);
         }
     }
 }

@@ -35,31 +35,37 @@ class SignVerifyPropertyTest {
         byte[] body = new byte[random.nextInt(2_000)];
         random.nextBytes(body);
         FakeClock clock = new FakeClock(Instant.ofEpochSecond(timestamp + random.nextInt(601) - 300));
-        WebhookVerifier verifier = WebhookVerifier.builder().secret(secret).clock(clock).build();
+        WebhookVerifier verifier =
+                WebhookVerifier.builder().secret(secret).clock(clock).build();
         String signature = WebhookSigner.of(secret).sign(id, timestamp, body);
 
-        VerifiedWebhook verified = verifier.verify(WebhookVerifierTest.headers(id, Long.toString(timestamp), signature), body);
+        VerifiedWebhook verified =
+                verifier.verify(WebhookVerifierTest.headers(id, Long.toString(timestamp), signature), body);
         assertThat(verified.id()).as(why).isEqualTo(id);
         assertThat(verified.body()).as(why).isEqualTo(body);
 
         if (body.length > 0) {
             byte[] changed = body.clone();
             changed[random.nextInt(changed.length)] ^= (byte) (1 << random.nextInt(8));
-            assertThat(reason(verifier, id, Long.toString(timestamp), signature, changed)).as(why)
+            assertThat(reason(verifier, id, Long.toString(timestamp), signature, changed))
+                    .as(why)
                     .isEqualTo(Reason.NO_MATCHING_SIGNATURE);
         }
         char[] otherId = id.toCharArray();
         int at = random.nextInt(otherId.length);
         otherId[at] = otherId[at] == 'a' ? 'b' : 'a';
-        assertThat(reason(verifier, new String(otherId), Long.toString(timestamp), signature, body)).as(why)
+        assertThat(reason(verifier, new String(otherId), Long.toString(timestamp), signature, body))
+                .as(why)
                 .isEqualTo(Reason.NO_MATCHING_SIGNATURE);
         String nearbyTimestamp = Long.toString(timestamp + (random.nextBoolean() ? 1 : -1));
-        assertThat(reason(verifier, id, nearbyTimestamp, signature, body)).as(why)
+        assertThat(reason(verifier, id, nearbyTimestamp, signature, body))
+                .as(why)
                 .isIn(Reason.NO_MATCHING_SIGNATURE, Reason.TIMESTAMP_TOO_OLD, Reason.TIMESTAMP_TOO_NEW);
     }
 
     private static Reason reason(WebhookVerifier verifier, String id, String timestamp, String signature, byte[] body) {
-        WebhookVerificationException e = catchThrowableOfType(WebhookVerificationException.class,
+        WebhookVerificationException e = catchThrowableOfType(
+                WebhookVerificationException.class,
                 () -> verifier.verify(WebhookVerifierTest.headers(id, timestamp, signature), body));
         assertThat(e).isNotNull();
         return e.reason();

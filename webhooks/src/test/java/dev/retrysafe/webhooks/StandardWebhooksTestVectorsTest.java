@@ -31,12 +31,15 @@ class StandardWebhooksTestVectorsTest {
     // a well-formed v1 signature that belongs to nothing, from the same file
     private static final String FOREIGN = "Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=";
 
-    private final WebhookVerifier verifier = WebhookVerifier.builder().secret(WebhookSecret.parse(SECRET))
-            .clock(Clock.fixed(Instant.ofEpochSecond(TIMESTAMP), ZoneOffset.UTC)).build();
+    private final WebhookVerifier verifier = WebhookVerifier.builder()
+            .secret(WebhookSecret.parse(SECRET))
+            .clock(Clock.fixed(Instant.ofEpochSecond(TIMESTAMP), ZoneOffset.UTC))
+            .build();
 
     @Test
     void signerReproducesThePublishedSignature() {
-        assertThat(WebhookSigner.of(WebhookSecret.parse(SECRET)).sign(ID, TIMESTAMP, PAYLOAD)).isEqualTo(SIGNATURE);
+        assertThat(WebhookSigner.of(WebhookSecret.parse(SECRET)).sign(ID, TIMESTAMP, PAYLOAD))
+                .isEqualTo(SIGNATURE);
     }
 
     @Test
@@ -68,7 +71,7 @@ class StandardWebhooksTestVectorsTest {
     }
 
     private static HeaderLookup headers(String signature) {
-        return HeaderLookup.of(Map.of("webhook-id", ID, "webhook-timestamp", Long.toString(TIMESTAMP),
-                "webhook-signature", signature));
+        return HeaderLookup.of(Map.of(
+                "webhook-id", ID, "webhook-timestamp", Long.toString(TIMESTAMP), "webhook-signature", signature));
     }
 }

@@ -119,7 +119,9 @@ abstract class WebhookDeduplicatorContract {
                         if (!dedup.firstTime(id)) {
                             continue; // a duplicate: acknowledged without running the handler
                         }
-                        if (running.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet() > 1) {
+                        if (running.computeIfAbsent(id, k -> new AtomicInteger())
+                                        .incrementAndGet()
+                                > 1) {
                             overlaps.incrementAndGet();
                         }
                         boolean failed = own.nextInt(10) == 0;
@@ -129,7 +131,9 @@ abstract class WebhookDeduplicatorContract {
                             dedup.forget(id);
                             queue.add(id); // the sender redelivers
                         } else {
-                            successes.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+                            successes
+                                    .computeIfAbsent(id, k -> new AtomicInteger())
+                                    .incrementAndGet();
                         }
                     }
                     return null;
@@ -142,7 +146,9 @@ abstract class WebhookDeduplicatorContract {
             }
         } finally {
             pool.shutdownNow();
-            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).as("workers stopped").isTrue();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS))
+                    .as("workers stopped")
+                    .isTrue();
         }
 
         String why = "seed " + seed;

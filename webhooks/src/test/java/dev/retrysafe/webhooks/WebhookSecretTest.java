@@ -35,22 +35,27 @@ class WebhookSecretTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 23, 65, 1024})
     void lengthsOutsideTheSpecificationAreRefused(int bytes) {
-        assertThatThrownBy(() -> WebhookSecret.generate(bytes)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("24 to 64").hasMessageContaining(Integer.toString(bytes));
+        assertThatThrownBy(() -> WebhookSecret.generate(bytes))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("24 to 64")
+                .hasMessageContaining(Integer.toString(bytes));
         assertThatThrownBy(() -> WebhookSecret.fromBytes(new byte[bytes])).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void theSpecificationsExampleSecretParsesToTwentyFourBytes() {
-        assertThat(WebhookSecret.parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").length()).isEqualTo(24);
+        assertThat(WebhookSecret.parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").length())
+                .isEqualTo(24);
     }
 
     @Test
     void secretWithoutPrefixIsRefusedWithoutRepeatingIt() {
         String bare = "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-        assertThatThrownBy(() -> WebhookSecret.parse(bare)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("must start with 'whsec_'").hasMessageNotContaining(bare);
+        assertThatThrownBy(() -> WebhookSecret.parse(bare))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must start with 'whsec_'")
+                .hasMessageNotContaining(bare);
         assertThatThrownBy(() -> WebhookSecret.parse("WHSEC_" + bare)).hasMessageContaining("whsec_");
     }
 
@@ -58,8 +63,11 @@ class WebhookSecretTest {
     void secretThatIsNotBase64IsRefusedWithoutRepeatingIt() {
         String text = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZI!o2LaLaSw";
 
-        assertThatThrownBy(() -> WebhookSecret.parse(text)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("not valid base64").hasMessageNotContaining("MfKQ9").hasMessageNotContaining("!")
+        assertThatThrownBy(() -> WebhookSecret.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not valid base64")
+                .hasMessageNotContaining("MfKQ9")
+                .hasMessageNotContaining("!")
                 .hasNoCause();
     }
 
@@ -80,7 +88,9 @@ class WebhookSecretTest {
         WebhookSecret secret = WebhookSecret.generate();
         String base64 = secret.encoded().substring("whsec_".length());
 
-        assertThat(secret.toString()).isEqualTo("WebhookSecret[32 bytes, redacted]").doesNotContain(base64);
+        assertThat(secret.toString())
+                .isEqualTo("WebhookSecret[32 bytes, redacted]")
+                .doesNotContain(base64);
     }
 
     @Test

@@ -28,14 +28,21 @@ class WebhookSignerTest {
     void headersHoldTheThreeValuesUnderTheirStandardNames() {
         SignedHeaders headers = WebhookSigner.of(current).headers("msg_1", 1_767_225_600L, body);
 
-        assertThat(headers.toMap()).containsExactlyInAnyOrderEntriesOf(Map.of("webhook-id", "msg_1",
-                "webhook-timestamp", "1767225600", "webhook-signature", WebhookSigner.of(current).sign("msg_1", 1_767_225_600L, body)));
+        assertThat(headers.toMap())
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "webhook-id",
+                        "msg_1",
+                        "webhook-timestamp",
+                        "1767225600",
+                        "webhook-signature",
+                        WebhookSigner.of(current).sign("msg_1", 1_767_225_600L, body)));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", "msg.1", "msg 1", "msg\n1", "msg_é"})
     void idsThatCannotBeSignedUnambiguouslyAreRefused(String id) {
-        assertThatThrownBy(() -> WebhookSigner.of(current).sign(id, 1, body)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> WebhookSigner.of(current).sign(id, 1, body))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("webhook id");
     }
 
@@ -44,7 +51,8 @@ class WebhookSignerTest {
         WebhookSigner signer = WebhookSigner.of(current);
 
         assertThat(signer.sign("m".repeat(255), 0, body)).startsWith("v1,");
-        assertThatThrownBy(() -> signer.sign("m".repeat(256), 0, body)).hasMessageContaining("1 to 255 characters, was 256");
+        assertThatThrownBy(() -> signer.sign("m".repeat(256), 0, body))
+                .hasMessageContaining("1 to 255 characters, was 256");
         assertThatThrownBy(() -> signer.sign("msg_1", -1, body)).hasMessageContaining("-1");
     }
 

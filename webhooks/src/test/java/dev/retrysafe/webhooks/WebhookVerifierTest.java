@@ -30,7 +30,8 @@ class WebhookVerifierTest {
 
     private final FakeClock clock = new FakeClock();
     private final WebhookSecret secret = WebhookSecret.generate();
-    private final WebhookVerifier verifier = WebhookVerifier.builder().secret(secret).clock(clock).build();
+    private final WebhookVerifier verifier =
+            WebhookVerifier.builder().secret(secret).clock(clock).build();
     private final long now = clock.instant().getEpochSecond();
 
     // --- the seed's attacks ------------------------------------------------------------------
@@ -81,17 +82,28 @@ class WebhookVerifierTest {
 
         assertThat(header.split(" ")).hasSize(2).allMatch(s -> s.startsWith("v1,"));
         assertThat(verifier.verify(headers, bytes(BODY)).id()).isEqualTo(ID);
-        assertThat(WebhookVerifier.builder().secret(old).clock(clock).build().verify(headers, bytes(BODY)).id())
+        assertThat(WebhookVerifier.builder()
+                        .secret(old)
+                        .clock(clock)
+                        .build()
+                        .verify(headers, bytes(BODY))
+                        .id())
                 .isEqualTo(ID);
     }
 
     @Test
     void receiverHoldingBothSecretsAcceptsEitherDuringRotation() throws WebhookVerificationException {
         WebhookSecret next = WebhookSecret.generate();
-        WebhookVerifier rotating = WebhookVerifier.builder().secret(next).secret(secret).clock(clock).build();
+        WebhookVerifier rotating = WebhookVerifier.builder()
+                .secret(next)
+                .secret(secret)
+                .clock(clock)
+                .build();
 
-        assertThat(rotating.verify(signed(secret, ID, now, BODY), bytes(BODY)).id()).isEqualTo(ID);
-        assertThat(rotating.verify(signed(next, ID, now, BODY), bytes(BODY)).id()).isEqualTo(ID);
+        assertThat(rotating.verify(signed(secret, ID, now, BODY), bytes(BODY)).id())
+                .isEqualTo(ID);
+        assertThat(rotating.verify(signed(next, ID, now, BODY), bytes(BODY)).id())
+                .isEqualTo(ID);
         assertThat(reasonOf(rotating, signed(WebhookSecret.generate(), ID, now, BODY), BODY))
                 .isEqualTo(Reason.NO_MATCHING_SIGNATURE);
     }
@@ -114,19 +126,33 @@ class WebhookVerifierTest {
 
     @Test
     void configuredToleranceApplies() throws WebhookVerificationException {
-        WebhookVerifier strict = WebhookVerifier.builder().secret(secret).clock(clock)
-                .tolerance(Duration.ofSeconds(10)).build();
+        WebhookVerifier strict = WebhookVerifier.builder()
+                .secret(secret)
+                .clock(clock)
+                .tolerance(Duration.ofSeconds(10))
+                .build();
 
         strict.verify(signed(secret, ID, now - 10, BODY), bytes(BODY));
         assertThat(reasonOf(strict, signed(secret, ID, now - 11, BODY), BODY)).isEqualTo(Reason.TIMESTAMP_TOO_OLD);
         assertThatThrownBy(() -> WebhookVerifier.builder().tolerance(Duration.ofMillis(1500)))
                 .hasMessageContaining("whole seconds");
-        assertThatThrownBy(() -> WebhookVerifier.builder().tolerance(Duration.ZERO)).hasMessageContaining("PT0S");
+        assertThatThrownBy(() -> WebhookVerifier.builder().tolerance(Duration.ZERO))
+                .hasMessageContaining("PT0S");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"hello", "-5", "+1767225600", " 1767225600", "1767225600 ", "1.7e9", "1767225600abc",
-            "0x69557f00", "１７６７２２５６００"})
+    @ValueSource(
+            strings = {
+                "hello",
+                "-5",
+                "+1767225600",
+                " 1767225600",
+                "1767225600 ",
+                "1.7e9",
+                "1767225600abc",
+                "0x69557f00",
+                "１７６７２２５６００"
+            })
     void nonNumericTimestampIsInvalid(String timestamp) {
         HeaderLookup headers = headers(ID, timestamp, WebhookSigner.of(secret).sign(ID, now, bytes(BODY)));
 
@@ -168,9 +194,12 @@ class WebhookVerifierTest {
         String header = "v1a,hnO3f9T8Ytu9HwrXslvumlUpqtNVqkhqw/enGzPCXe5BdqzCInXqYXFymVJaA7AZdpXwVLPo3mNl8EM+m7TBAg== "
                 + "v2,anything " + valid;
 
-        assertThat(verifier.verify(headers(ID, Long.toString(now), header), bytes(BODY)).id()).isEqualTo(ID);
+        assertThat(verifier.verify(headers(ID, Long.toString(now), header), bytes(BODY))
+                        .id())
+                .isEqualTo(ID);
         assertThat(reason(headers(ID, Long.toString(now), "v2," + valid.substring(3)), BODY))
-                .as("a valid MAC under another version label").isEqualTo(Reason.NO_MATCHING_SIGNATURE);
+                .as("a valid MAC under another version label")
+                .isEqualTo(Reason.NO_MATCHING_SIGNATURE);
     }
 
     @Test
@@ -182,8 +211,10 @@ class WebhookVerifierTest {
             assertThat(reason(headers(ID, Long.toString(now), huge), BODY)).isEqualTo(Reason.HEADER_TOO_LARGE);
             assertThat(reason(headers(ID, Long.toString(now), signature + " " + huge), BODY))
                     .isEqualTo(Reason.HEADER_TOO_LARGE);
-            assertThat(reason(headers(huge, Long.toString(now), signature), BODY)).isEqualTo(Reason.HEADER_TOO_LARGE);
-            assertThat(reason(headers(ID, "1".repeat(10_000_000), signature), BODY)).isEqualTo(Reason.HEADER_TOO_LARGE);
+            assertThat(reason(headers(huge, Long.toString(now), signature), BODY))
+                    .isEqualTo(Reason.HEADER_TOO_LARGE);
+            assertThat(reason(headers(ID, "1".repeat(10_000_000), signature), BODY))
+                    .isEqualTo(Reason.HEADER_TOO_LARGE);
         });
     }
 
@@ -201,8 +232,8 @@ class WebhookVerifierTest {
         String signature = WebhookSigner.of(secret).sign(ID, now, bytes(BODY));
         String ts = Long.toString(now);
         for (String name : new String[] {"webhook-id", "webhook-timestamp", "webhook-signature"}) {
-            Map<String, String> map = new HashMap<>(Map.of("webhook-id", ID, "webhook-timestamp", ts,
-                    "webhook-signature", signature));
+            Map<String, String> map =
+                    new HashMap<>(Map.of("webhook-id", ID, "webhook-timestamp", ts, "webhook-signature", signature));
             map.remove(name);
             assertThat(reason(HeaderLookup.of(map), BODY)).as(name).isEqualTo(Reason.MISSING_HEADER);
         }
@@ -213,8 +244,8 @@ class WebhookVerifierTest {
     @Test
     void headerNamesAreMatchedWhateverTheirCase() throws WebhookVerificationException {
         String signature = WebhookSigner.of(secret).sign(ID, now, bytes(BODY));
-        HeaderLookup headers = HeaderLookup.of(Map.of("Webhook-Id", ID, "WEBHOOK-TIMESTAMP", Long.toString(now),
-                "webhook-Signature", signature));
+        HeaderLookup headers = HeaderLookup.of(
+                Map.of("Webhook-Id", ID, "WEBHOOK-TIMESTAMP", Long.toString(now), "webhook-Signature", signature));
 
         assertThat(verifier.verify(headers, bytes(BODY)).id()).isEqualTo(ID);
     }
@@ -224,8 +255,12 @@ class WebhookVerifierTest {
         byte[] body = {(byte) 0xff, 0, (byte) 0xfe, '\r', '\n'};
         String signature = WebhookSigner.of(secret).sign(ID, now, body);
 
-        assertThat(verifier.verify(headers(ID, Long.toString(now), signature), body).body()).isEqualTo(body);
-        assertThat(reasonOf(verifier, headers(ID, Long.toString(now), signature), new byte[] {(byte) 0xff, 0, (byte) 0xfe, '\n'}))
+        assertThat(verifier.verify(headers(ID, Long.toString(now), signature), body)
+                        .body())
+                .isEqualTo(body);
+        assertThat(reasonOf(verifier, headers(ID, Long.toString(now), signature), new byte[] {
+                    (byte) 0xff, 0, (byte) 0xfe, '\n'
+                }))
                 .isEqualTo(Reason.NO_MATCHING_SIGNATURE);
     }
 
@@ -234,10 +269,12 @@ class WebhookVerifierTest {
         String signature = WebhookSigner.of(secret).sign(ID, now, bytes(BODY));
         String base64Secret = secret.encoded().substring(6);
         for (HeaderLookup headers : new HeaderLookup[] {
-                headers(ID, Long.toString(now), signature), headers(ID, Long.toString(now - 3600), signature),
-                headers(ID, Long.toString(now), signature.substring(0, 20))}) {
-            WebhookVerificationException e = catchThrowableOfType(WebhookVerificationException.class,
-                    () -> verifier.verify(headers, bytes("tampered")));
+            headers(ID, Long.toString(now), signature),
+            headers(ID, Long.toString(now - 3600), signature),
+            headers(ID, Long.toString(now), signature.substring(0, 20))
+        }) {
+            WebhookVerificationException e = catchThrowableOfType(
+                    WebhookVerificationException.class, () -> verifier.verify(headers, bytes("tampered")));
             assertThat(e.getMessage()).doesNotContain(base64Secret).doesNotContain(signature.substring(3, 20));
             assertThat(e.getStackTrace()).as("cheap to throw at a flood").isEmpty();
         }
@@ -246,12 +283,14 @@ class WebhookVerifierTest {
     @Test
     void eachNearMissGetsTheSameAnswerAsAWildGuess() {
         // a forger learns nothing from how many leading bytes were right
-        byte[] mac = Base64.getDecoder().decode(WebhookSigner.of(secret).sign(ID, now, bytes(BODY)).substring(3));
+        byte[] mac = Base64.getDecoder()
+                .decode(WebhookSigner.of(secret).sign(ID, now, bytes(BODY)).substring(3));
         for (int rightBytes = 0; rightBytes < mac.length; rightBytes++) {
             byte[] guess = mac.clone();
             guess[rightBytes] ^= 1;
             String header = "v1," + Base64.getEncoder().encodeToString(guess);
-            WebhookVerificationException e = catchThrowableOfType(WebhookVerificationException.class,
+            WebhookVerificationException e = catchThrowableOfType(
+                    WebhookVerificationException.class,
                     () -> verifier.verify(headers(ID, Long.toString(now), header), bytes(BODY)));
             assertThat(e.reason()).isEqualTo(Reason.NO_MATCHING_SIGNATURE);
             assertThat(e.getMessage()).isEqualTo(Reason.NO_MATCHING_SIGNATURE.description());
@@ -269,8 +308,8 @@ class WebhookVerifierTest {
     }
 
     private static Reason reasonOf(WebhookVerifier verifier, HeaderLookup headers, byte[] body) {
-        WebhookVerificationException e = catchThrowableOfType(WebhookVerificationException.class,
-                () -> verifier.verify(headers, body));
+        WebhookVerificationException e =
+                catchThrowableOfType(WebhookVerificationException.class, () -> verifier.verify(headers, body));
         assertThat(e).as("verification should have failed").isNotNull();
         return e.reason();
     }
@@ -280,7 +319,8 @@ class WebhookVerifierTest {
     }
 
     static HeaderLookup headers(String id, String timestamp, String signature) {
-        return HeaderLookup.of(Map.of("webhook-id", id, "webhook-timestamp", timestamp, "webhook-signature", signature));
+        return HeaderLookup.of(
+                Map.of("webhook-id", id, "webhook-timestamp", timestamp, "webhook-signature", signature));
     }
 
     static byte[] bytes(String text) {

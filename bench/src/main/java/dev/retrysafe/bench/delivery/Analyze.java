@@ -38,8 +38,7 @@ public final class Analyze {
     /** The parts of the window whose p99 latencies are reported each. */
     private static final int FIFTHS = 5;
 
-    private Analyze() {
-    }
+    private Analyze() {}
 
     /** Prints the analysis. */
     public static void main(String[] args) throws Exception {
@@ -47,9 +46,18 @@ public final class Analyze {
         long from = o.longValue("from") * 1_000L;
         long to = o.longValue("to") * 1_000L;
         Map<String, Long> arrivals = read(Path.of(o.string("arrivals")));
-        long arrivedInWindow = arrivals.values().stream().filter(t -> t >= from && t < to).count();
-        long firstArrival = arrivals.values().stream().filter(t -> t >= from && t < to).mapToLong(Long::longValue).min().orElse(0);
-        long lastArrival = arrivals.values().stream().filter(t -> t >= from && t < to).mapToLong(Long::longValue).max().orElse(0);
+        long arrivedInWindow =
+                arrivals.values().stream().filter(t -> t >= from && t < to).count();
+        long firstArrival = arrivals.values().stream()
+                .filter(t -> t >= from && t < to)
+                .mapToLong(Long::longValue)
+                .min()
+                .orElse(0);
+        long lastArrival = arrivals.values().stream()
+                .filter(t -> t >= from && t < to)
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
         long committed = 0;
         long missing = 0;
         Latencies latencies = new Latencies();
@@ -78,12 +86,23 @@ public final class Analyze {
             fifths.append(f == 0 ? "" : "/").append(byFifth[f].ms(0.99));
         }
         double seconds = (to - from) / 1e6;
-        System.out.printf(Locale.ROOT, "BENCH committed=%d committed_per_s=%.1f arrived=%d deliveries_per_s=%.1f "
+        System.out.printf(
+                Locale.ROOT,
+                "BENCH committed=%d committed_per_s=%.1f arrived=%d deliveries_per_s=%.1f "
                         + "delivered_of_committed=%d missing=%d p50_ms=%s p90_ms=%s p99_ms=%s p999_ms=%s max_ms=%s min_ms=%s "
                         + "arrivals_span_ms=%.1f arrivals_span_per_s=%.1f p99_by_fifth_ms=%s%n",
-                committed, committed / seconds, arrivedInWindow, arrivedInWindow / seconds, latencies.size, missing,
-                latencies.ms(0.50), latencies.ms(0.90), latencies.ms(0.99), latencies.ms(0.999),
-                latencies.ms(1.0), latencies.ms(0.0),
+                committed,
+                committed / seconds,
+                arrivedInWindow,
+                arrivedInWindow / seconds,
+                latencies.size,
+                missing,
+                latencies.ms(0.50),
+                latencies.ms(0.90),
+                latencies.ms(0.99),
+                latencies.ms(0.999),
+                latencies.ms(1.0),
+                latencies.ms(0.0),
                 (lastArrival - firstArrival) / 1000.0,
                 lastArrival > firstArrival ? (arrivedInWindow - 1) / ((lastArrival - firstArrival) / 1e6) : 0.0,
                 fifths);
@@ -125,7 +144,9 @@ public final class Analyze {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
                 int space = line.indexOf(' ');
                 if (space > 0) {
-                    out.put(line.substring(0, space), Long.parseLong(line.substring(space + 1).trim()));
+                    out.put(
+                            line.substring(0, space),
+                            Long.parseLong(line.substring(space + 1).trim()));
                 }
             }
         }

@@ -34,10 +34,12 @@ import org.eclipse.jetty.http.HttpMethod;
 public final class ClientFloor {
 
     private static final String TIME = "2026-12-02T18:00:00.123456Z";
-    private static final byte[] BODY = ("{\"id\":\"evt_a_123456\",\"type\":\"payment.succeeded\",\"timestamp\":\"" + TIME
-            + "\",\"data\":{\"id\":\"pay_01kbfz3x8m2c7v9q4w6e1r5t0y\",\"object\":\"payment\",\"amount\":500,"
-            + "\"amount_refunded\":0,\"currency\":\"eur\",\"status\":\"succeeded\",\"description\":\"bench\","
-            + "\"created_at\":\"" + TIME + "\"}}").getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BODY = ("{\"id\":\"evt_a_123456\",\"type\":\"payment.succeeded\",\"timestamp\":\""
+                    + TIME
+                    + "\",\"data\":{\"id\":\"pay_01kbfz3x8m2c7v9q4w6e1r5t0y\",\"object\":\"payment\",\"amount\":500,"
+                    + "\"amount_refunded\":0,\"currency\":\"eur\",\"status\":\"succeeded\",\"description\":\"bench\","
+                    + "\"created_at\":\"" + TIME + "\"}}")
+            .getBytes(StandardCharsets.UTF_8);
 
     private ClientFloor() {}
 
@@ -64,11 +66,14 @@ public final class ClientFloor {
                     while (phase.get() < 2) {
                         boolean ok;
                         try {
-                            ContentResponse response = client.newRequest(target).method(HttpMethod.POST)
+                            ContentResponse response = client.newRequest(target)
+                                    .method(HttpMethod.POST)
                                     .headers(h -> h.put("User-Agent", "Retrysafe-Webhooks/0.1.0-SNAPSHOT")
                                             .put("webhook-id", "msg_01kbfz3x8m2c7v9q4w6e1r5t0y")
                                             .put("webhook-timestamp", "1796237015")
-                                            .put("webhook-signature", "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="))
+                                            .put(
+                                                    "webhook-signature",
+                                                    "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="))
                                     .body(new BytesRequestContent("application/json", BODY))
                                     .timeout(5, TimeUnit.SECONDS)
                                     .send();
@@ -98,8 +103,9 @@ public final class ClientFloor {
             for (Thread sender : senders) {
                 sender.join(Duration.ofSeconds(10));
             }
-            System.out.printf("BENCH requests=%d duration_s=%.3f rps=%.1f errors=%d cpu_us_per_request=%.0f%n", done,
-                    seconds, done / seconds, failed, done == 0 ? 0.0 : cpuNanos / 1e3 / done);
+            System.out.printf(
+                    "BENCH requests=%d duration_s=%.3f rps=%.1f errors=%d cpu_us_per_request=%.0f%n",
+                    done, seconds, done / seconds, failed, done == 0 ? 0.0 : cpuNanos / 1e3 / done);
             if (failed > 0 || done == 0) {
                 System.exit(1);
             }

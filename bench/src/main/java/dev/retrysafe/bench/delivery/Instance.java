@@ -81,11 +81,15 @@ public final class Instance {
         int producers = o.integer("producers", 16);
         Path out = Path.of(o.string("out"));
         try (HikariDataSource db = pool(o.string("db"), o.string("user", "postgres"), o.integer("pool", 10));
-             HttpAttemptSender sender = HttpAttemptSender.builder()
-                     .guard(TargetGuard.builder().allowPrivateTargets(List.of("127.0.0.0/8")).requireHttps(false).build())
-                     .timeout(Duration.ofSeconds(5))
-                     .build()) {
-            Dispatcher dispatcher = Dispatcher.builder(db, sender).instanceId("bench-" + id)
+                HttpAttemptSender sender = HttpAttemptSender.builder()
+                        .guard(TargetGuard.builder()
+                                .allowPrivateTargets(List.of("127.0.0.0/8"))
+                                .requireHttps(false)
+                                .build())
+                        .timeout(Duration.ofSeconds(5))
+                        .build()) {
+            Dispatcher dispatcher = Dispatcher.builder(db, sender)
+                    .instanceId("bench-" + id)
                     .lease(Duration.ofSeconds(30))
                     .maxInFlightPerEndpoint(o.integer("max-in-flight", 10))
                     .shutdownTimeout(Duration.ofSeconds(10))
@@ -183,8 +187,9 @@ public final class Instance {
      * limits the dispatchers.
      */
     private boolean anyUnfinished() {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT 1 FROM deliveries WHERE next_attempt_at IS NOT NULL LIMIT 1")) {
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT 1 FROM deliveries WHERE next_attempt_at IS NOT NULL LIMIT 1")) {
             return r.next();
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -194,8 +199,8 @@ public final class Instance {
     private void commitOne(long i) {
         String eventId = "evt_" + id + "_" + i;
         Instant now = Instant.now();
-        OutboxEvent event = new OutboxEvent(eventId, account((int) (i % endpoints)), "payment.succeeded", now,
-                payload(eventId, now));
+        OutboxEvent event = new OutboxEvent(
+                eventId, account((int) (i % endpoints)), "payment.succeeded", now, payload(eventId, now));
         try (Connection c = db.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -220,9 +225,10 @@ public final class Instance {
     static byte[] payload(String eventId, Instant at) {
         String time = at.toString();
         return ("{\"id\":\"" + eventId + "\",\"type\":\"payment.succeeded\",\"timestamp\":\"" + time + "\","
-                + "\"data\":{\"id\":\"pay_01kbfz3x8m2c7v9q4w6e1r5t0y\",\"object\":\"payment\",\"amount\":500,"
-                + "\"amount_refunded\":0,\"currency\":\"eur\",\"status\":\"succeeded\",\"description\":\"bench\","
-                + "\"created_at\":\"" + time + "\"}}").getBytes(StandardCharsets.UTF_8);
+                        + "\"data\":{\"id\":\"pay_01kbfz3x8m2c7v9q4w6e1r5t0y\",\"object\":\"payment\",\"amount\":500,"
+                        + "\"amount_refunded\":0,\"currency\":\"eur\",\"status\":\"succeeded\",\"description\":\"bench\","
+                        + "\"created_at\":\"" + time + "\"}}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private void writeCommits(Path out) throws Exception {
@@ -238,18 +244,23 @@ public final class Instance {
         StringBuilder outcomes = new StringBuilder();
         for (Outcome outcome : Outcome.values()) {
             if (m.attempts(outcome) > 0) {
-                outcomes.append(' ').append(outcome.name().toLowerCase(Locale.ROOT)).append('=').append(m.attempts(outcome));
+                outcomes.append(' ')
+                        .append(outcome.name().toLowerCase(Locale.ROOT))
+                        .append('=')
+                        .append(m.attempts(outcome));
             }
         }
         System.out.println("INSTANCE id=" + id + " committed=" + commitTimes.size() + " producer_errors=" + errors.get()
                 + " producer_lag_max_ms=" + producerLagMax.get() / 1000 + " attempts=" + m.attemptsTotal()
                 + " succeeded=" + m.deliveriesSucceeded() + " failed=" + m.deliveriesFailed() + outcomes
-                + " dispatcher_first_attempt_mean_ms=" + m.firstAttemptLatency().mean().toMillis()
+                + " dispatcher_first_attempt_mean_ms="
+                + m.firstAttemptLatency().mean().toMillis()
                 + " cpu_ms_since_start=" + cpuMillis);
     }
 
     private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        return ((com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 

@@ -44,8 +44,7 @@ public final class Receiver {
     private final Map<String, Long> firstArrival = new ConcurrentHashMap<>();
     private final LongAdder requests = new LongAdder();
 
-    private Receiver() {
-    }
+    private Receiver() {}
 
     /** Starts the receiver on {@code args[0]} (127.0.0.1 only). */
     public static void main(String[] args) throws Exception {

@@ -21,23 +21,28 @@ import java.util.Set;
  */
 public final class Setup {
 
-    private Setup() {
-    }
+    private Setup() {}
 
     /** Runs the setup. */
     public static void main(String[] args) throws Exception {
         Options o = new Options(args);
         int endpoints = o.integer("endpoints", 16);
         try (HikariDataSource db = Instance.pool(o.string("db"), o.string("user", "postgres"), 2)) {
-            try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = db.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(DeliverySchema.schemaSql());
             }
             WebhookEndpoints store = WebhookEndpoints.builder(db).build();
             for (int n = 0; n < endpoints; n++) {
-                store.create(Instance.account(n), new NewEndpoint(
-                        URI.create("http://127.0.0.1:" + o.integer("port", 18090) + "/hooks/" + n), Set.of("*"), "bench"));
+                store.create(
+                        Instance.account(n),
+                        new NewEndpoint(
+                                URI.create("http://127.0.0.1:" + o.integer("port", 18090) + "/hooks/" + n),
+                                Set.of("*"),
+                                "bench"));
             }
         }
-        System.out.println("setup: delivery schema version " + DeliverySchema.VERSION + ", " + endpoints + " endpoints");
+        System.out.println(
+                "setup: delivery schema version " + DeliverySchema.VERSION + ", " + endpoints + " endpoints");
     }
 }

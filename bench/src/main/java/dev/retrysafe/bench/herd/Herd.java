@@ -63,11 +63,17 @@ final class Herd {
         }
     }
 
-    private Herd() {
-    }
+    private Herd() {}
 
-    static Result run(Strategy strategy, int clients, Duration retryAfter, int maxAttempts, int ratePerSecond, int burst,
-                      long seed, Duration horizon) {
+    static Result run(
+            Strategy strategy,
+            int clients,
+            Duration retryAfter,
+            int maxAttempts,
+            int ratePerSecond,
+            int burst,
+            long seed,
+            Duration horizon) {
         SplittableRandom random = new SplittableRandom(seed);
         RetryBudget shared = strategy.budgets().get();
         RetryBudget[] budgets = new RetryBudget[clients];
@@ -121,8 +127,15 @@ final class Herd {
     }
 
     /** Plans the client's next retry; false when its budget refuses. */
-    private static boolean schedule(Strategy strategy, int client, long now, Duration retryAfter, RetryBudget[] budgets,
-                                    int[] retriesMade, SplittableRandom random, PriorityQueue<Arrival> queue) {
+    private static boolean schedule(
+            Strategy strategy,
+            int client,
+            long now,
+            Duration retryAfter,
+            RetryBudget[] budgets,
+            int[] retriesMade,
+            SplittableRandom random,
+            PriorityQueue<Arrival> queue) {
         if (!budgets[client].tryAcquireRetry()) {
             return false;
         }

@@ -32,11 +32,11 @@ public final class HerdSimulation {
     static final int BURST = 10;
     /** Attempts per client, the rejected first one included: the client's default. */
     static final int MAX_ATTEMPTS = RetryPolicy.defaults().maxAttempts();
+
     static final Duration HORIZON = Duration.ofSeconds(40);
     private static final String[] COLORS = {"#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#1f77b4", "#2ca02c"};
 
-    private HerdSimulation() {
-    }
+    private HerdSimulation() {}
 
     /** Runs both scenarios, prints the table, writes the SVG. */
     public static void main(String[] args) throws IOException {
@@ -44,17 +44,37 @@ public final class HerdSimulation {
         long seed = Long.parseLong(options.getOrDefault("--seed", "42"));
         Path svg = Path.of(options.getOrDefault("--svg", "docs/herd-simulation.svg"));
         RetryPolicy policy = RetryPolicy.defaults();
-        List<Strategy> strategies = List.of(Strategy.noJitter(policy), Strategy.equalJitter(policy),
-                Strategy.fullJitterPlainFloor(policy), Strategy.fullJitterOnTop(policy), Strategy.ours(policy),
+        List<Strategy> strategies = List.of(
+                Strategy.noJitter(policy),
+                Strategy.equalJitter(policy),
+                Strategy.fullJitterPlainFloor(policy),
+                Strategy.fullJitterOnTop(policy),
+                Strategy.ours(policy),
                 Strategy.oursSharedBudget(policy));
 
-        System.out.printf(Locale.ROOT, "herd: %d clients rejected at t=0, server %d req/s (burst %d), %d attempts each,"
-                + " seed %d%n", CLIENTS, RATE, BURST, MAX_ATTEMPTS, seed);
+        System.out.printf(
+                Locale.ROOT,
+                "herd: %d clients rejected at t=0, server %d req/s (burst %d), %d attempts each," + " seed %d%n",
+                CLIENTS,
+                RATE,
+                BURST,
+                MAX_ATTEMPTS,
+                seed);
         List<Svg.Panel> panels = new ArrayList<>();
         for (Duration retryAfter : List.of(Duration.ofSeconds(1), Duration.ofSeconds(10))) {
             System.out.printf(Locale.ROOT, "%nRetry-After: %d s%n", retryAfter.toSeconds());
-            System.out.printf(Locale.ROOT, "%-40s %6s %8s %12s %9s %9s %7s %8s %9s%n", "strategy", "peak", "mean",
-                    "peak/mean", "retries", "rejected", "served", "gave up", "last (s)");
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-40s %6s %8s %12s %9s %9s %7s %8s %9s%n",
+                    "strategy",
+                    "peak",
+                    "mean",
+                    "peak/mean",
+                    "retries",
+                    "rejected",
+                    "served",
+                    "gave up",
+                    "last (s)");
             List<Svg.Series> series = new ArrayList<>();
             int noJitterPeak = 0;
             for (int i = 0; i < strategies.size(); i++) {
@@ -63,16 +83,30 @@ public final class HerdSimulation {
                 if (i == 0) {
                     noJitterPeak = r.peak();
                 }
-                System.out.printf(Locale.ROOT, "%-40s %6d %8.1f %12.1f %9d %9d %7d %8d %9.1f   peak %4.1fx lower than no jitter%n",
-                        s.name(), r.peak(), r.mean(), r.peak() / r.mean(), r.retries(), r.rejectedRetries(), r.served(),
-                        r.gaveUp(), r.lastArrivalMillis() / 1000.0, (double) noJitterPeak / r.peak());
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-40s %6d %8.1f %12.1f %9d %9d %7d %8d %9.1f   peak %4.1fx lower than no jitter%n",
+                        s.name(),
+                        r.peak(),
+                        r.mean(),
+                        r.peak() / r.mean(),
+                        r.retries(),
+                        r.rejectedRetries(),
+                        r.served(),
+                        r.gaveUp(),
+                        r.lastArrivalMillis() / 1000.0,
+                        (double) noJitterPeak / r.peak());
                 series.add(new Svg.Series(s.name(), COLORS[i % COLORS.length], r.arrivals()));
             }
             panels.add(new Svg.Panel("Retry-After: " + retryAfter.toSeconds() + " s", series));
         }
         int buckets = (int) (HORIZON.toMillis() / Herd.BUCKET_MILLIS);
-        String title = String.format(Locale.ROOT, "The herd: %,d clients rejected at t = 0, server takes %d requests/s "
-                + "(seed %d)", CLIENTS, RATE, seed);
+        String title = String.format(
+                Locale.ROOT,
+                "The herd: %,d clients rejected at t = 0, server takes %d requests/s " + "(seed %d)",
+                CLIENTS,
+                RATE,
+                seed);
         Path parent = svg.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);

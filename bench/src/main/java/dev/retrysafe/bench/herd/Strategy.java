@@ -30,23 +30,33 @@ record Strategy(String name, WaitRule waits, Supplier<RetryBudget> budgets, bool
 
     /** AWS's "equal jitter": half the backoff fixed, half random; {@code Retry-After} as a plain floor. */
     static Strategy equalJitter(RetryPolicy p) {
-        return new Strategy("equal jitter", (n, ra, r) -> {
-            long v = p.backoffBound(n).toNanos();
-            return max(ra, Duration.ofNanos(v / 2 + r.nextLong(v / 2 + 1)));
-        }, RetryBudget::unlimited, true);
+        return new Strategy(
+                "equal jitter",
+                (n, ra, r) -> {
+                    long v = p.backoffBound(n).toNanos();
+                    return max(ra, Duration.ofNanos(v / 2 + r.nextLong(v / 2 + 1)));
+                },
+                RetryBudget::unlimited,
+                true);
     }
 
     /** Full jitter under a plain floor: {@code max(Retry-After, random(0, backoff))}. */
     static Strategy fullJitterPlainFloor(RetryPolicy p) {
-        return new Strategy("full jitter, max(Retry-After, jitter)",
-                (n, ra, r) -> max(ra, Duration.ofNanos(r.nextLong(p.backoffBound(n).toNanos() + 1))),
-                RetryBudget::unlimited, true);
+        return new Strategy(
+                "full jitter, max(Retry-After, jitter)",
+                (n, ra, r) ->
+                        max(ra, Duration.ofNanos(r.nextLong(p.backoffBound(n).toNanos() + 1))),
+                RetryBudget::unlimited,
+                true);
     }
 
     /** Full jitter added to {@code Retry-After}: {@code Retry-After + random(0, backoff)}. */
     static Strategy fullJitterOnTop(RetryPolicy p) {
-        return new Strategy("Retry-After + full jitter",
-                (n, ra, r) -> ra.plusNanos(r.nextLong(p.backoffBound(n).toNanos() + 1)), RetryBudget::unlimited, true);
+        return new Strategy(
+                "Retry-After + full jitter",
+                (n, ra, r) -> ra.plusNanos(r.nextLong(p.backoffBound(n).toNanos() + 1)),
+                RetryBudget::unlimited,
+                true);
     }
 
     /** The client module's rule ({@link RetryPolicy#waitBefore}) with a budget per client. */

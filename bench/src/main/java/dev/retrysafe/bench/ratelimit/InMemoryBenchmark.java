@@ -41,7 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 public class InMemoryBenchmark {
 
     @Param({"1", "100000"})
@@ -50,28 +52,37 @@ public class InMemoryBenchmark {
     private String[] keyNames = new String[0];
     private long fixedNow;
 
-    private LocalRateLimiter retrysafe = InMemoryRateLimitStore.builder().build().limiter(Limits.policy());
+    private LocalRateLimiter retrysafe =
+            InMemoryRateLimitStore.builder().build().limiter(Limits.policy());
     private InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().build();
     private List<List<Charge>> charges = List.of();
 
     /** Bucket4j as its documentation suggests for per-key limits: buckets in a concurrent map. */
     private final ConcurrentHashMap<String, Bucket> lockFreeBuckets = new ConcurrentHashMap<>();
+
     private final ConcurrentHashMap<String, Bucket> synchronizedBuckets = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, RateLimiter> resilience4j = new ConcurrentHashMap<>();
 
     private final RateLimiterConfig rateLimiterConfig = Limits.resilience4jConfig();
     // created once: a capturing lambda per call would allocate on the map's miss path
     private final Function<String, Bucket> newLockFreeBucket = k -> Bucket.builder()
-            .addLimit(Limits.bandwidth()).withMillisecondPrecision().build();
+            .addLimit(Limits.bandwidth())
+            .withMillisecondPrecision()
+            .build();
     private final Function<String, Bucket> newSynchronizedBucket = k -> Bucket.builder()
-            .addLimit(Limits.bandwidth()).withMillisecondPrecision()
-            .withSynchronizationStrategy(SynchronizationStrategy.SYNCHRONIZED).build();
+            .addLimit(Limits.bandwidth())
+            .withMillisecondPrecision()
+            .withSynchronizationStrategy(SynchronizationStrategy.SYNCHRONIZED)
+            .build();
     private final Function<String, RateLimiter> newRateLimiter = k -> RateLimiter.of(k, rateLimiterConfig);
 
     @Setup(Level.Trial)
     public void setUp() {
         keyNames = Limits.keys(keys);
-        retrysafe = InMemoryRateLimitStore.builder().maxKeys(2L * keys + 1000).build().limiter(Limits.policy());
+        retrysafe = InMemoryRateLimitStore.builder()
+                .maxKeys(2L * keys + 1000)
+                .build()
+                .limiter(Limits.policy());
         store = InMemoryRateLimitStore.builder().maxKeys(2L * keys + 1000).build();
         List<List<Charge>> lists = new ArrayList<>(keys);
         for (int i = 0; i < keys; i++) {

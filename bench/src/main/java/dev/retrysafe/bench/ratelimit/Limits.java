@@ -21,6 +21,7 @@ final class Limits {
 
     /** Units per period, and the period: 10 per second. */
     static final long RATE_UNITS = 1;
+
     static final Duration RATE_PERIOD = Duration.ofMillis(100);
     /** The most units at once: far beyond what a run spends on one key. */
     static final long BURST = 10_000_000_000L;
@@ -32,7 +33,10 @@ final class Limits {
 
     /** Retrysafe: GCRA (the default algorithm). */
     static Policy policy() {
-        return Policy.builder("bench").limit(RATE_UNITS, RATE_PERIOD).burst(BURST).build();
+        return Policy.builder("bench")
+                .limit(RATE_UNITS, RATE_PERIOD)
+                .burst(BURST)
+                .build();
     }
 
     /** Bucket4j: a token bucket of {@link #BURST} refilled greedily at the same rate. */
@@ -41,7 +45,10 @@ final class Limits {
     }
 
     static Bandwidth bandwidth() {
-        return Bandwidth.builder().capacity(BURST).refillGreedy(RATE_UNITS, RATE_PERIOD).build();
+        return Bandwidth.builder()
+                .capacity(BURST)
+                .refillGreedy(RATE_UNITS, RATE_PERIOD)
+                .build();
     }
 
     /** Resilience4j: never waits, never runs out within a run (see the class comment). */

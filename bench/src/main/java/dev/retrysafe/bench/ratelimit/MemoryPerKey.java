@@ -47,35 +47,49 @@ public final class MemoryPerKey {
         String reported = "";
         switch (library) {
             case "retrysafe" -> {
-                InMemoryRateLimitStore store = InMemoryRateLimitStore.builder().maxKeys(2L * count).build();
+                InMemoryRateLimitStore store =
+                        InMemoryRateLimitStore.builder().maxKeys(2L * count).build();
                 LocalRateLimiter limiter = store.limiter(
                         Policy.builder("memory").limit(1, Duration.ofHours(1)).build());
                 for (String key : keys) {
                     require(limiter.tryAcquire(key, 1));
                 }
                 require(store.trackedKeys() == count);
-                reported = String.format(Locale.ROOT, " (store.stateBytes(): %.1f)",
-                        store.stateBytes() / (double) count);
+                reported =
+                        String.format(Locale.ROOT, " (store.stateBytes(): %.1f)", store.stateBytes() / (double) count);
                 tracked = store;
             }
             case "bucket4j", "bucket4j-synchronized" -> {
-                Bandwidth limit = Bandwidth.builder().capacity(1).refillGreedy(1, Duration.ofHours(1)).build();
+                Bandwidth limit = Bandwidth.builder()
+                        .capacity(1)
+                        .refillGreedy(1, Duration.ofHours(1))
+                        .build();
                 SynchronizationStrategy strategy = library.equals("bucket4j")
-                        ? SynchronizationStrategy.LOCK_FREE : SynchronizationStrategy.SYNCHRONIZED;
+                        ? SynchronizationStrategy.LOCK_FREE
+                        : SynchronizationStrategy.SYNCHRONIZED;
                 ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
                 for (String key : keys) {
-                    require(buckets.computeIfAbsent(key, k -> Bucket.builder().addLimit(limit)
-                            .withMillisecondPrecision().withSynchronizationStrategy(strategy).build())
+                    require(buckets.computeIfAbsent(
+                                    key,
+                                    k -> Bucket.builder()
+                                            .addLimit(limit)
+                                            .withMillisecondPrecision()
+                                            .withSynchronizationStrategy(strategy)
+                                            .build())
                             .tryConsume(1));
                 }
                 tracked = buckets;
             }
             case "resilience4j" -> {
-                RateLimiterConfig config = RateLimiterConfig.custom().limitForPeriod(1)
-                        .limitRefreshPeriod(Duration.ofHours(1)).timeoutDuration(Duration.ZERO).build();
+                RateLimiterConfig config = RateLimiterConfig.custom()
+                        .limitForPeriod(1)
+                        .limitRefreshPeriod(Duration.ofHours(1))
+                        .timeoutDuration(Duration.ZERO)
+                        .build();
                 ConcurrentHashMap<String, RateLimiter> limiters = new ConcurrentHashMap<>();
                 for (String key : keys) {
-                    require(limiters.computeIfAbsent(key, k -> RateLimiter.of(k, config)).acquirePermission());
+                    require(limiters.computeIfAbsent(key, k -> RateLimiter.of(k, config))
+                            .acquirePermission());
                 }
                 tracked = limiters;
             }

@@ -99,17 +99,23 @@ public class RedisBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         keyNames = Limits.keys(keys);
-        store = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
+        store = RedisRateLimitStore.builder()
+                .redisUri(redisUri)
+                .keyPrefix(keyPrefix + "rs:")
                 // a run on a busy machine may see a slow answer: measure it, do not fail it open
                 .commandTimeout(Duration.ofSeconds(5))
                 .build();
         // the same store without its direct connection: every decision through Lettuce (as before 2026-12-04)
-        storeLettuce = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
+        storeLettuce = RedisRateLimitStore.builder()
+                .redisUri(redisUri)
+                .keyPrefix(keyPrefix + "rs:")
                 .commandTimeout(Duration.ofSeconds(5))
                 .directConnection(false)
                 .build();
         // nor sharing calls: every decision a call of its own through Lettuce, as on a Redis Cluster
-        storeAlone = RedisRateLimitStore.builder().redisUri(redisUri).keyPrefix(keyPrefix + "rs:")
+        storeAlone = RedisRateLimitStore.builder()
+                .redisUri(redisUri)
+                .keyPrefix(keyPrefix + "rs:")
                 .commandTimeout(Duration.ofSeconds(5))
                 .directConnection(false)
                 .batching(false)
@@ -132,7 +138,9 @@ public class RedisBenchmark {
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))
-                .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofSeconds(5)).build())
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(Duration.ofSeconds(5))
+                        .build())
                 .build());
         RedisURI floorUri = RedisURI.create(redisUri);
         floorUri.setTimeout(Duration.ofSeconds(5));
@@ -206,6 +214,9 @@ public class RedisBenchmark {
     public Long lettuceFloor(KeyCursor cursor) throws InterruptedException, ExecutionException {
         byte[][] key = {floorKeys[cursor.next(keys)]};
         // untimed, as the store waits since 2026-12-06 (the client's command timeout still applies)
-        return floorConnection.async().<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, key, FLOOR_ARGUMENT).get();
+        return floorConnection
+                .async()
+                .<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, key, FLOOR_ARGUMENT)
+                .get();
     }
 }

@@ -13,8 +13,8 @@ final class RedisKeys {
     /** Deletes every key that starts with {@code prefix} (which holds no glob characters); returns how many. */
     static long deleteByPrefix(RedisCommands<String, String> redis, String prefix) {
         if (prefix.isEmpty() || prefix.matches(".*[*?\\[\\]\\\\].*")) {
-            throw new IllegalArgumentException("refusing to delete by a prefix that is empty or has glob characters: "
-                    + prefix);
+            throw new IllegalArgumentException(
+                    "refusing to delete by a prefix that is empty or has glob characters: " + prefix);
         }
         long deleted = 0;
         ScanCursor cursor = ScanCursor.INITIAL;

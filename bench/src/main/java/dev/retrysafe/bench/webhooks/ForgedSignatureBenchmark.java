@@ -49,7 +49,8 @@ public class ForgedSignatureBenchmark {
     public int correctBytes;
 
     private final byte[] body = ("{\"type\":\"payment.succeeded\",\"data\":{\"id\":\"pay_1\",\"amount\":500,"
-            + "\"currency\":\"eur\"}}").getBytes(StandardCharsets.UTF_8);
+                    + "\"currency\":\"eur\"}}")
+            .getBytes(StandardCharsets.UTF_8);
     private WebhookVerifier verifier;
     private HeaderLookup forged;
     private HeaderLookup genuine;
@@ -57,8 +58,10 @@ public class ForgedSignatureBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         WebhookSecret secret = WebhookSecret.generate();
-        verifier = WebhookVerifier.builder().secret(secret)
-                .clock(Clock.fixed(Instant.ofEpochSecond(TIMESTAMP), ZoneOffset.UTC)).build();
+        verifier = WebhookVerifier.builder()
+                .secret(secret)
+                .clock(Clock.fixed(Instant.ofEpochSecond(TIMESTAMP), ZoneOffset.UTC))
+                .build();
         String signature = WebhookSigner.of(secret).sign(ID, TIMESTAMP, body);
         byte[] mac = Base64.getDecoder().decode(signature.substring("v1,".length()));
         byte[] guess = mac.clone();
@@ -70,8 +73,8 @@ public class ForgedSignatureBenchmark {
     }
 
     private static HeaderLookup headers(String signature) {
-        return HeaderLookup.of(Map.of("webhook-id", ID, "webhook-timestamp", Long.toString(TIMESTAMP),
-                "webhook-signature", signature));
+        return HeaderLookup.of(Map.of(
+                "webhook-id", ID, "webhook-timestamp", Long.toString(TIMESTAMP), "webhook-signature", signature));
     }
 
     /** Rejecting the forged signature: the time must not depend on {@code correctBytes}. */

@@ -24,9 +24,16 @@ import java.util.random.RandomGenerator;
  * @param listeners told about every attempt
  * @param idempotencyKeys generates keys
  */
-public record ClientConfig(HttpClient http, boolean ownsHttp, RetryPolicy policy, RetryBudget budget, Clock clock,
-                           Sleeper sleeper, RandomGenerator random, List<AttemptListener> listeners,
-                           Supplier<String> idempotencyKeys) {
+public record ClientConfig(
+        HttpClient http,
+        boolean ownsHttp,
+        RetryPolicy policy,
+        RetryBudget budget,
+        Clock clock,
+        Sleeper sleeper,
+        RandomGenerator random,
+        List<AttemptListener> listeners,
+        Supplier<String> idempotencyKeys) {
 
     /** Checks and copies. */
     public ClientConfig {

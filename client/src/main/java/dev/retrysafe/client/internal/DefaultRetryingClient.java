@@ -87,8 +87,8 @@ public final class DefaultRetryingClient implements RetryingHttpClient {
     }
 
     @Override
-    public <T> CompletableFuture<CallResult<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-                                                          RetryPolicy policy) {
+    public <T> CompletableFuture<CallResult<T>> sendAsync(
+            HttpRequest request, HttpResponse.BodyHandler<T> handler, RetryPolicy policy) {
         Objects.requireNonNull(handler, "handler");
         Execution execution;
         try {
@@ -104,8 +104,8 @@ public final class DefaultRetryingClient implements RetryingHttpClient {
     private Execution newExecution(HttpRequest request, RetryPolicy policy) {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(policy, "policy");
-        return new Execution(request, policy, config.budget(), pacer, config.clock(), config.random(),
-                config.idempotencyKeys());
+        return new Execution(
+                request, policy, config.budget(), pacer, config.clock(), config.random(), config.idempotencyKeys());
     }
 
     /** One asynchronous call: each step runs when the previous one's future completes. */
@@ -228,7 +228,8 @@ public final class DefaultRetryingClient implements RetryingHttpClient {
 
     private static Throwable unwrap(Throwable t) {
         Throwable cause = t;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
             cause = cause.getCause();
         }
         return cause;

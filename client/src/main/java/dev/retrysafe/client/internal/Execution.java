@@ -62,8 +62,14 @@ public final class Execution {
      * A new call of {@code request}: takes its key, or generates one when the method needs it,
      * and records the call in the budget.
      */
-    public Execution(HttpRequest request, RetryPolicy policy, RetryBudget budget, Pacer pacer, Clock clock,
-                     RandomGenerator random, Supplier<String> keys) {
+    public Execution(
+            HttpRequest request,
+            RetryPolicy policy,
+            RetryBudget budget,
+            Pacer pacer,
+            Clock clock,
+            RandomGenerator random,
+            Supplier<String> keys) {
         this.request = request;
         this.policy = policy;
         this.budget = budget;
@@ -114,12 +120,20 @@ public final class Execution {
         }
         Duration remaining = usable(now);
         if (reset.compareTo(policy.maxRetryAfter()) > 0) {
-            throw refuse(reset, policy.maxRetryAfter(), WaitTooLongException.Source.RATE_LIMIT_RESET,
-                    WaitTooLongException.Limit.MAX_RETRY_AFTER, OptionalInt.empty());
+            throw refuse(
+                    reset,
+                    policy.maxRetryAfter(),
+                    WaitTooLongException.Source.RATE_LIMIT_RESET,
+                    WaitTooLongException.Limit.MAX_RETRY_AFTER,
+                    OptionalInt.empty());
         }
         if (reset.compareTo(remaining) >= 0) {
-            throw refuse(reset, remaining, WaitTooLongException.Source.RATE_LIMIT_RESET,
-                    WaitTooLongException.Limit.DEADLINE, OptionalInt.empty());
+            throw refuse(
+                    reset,
+                    remaining,
+                    WaitTooLongException.Source.RATE_LIMIT_RESET,
+                    WaitTooLongException.Limit.DEADLINE,
+                    OptionalInt.empty());
         }
         long room = RetryRules.saturatedNanos(remaining.minus(reset)) / 2;
         long jitter = RetryRules.uniform(random, Math.min(policy.baseDelay().toNanos(), room));
@@ -135,7 +149,8 @@ public final class Execution {
         if (keyGenerated) {
             b.setHeader(IDEMPOTENCY_KEY, key);
         }
-        Duration timeout = policy.attemptTimeout() != null ? policy.attemptTimeout()
+        Duration timeout = policy.attemptTimeout() != null
+                ? policy.attemptTimeout()
                 : request.timeout().orElse(policy.deadline());
         Duration remaining = remaining(now);
         if (remaining.compareTo(timeout) < 0) {
@@ -156,7 +171,10 @@ public final class Execution {
             pacer.observe(response.uri(), RateLimitHint.of(response.headers(), now), now);
         }
         int status = response.statusCode();
-        boolean replayed = response.headers().firstValue(REPLAYED).map(v -> v.equalsIgnoreCase("true")).orElse(false);
+        boolean replayed = response.headers()
+                .firstValue(REPLAYED)
+                .map(v -> v.equalsIgnoreCase("true"))
+                .orElse(false);
         Decision decision;
         if (!isRetryable(status, retryAfter != null, replayed)) {
             decision = new Decision.Stop(StopReason.ANSWERED);
@@ -165,8 +183,12 @@ public final class Execution {
         } else {
             decision = retryOrStop(new RetryReason.Status(status, retryAfter), retryAfter, OptionalInt.of(status), now);
         }
-        record(OptionalInt.of(status), null, retryAfterValues.isEmpty() ? null : String.join(", ", retryAfterValues),
-                now, decision);
+        record(
+                OptionalInt.of(status),
+                null,
+                retryAfterValues.isEmpty() ? null : String.join(", ", retryAfterValues),
+                now,
+                decision);
         return decision;
     }
 
@@ -198,13 +220,21 @@ public final class Execution {
         }
         Duration remaining = usable(now);
         if (retryAfter != null && retryAfter.compareTo(policy.maxRetryAfter()) > 0) {
-            refusal = refuse(retryAfter, policy.maxRetryAfter(), WaitTooLongException.Source.RETRY_AFTER,
-                    WaitTooLongException.Limit.MAX_RETRY_AFTER, status);
+            refusal = refuse(
+                    retryAfter,
+                    policy.maxRetryAfter(),
+                    WaitTooLongException.Source.RETRY_AFTER,
+                    WaitTooLongException.Limit.MAX_RETRY_AFTER,
+                    status);
             return new Decision.Stop(StopReason.WAIT_TOO_LONG);
         }
         if (retryAfter != null && retryAfter.compareTo(remaining) >= 0) {
-            refusal = refuse(retryAfter, remaining, WaitTooLongException.Source.RETRY_AFTER,
-                    WaitTooLongException.Limit.DEADLINE, status);
+            refusal = refuse(
+                    retryAfter,
+                    remaining,
+                    WaitTooLongException.Source.RETRY_AFTER,
+                    WaitTooLongException.Limit.DEADLINE,
+                    status);
             return new Decision.Stop(StopReason.WAIT_TOO_LONG);
         }
         Duration wait = policy.waitBefore(retries, retryAfter, random);
@@ -218,18 +248,26 @@ public final class Execution {
         return new Decision.Retry(wait, reason);
     }
 
-    private WaitTooLongException refuse(Duration requested, Duration allowed, WaitTooLongException.Source source,
-                                        WaitTooLongException.Limit limit, OptionalInt status) {
+    private WaitTooLongException refuse(
+            Duration requested,
+            Duration allowed,
+            WaitTooLongException.Source source,
+            WaitTooLongException.Limit limit,
+            OptionalInt status) {
         // the attempts are filled in by refusal(), once the attempt that asked is recorded
-        return new WaitTooLongException(requested, allowed.isNegative() ? Duration.ZERO : allowed, source, limit,
-                status, attempts, key);
+        return new WaitTooLongException(
+                requested, allowed.isNegative() ? Duration.ZERO : allowed, source, limit, status, attempts, key);
     }
 
-    private void record(OptionalInt status, @Nullable IOException failure, @Nullable String retryAfter, Instant now,
-                        Decision decision) {
+    private void record(
+            OptionalInt status,
+            @Nullable IOException failure,
+            @Nullable String retryAfter,
+            Instant now,
+            Decision decision) {
         Duration took = sentAt.isAfter(now) ? Duration.ZERO : Duration.between(sentAt, now);
-        attempts.add(new Attempt(attempts.size() + 1, method, uri, key, pacingWait, status, failure, retryAfter,
-                took, decision));
+        attempts.add(new Attempt(
+                attempts.size() + 1, method, uri, key, pacingWait, status, failure, retryAfter, took, decision));
     }
 
     private Duration remaining(Instant now) {

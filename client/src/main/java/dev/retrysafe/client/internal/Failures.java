@@ -21,15 +21,15 @@ public final class Failures {
     /** How deep a chain of causes is searched (chains can loop). */
     private static final int MAX_CAUSES = 16;
 
-    private Failures() {
-    }
+    private Failures() {}
 
     /** The transient kind of {@code failure}, or {@code null} when retrying it is pointless. */
     public static @Nullable FailureKind transientKind(IOException failure) {
         if (isPermanent(failure)) {
             return null;
         }
-        if (failure instanceof HttpConnectTimeoutException || failure instanceof ConnectException
+        if (failure instanceof HttpConnectTimeoutException
+                || failure instanceof ConnectException
                 || failure instanceof NoRouteToHostException) {
             return FailureKind.CONNECT;
         }
@@ -45,7 +45,8 @@ public final class Failures {
     private static boolean isPermanent(IOException failure) {
         Throwable t = failure;
         for (int depth = 0; t != null && depth < MAX_CAUSES; depth++, t = t.getCause()) {
-            if (t instanceof UnknownHostException || t instanceof SSLPeerUnverifiedException
+            if (t instanceof UnknownHostException
+                    || t instanceof SSLPeerUnverifiedException
                     || t instanceof ProtocolException
                     || (t instanceof SSLHandshakeException && hasCertificateCause(t))) {
                 return true;

@@ -36,7 +36,7 @@ public final class Pacer {
     /** Takes note of what the answer from {@code uri}, received at {@code now}, says. */
     public void observe(URI uri, RateLimitHint hint, Instant now) {
         switch (hint) {
-            case RateLimitHint.None none -> { }
+            case RateLimitHint.None none -> {}
             case RateLimitHint.Available available -> exhaustedUntil.remove(hostKey(uri));
             case RateLimitHint.Exhausted exhausted -> {
                 if (exhaustedUntil.size() >= MAX_HOSTS) {
@@ -50,7 +50,9 @@ public final class Pacer {
     /** {@code scheme://host:port} in lower case, with the scheme's default port filled in. */
     static String hostKey(URI uri) {
         String scheme = uri.getScheme() == null ? "http" : uri.getScheme().toLowerCase(Locale.ROOT);
-        String host = uri.getHost() == null ? String.valueOf(uri.getAuthority()) : uri.getHost().toLowerCase(Locale.ROOT);
+        String host = uri.getHost() == null
+                ? String.valueOf(uri.getAuthority())
+                : uri.getHost().toLowerCase(Locale.ROOT);
         int port = uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
         return scheme + "://" + host + ":" + port;
     }

@@ -28,20 +28,17 @@ public sealed interface RateLimitHint {
     long EPOCH_THRESHOLD = 1_000_000_000L;
 
     /** The response says nothing usable about rate limits. */
-    record None() implements RateLimitHint {
-    }
+    record None() implements RateLimitHint {}
 
     /** Every policy the response names has units left. */
-    record Available() implements RateLimitHint {
-    }
+    record Available() implements RateLimitHint {}
 
     /**
      * Some policy has no units left.
      *
      * @param resetIn how long until it has again, from the response's arrival
      */
-    record Exhausted(Duration resetIn) implements RateLimitHint {
-    }
+    record Exhausted(Duration resetIn) implements RateLimitHint {}
 
     /** The hint of {@code headers}, received at {@code now} (for epoch resets). */
     static RateLimitHint of(HttpHeaders headers, Instant now) {

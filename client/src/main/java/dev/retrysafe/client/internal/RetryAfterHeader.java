@@ -31,9 +31,18 @@ public final class RetryAfterHeader {
 
     private static final int MAX_DIGITS = 18;
     private static final Map<String, Integer> MONTHS = Map.ofEntries(
-            Map.entry("Jan", 1), Map.entry("Feb", 2), Map.entry("Mar", 3), Map.entry("Apr", 4),
-            Map.entry("May", 5), Map.entry("Jun", 6), Map.entry("Jul", 7), Map.entry("Aug", 8),
-            Map.entry("Sep", 9), Map.entry("Oct", 10), Map.entry("Nov", 11), Map.entry("Dec", 12));
+            Map.entry("Jan", 1),
+            Map.entry("Feb", 2),
+            Map.entry("Mar", 3),
+            Map.entry("Apr", 4),
+            Map.entry("May", 5),
+            Map.entry("Jun", 6),
+            Map.entry("Jul", 7),
+            Map.entry("Aug", 8),
+            Map.entry("Sep", 9),
+            Map.entry("Oct", 10),
+            Map.entry("Nov", 11),
+            Map.entry("Dec", 12));
     private static final String SHORT_DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
     private static final String LONG_DAY = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
     private static final String MONTH = "(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)";
@@ -51,8 +60,7 @@ public final class RetryAfterHeader {
     private static final Pattern ASCTIME =
             Pattern.compile(SHORT_DAY + " " + MONTH + " ([ \\d]\\d) " + TIME + " (\\d{4})");
 
-    private RetryAfterHeader() {
-    }
+    private RetryAfterHeader() {}
 
     /**
      * The delay the values ask for, measured from {@code now}: the longest readable one;
@@ -104,7 +112,8 @@ public final class RetryAfterHeader {
             }
             m = ASCTIME.matcher(value);
             if (m.matches()) {
-                return instant(Integer.parseInt(m.group(6)), m.group(1), m.group(2).strip(), m, 3);
+                return instant(
+                        Integer.parseInt(m.group(6)), m.group(1), m.group(2).strip(), m, 3);
             }
         } catch (DateTimeException e) {
             return null; // 31 Feb, 25:00 and the like
@@ -117,9 +126,14 @@ public final class RetryAfterHeader {
     }
 
     private static Instant instant(int year, String month, String day, Matcher m, int timeGroup) {
-        return LocalDateTime.of(year, MONTHS.get(month), Integer.parseInt(day),
-                Integer.parseInt(m.group(timeGroup)), Integer.parseInt(m.group(timeGroup + 1)),
-                Integer.parseInt(m.group(timeGroup + 2))).toInstant(ZoneOffset.UTC);
+        return LocalDateTime.of(
+                        year,
+                        MONTHS.get(month),
+                        Integer.parseInt(day),
+                        Integer.parseInt(m.group(timeGroup)),
+                        Integer.parseInt(m.group(timeGroup + 1)),
+                        Integer.parseInt(m.group(timeGroup + 2)))
+                .toInstant(ZoneOffset.UTC);
     }
 
     /**

@@ -17,8 +17,7 @@ public final class RetryRules {
     /** The status of "a request with this key is still being processed". */
     private static final int CONFLICT = 409;
 
-    private RetryRules() {
-    }
+    private RetryRules() {}
 
     /** Whether a request with {@code method} may be sent again. */
     public static boolean mayRetry(String method, boolean hasIdempotencyKey) {

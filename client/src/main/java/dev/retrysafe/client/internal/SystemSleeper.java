@@ -12,8 +12,7 @@ public final class SystemSleeper implements Sleeper {
     /** The one instance. */
     public static final SystemSleeper INSTANCE = new SystemSleeper();
 
-    private SystemSleeper() {
-    }
+    private SystemSleeper() {}
 
     @Override
     public void sleep(Duration duration) throws InterruptedException {
@@ -30,6 +29,6 @@ public final class SystemSleeper implements Sleeper {
         // the delayed executor hands the completion to the common pool when the time is up;
         // no thread is held while waiting
         Executor later = CompletableFuture.delayedExecutor(duration.toNanos(), TimeUnit.NANOSECONDS);
-        return CompletableFuture.runAsync(() -> { }, later);
+        return CompletableFuture.runAsync(() -> {}, later);
     }
 }

@@ -9,8 +9,7 @@ public final class ThreadLocalRandomSource implements RandomGenerator {
     /** The one instance. */
     public static final ThreadLocalRandomSource INSTANCE = new ThreadLocalRandomSource();
 
-    private ThreadLocalRandomSource() {
-    }
+    private ThreadLocalRandomSource() {}
 
     @Override
     public long nextLong() {

@@ -49,7 +49,7 @@ public final class TokenBucketBudget implements RetryBudget {
 
     @Override
     public String toString() {
-        return "RetryBudget[retryRatio=" + config.retryRatio() + ", burst=" + config.burst()
-                + ", available=" + available() + "]";
+        return "RetryBudget[retryRatio=" + config.retryRatio() + ", burst=" + config.burst() + ", available="
+                + available() + "]";
     }
 }

@@ -8,12 +8,10 @@ public final class UnlimitedBudget implements RetryBudget {
     /** The one instance. */
     public static final UnlimitedBudget INSTANCE = new UnlimitedBudget();
 
-    private UnlimitedBudget() {
-    }
+    private UnlimitedBudget() {}
 
     @Override
-    public void recordCall() {
-    }
+    public void recordCall() {}
 
     @Override
     public boolean tryAcquireRetry() {

@@ -49,8 +49,9 @@ class HeaderParsersFuzzTest {
                 case 0 -> map.put(RateLimitHint.RATELIMIT, List.of(rateLimitValue(fuzz)));
                 case 1 -> {
                     map.put(RateLimitHint.X_REMAINING, List.of(fuzz.oneOf("0", "-1", "1", fuzz.headerValue(25))));
-                    map.put(RateLimitHint.X_RESET, List.of(fuzz.oneOf("0", "1700000000", "99999999999999999999",
-                            fuzz.headerValue(25))));
+                    map.put(
+                            RateLimitHint.X_RESET,
+                            List.of(fuzz.oneOf("0", "1700000000", "99999999999999999999", fuzz.headerValue(25))));
                 }
                 default -> map.put(RateLimitHint.X_REMAINING, List.of(fuzz.headerValue(40)));
             }
@@ -70,10 +71,15 @@ class HeaderParsersFuzzTest {
     void retryAfterValuesGiveANonNegativeDelayOrNothing(long seed) {
         Fuzz.run(seed, 3_000, (fuzz, round) -> {
             String value = switch (fuzz.nextInt(4)) {
-                case 0 -> fuzz.oneOf("Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
-                        "Sun Nov  6 08:49:37 1994", "Fri, 31 Dec 9999 23:59:59 GMT")
-                        .replace(fuzz.oneOf("0", "9", "N", " ", "G"), fuzz.headerValue(3));
-                case 1 -> Long.toString(fuzz.chance(0.5) ? fuzz.nextInt(100) : Math.abs((long) fuzz.nextInt(1 << 30) << 20));
+                case 0 ->
+                    fuzz.oneOf(
+                                    "Sun, 06 Nov 1994 08:49:37 GMT",
+                                    "Sunday, 06-Nov-94 08:49:37 GMT",
+                                    "Sun Nov  6 08:49:37 1994",
+                                    "Fri, 31 Dec 9999 23:59:59 GMT")
+                            .replace(fuzz.oneOf("0", "9", "N", " ", "G"), fuzz.headerValue(3));
+                case 1 ->
+                    Long.toString(fuzz.chance(0.5) ? fuzz.nextInt(100) : Math.abs((long) fuzz.nextInt(1 << 30) << 20));
                 default -> fuzz.headerValue(60);
             };
 

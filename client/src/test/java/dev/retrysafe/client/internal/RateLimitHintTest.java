@@ -33,7 +33,8 @@ class RateLimitHintTest {
         assertThat(RateLimitHint.fromStandard("\"key\";r=0;t=5, \"account\";r=0;t=40, \"ip\";r=3;t=90"))
                 .isEqualTo(new RateLimitHint.Exhausted(Duration.ofSeconds(40)));
         assertThat(RateLimitHint.fromStandard("default;r=0;t=7"))
-                .as("a token name, as in earlier drafts").isEqualTo(new RateLimitHint.Exhausted(Duration.ofSeconds(7)));
+                .as("a token name, as in earlier drafts")
+                .isEqualTo(new RateLimitHint.Exhausted(Duration.ofSeconds(7)));
     }
 
     @Test
@@ -42,8 +43,16 @@ class RateLimitHintTest {
     }
 
     @ParameterizedTest(name = "''{0}''")
-    @ValueSource(strings = {"", "\"default\";t=30", "\"default\";r=abc", "\"default\";r=0;t=30,", "\"default\" r=0",
-            "\"unterminated;r=0;t=3", "default;R=0;t=3"})
+    @ValueSource(
+            strings = {
+                "",
+                "\"default\";t=30",
+                "\"default\";r=abc",
+                "\"default\";r=0;t=30,",
+                "\"default\" r=0",
+                "\"unterminated;r=0;t=3",
+                "default;R=0;t=3"
+            })
     void malformedFieldsSayNothing(String value) {
         assertThat(RateLimitHint.fromStandard(value)).isEqualTo(new RateLimitHint.None());
     }
@@ -51,11 +60,16 @@ class RateLimitHintTest {
     @Test
     void deFactoHeadersWithEpochReset() {
         long reset = NOW.getEpochSecond() + 12;
-        assertThat(hint(Map.of("X-RateLimit-Remaining", List.of("0"), "X-RateLimit-Reset", List.of(Long.toString(reset)))))
+        assertThat(hint(Map.of(
+                        "X-RateLimit-Remaining", List.of("0"), "X-RateLimit-Reset", List.of(Long.toString(reset)))))
                 .isEqualTo(new RateLimitHint.Exhausted(Duration.ofSeconds(12)));
-        assertThat(hint(Map.of("X-RateLimit-Remaining", List.of("0"),
-                "X-RateLimit-Reset", List.of(Long.toString(NOW.getEpochSecond() - 5)))))
-                .as("a reset in the past").isEqualTo(new RateLimitHint.Available());
+        assertThat(hint(Map.of(
+                        "X-RateLimit-Remaining",
+                        List.of("0"),
+                        "X-RateLimit-Reset",
+                        List.of(Long.toString(NOW.getEpochSecond() - 5)))))
+                .as("a reset in the past")
+                .isEqualTo(new RateLimitHint.Available());
     }
 
     @Test
@@ -74,8 +88,13 @@ class RateLimitHintTest {
 
     @Test
     void theStandardFieldWinsOverTheDeFactoOnes() {
-        assertThat(hint(Map.of("RateLimit", List.of("\"default\";r=5;t=1"),
-                "X-RateLimit-Remaining", List.of("0"), "X-RateLimit-Reset", List.of("30"))))
+        assertThat(hint(Map.of(
+                        "RateLimit",
+                        List.of("\"default\";r=5;t=1"),
+                        "X-RateLimit-Remaining",
+                        List.of("0"),
+                        "X-RateLimit-Reset",
+                        List.of("30"))))
                 .isEqualTo(new RateLimitHint.Available());
         assertThat(hint(Map.of())).isEqualTo(new RateLimitHint.None());
     }

@@ -14,13 +14,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StructuredListTest {
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-            "\"default\";r=50;t=30",
-            "\"key\";r=97;t=1, \"account\";r=996;t=1",
-            "tok;a=1;b=?0;c=\"x\\\"y\";d=-12;e=1.25;f",
-            "(\"a\" b);q=1, c;r=0",
-            "\"x\";pk=:aGVsbG8=:;r=0;t=1",
-            "  \"lead\";r=1 ,\t\"tab\";r=2"})
+    @ValueSource(
+            strings = {
+                "\"default\";r=50;t=30",
+                "\"key\";r=97;t=1, \"account\";r=996;t=1",
+                "tok;a=1;b=?0;c=\"x\\\"y\";d=-12;e=1.25;f",
+                "(\"a\" b);q=1, c;r=0",
+                "\"x\";pk=:aGVsbG8=:;r=0;t=1",
+                "  \"lead\";r=1 ,\t\"tab\";r=2"
+            })
     void agreesWithTheStrictParser(String value) {
         List<StructuredList.Member> ours = StructuredList.parse(value);
         List<StructuredFields.Member> strict = StructuredFields.parseList(value.strip());
@@ -43,7 +45,18 @@ class StructuredListTest {
     }
 
     @ParameterizedTest(name = "''{0}''")
-    @ValueSource(strings = {"a,", "a;", "a;R=1", "\"open", "a;b=1.2345", "a;b=1234567890123456", "a b", "(a", "a;b=\"\u00e9\""})
+    @ValueSource(
+            strings = {
+                "a,",
+                "a;",
+                "a;R=1",
+                "\"open",
+                "a;b=1.2345",
+                "a;b=1234567890123456",
+                "a b",
+                "(a",
+                "a;b=\"\u00e9\""
+            })
     void rejectsWhatIsNotAList(String value) {
         assertThat(StructuredList.parse(value)).isNull();
     }

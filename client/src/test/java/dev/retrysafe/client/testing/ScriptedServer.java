@@ -35,7 +35,11 @@ public final class ScriptedServer implements AutoCloseable {
      * @param body the response body
      * @param hold a latch the handler waits on (with a deadline) before answering, or {@code null}
      */
-    public record Answer(int status, Map<String, String> headers, String body, @Nullable CountDownLatch hold) {
+    public record Answer(
+            int status,
+            Map<String, String> headers,
+            String body,
+            @Nullable CountDownLatch hold) {
         public static Answer of(int status) {
             return new Answer(status, Map.of(), "", null);
         }
@@ -114,9 +118,11 @@ public final class ScriptedServer implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             Map<String, String> headers = new java.util.TreeMap<>();
-            exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v.getFirst()));
+            exchange.getRequestHeaders()
+                    .forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v.getFirst()));
             String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-            Received request = new Received(exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body);
+            Received request = new Received(
+                    exchange.getRequestMethod(), exchange.getRequestURI().toString(), headers, body);
             received.add(request);
             Answer answer = router.apply(request);
             if (answer.hold() != null && !answer.hold().await(HOLD_DEADLINE_SECONDS, TimeUnit.SECONDS)) {

@@ -17,6 +17,9 @@ public interface AttemptListener {
      * @param finished            the delivery's final status, if this attempt finished it
      * @param disabledEndpoint    whether this attempt disabled its endpoint
      */
-    void attempted(Outcome outcome, @Nullable Duration firstAttemptLatency, @Nullable DeliveryStatus finished,
+    void attempted(
+            Outcome outcome,
+            @Nullable Duration firstAttemptLatency,
+            @Nullable DeliveryStatus finished,
             boolean disabledEndpoint);
 }

@@ -54,12 +54,11 @@ final class AttemptStats {
                   WHERE d.account_id = ? AND a.started_at >= ? AND a.started_at < ?) recent
             GROUP BY epoch_hour, outcome""";
 
-    private AttemptStats() {
-    }
+    private AttemptStats() {}
 
     /** The health of each of {@code endpointIds} (of {@code accountId}; others have none) since {@code since}. */
-    static Map<String, EndpointHealth> health(Connection c, String accountId, Collection<String> endpointIds,
-                                              Instant since) throws SQLException {
+    static Map<String, EndpointHealth> health(
+            Connection c, String accountId, Collection<String> endpointIds, Instant since) throws SQLException {
         Map<String, EndpointHealth> out = new LinkedHashMap<>();
         if (endpointIds.isEmpty()) {
             return out;
@@ -74,9 +73,13 @@ final class AttemptStats {
             s.setLong(4, since.toEpochMilli());
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
-                    found.put(r.getString("endpoint_id"), new EndpointHealth(r.getLong("attempts"),
-                            r.getLong("succeeded"), Rows.millis(r, "last_attempt_at"),
-                            Outcome.valueOf(r.getString("last_outcome"))));
+                    found.put(
+                            r.getString("endpoint_id"),
+                            new EndpointHealth(
+                                    r.getLong("attempts"),
+                                    r.getLong("succeeded"),
+                                    Rows.millis(r, "last_attempt_at"),
+                                    Outcome.valueOf(r.getString("last_outcome"))));
                 }
             }
         }

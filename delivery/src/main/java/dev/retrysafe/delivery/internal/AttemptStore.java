@@ -1,10 +1,10 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.common.JsonStrings;
 import dev.retrysafe.delivery.AttemptResult;
 import dev.retrysafe.delivery.DeliveryStatus;
 import dev.retrysafe.delivery.DisabledReason;
 import dev.retrysafe.delivery.EventSink;
-import dev.retrysafe.common.JsonStrings;
 import dev.retrysafe.delivery.OutboxEvent;
 import dev.retrysafe.leasedwork.internal.Jdbc;
 import dev.retrysafe.leasedwork.internal.Rows;
@@ -43,7 +43,8 @@ final class AttemptStore {
      */
     record Stored(@Nullable DeliveryStatus status, boolean disabledEndpoint) {
         /** The status if the attempt finished the delivery, else {@code null}. */
-        @Nullable DeliveryStatus finished() {
+        @Nullable
+        DeliveryStatus finished() {
             return status == DeliveryStatus.PENDING ? null : status;
         }
     }
@@ -113,8 +114,12 @@ final class AttemptStore {
             updated = s.executeUpdate();
         }
         if (updated == 0) {
-            LOG.log(Level.WARNING, "dispatcher {0}: the lease on delivery {1} ran out during its attempt; "
-                    + "the attempt is logged, the delivery is left to its new holder", config.instanceId(), claimed.id());
+            LOG.log(
+                    Level.WARNING,
+                    "dispatcher {0}: the lease on delivery {1} ran out during its attempt; "
+                            + "the attempt is logged, the delivery is left to its new holder",
+                    config.instanceId(),
+                    claimed.id());
             return new Stored(null, disabledNow);
         }
         return new Stored(status, disabledNow);
@@ -129,8 +134,9 @@ final class AttemptStore {
     }
 
     /** Binds {@link DispatchSql#INSERT_ATTEMPT} for one attempt. */
-    static void bindAttempt(PreparedStatement s, Claimed claimed, String attemptId, Instant started,
-                            AttemptResult result) throws SQLException {
+    static void bindAttempt(
+            PreparedStatement s, Claimed claimed, String attemptId, Instant started, AttemptResult result)
+            throws SQLException {
         s.setString(1, attemptId);
         s.setInt(2, claimed.attempts() + 1);
         s.setLong(3, started.toEpochMilli());
@@ -142,15 +148,23 @@ final class AttemptStore {
         s.setString(9, claimed.id());
     }
 
-    private record EndpointState(String accountId, String url, boolean enabled, @Nullable Instant failingSince) {
-    }
+    private record EndpointState(
+            String accountId,
+            String url,
+            boolean enabled,
+            @Nullable Instant failingSince) {}
 
     private static @Nullable EndpointState endpointState(Connection c, String endpointId) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(DispatchSql.SELECT_ENDPOINT_STATE)) {
             s.setString(1, endpointId);
             try (ResultSet r = s.executeQuery()) {
-                return r.next() ? new EndpointState(r.getString("account_id"), r.getString("url"),
-                        r.getBoolean("enabled"), Rows.millis(r, "failing_since")) : null;
+                return r.next()
+                        ? new EndpointState(
+                                r.getString("account_id"),
+                                r.getString("url"),
+                                r.getBoolean("enabled"),
+                                Rows.millis(r, "failing_since"))
+                        : null;
             }
         }
     }
@@ -159,8 +173,8 @@ final class AttemptStore {
      * The {@code webhook_endpoint.disabled} event: {@code {id, type, timestamp, data}} like every
      * event, {@code data} describing the endpoint (never its secret).
      */
-    private static OutboxEvent disabledEvent(String endpointId, EndpointState endpoint, DisabledReason reason,
-            Instant now) {
+    private static OutboxEvent disabledEvent(
+            String endpointId, EndpointState endpoint, DisabledReason reason, Instant now) {
         String id = ResourceIds.next(ResourceIds.EVENT, now);
         String type = EventSink.ENDPOINT_DISABLED;
         String json = "{\"id\":" + JsonStrings.document(id)
@@ -171,7 +185,9 @@ final class AttemptStore {
                 + ",\"url\":" + JsonStrings.document(endpoint.url())
                 + ",\"enabled\":false"
                 + ",\"disabled_reason\":" + JsonStrings.document(reason.wireName())
-                + ",\"failing_since\":" + (endpoint.failingSince() == null ? "null"
+                + ",\"failing_since\":"
+                + (endpoint.failingSince() == null
+                        ? "null"
                         : JsonStrings.document(endpoint.failingSince().toString()))
                 + "}}";
         return new OutboxEvent(id, endpoint.accountId(), type, now, json.getBytes(StandardCharsets.UTF_8));

@@ -26,8 +26,8 @@ public record Cidr(String text, byte[] network, int prefixLength) {
         }
         for (int bit = prefixLength; bit < bits; bit++) {
             if (bitAt(network, bit)) {
-                throw new IllegalArgumentException(text + " has bits set after its /" + prefixLength
-                        + "; did you mean " + masked(network, prefixLength) + "?");
+                throw new IllegalArgumentException(text + " has bits set after its /" + prefixLength + "; did you mean "
+                        + masked(network, prefixLength) + "?");
             }
         }
     }
@@ -52,7 +52,8 @@ public record Cidr(String text, byte[] network, int prefixLength) {
             throw new IllegalArgumentException("not a prefix length in \"" + cidr + "\"");
         }
         int prefix = Integer.parseInt(length);
-        String normal = (bytes.length == 4 ? IpLiterals.formatIpv4(bytes) : IpLiterals.formatIpv6(bytes)) + "/" + prefix;
+        String normal =
+                (bytes.length == 4 ? IpLiterals.formatIpv4(bytes) : IpLiterals.formatIpv6(bytes)) + "/" + prefix;
         try {
             return new Cidr(normal, bytes, prefix);
         } catch (IllegalArgumentException e) {

@@ -68,7 +68,8 @@ public final class DefaultTargetGuard implements TargetGuard {
             return new TargetDecision.Refused(UNRESOLVABLE, parsed.host() + " has no addresses");
         }
         if (resolved.size() > MAX_ADDRESSES) {
-            return new TargetDecision.Refused(UNRESOLVABLE, parsed.host() + " has more than " + MAX_ADDRESSES + " addresses");
+            return new TargetDecision.Refused(
+                    UNRESOLVABLE, parsed.host() + " has more than " + MAX_ADDRESSES + " addresses");
         }
         List<InetAddress> checked = new ArrayList<>(resolved.size());
         for (InetAddress address : resolved) {
@@ -80,7 +81,8 @@ public final class DefaultTargetGuard implements TargetGuard {
             String why = whyRefused(address.getAddress());
             if (why != null) {
                 // the message names the block, never the address: internal DNS stays private
-                return new TargetDecision.Refused(NOT_PUBLIC, parsed.host() + " resolves to an address that is not public: " + why);
+                return new TargetDecision.Refused(
+                        NOT_PUBLIC, parsed.host() + " resolves to an address that is not public: " + why);
             }
             // a fresh instance without a host name, so nothing downstream can look the name up again
             checked.add(IpLiterals.toInetAddress(address.getAddress()));

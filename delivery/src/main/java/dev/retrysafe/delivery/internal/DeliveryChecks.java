@@ -26,8 +26,7 @@ public final class DeliveryChecks {
     // dotted lower-case words: payment.succeeded, webhook_endpoint.disabled
     private static final Pattern EVENT_TYPE = Pattern.compile("[a-z0-9_]+(\\.[a-z0-9_]+)*");
 
-    private DeliveryChecks() {
-    }
+    private DeliveryChecks() {}
 
     /** {@code value} if it is 1 to 255 characters and not blank. */
     public static String name(String parameter, String value) {
@@ -50,8 +49,8 @@ public final class DeliveryChecks {
     /** The subscribed types, in order, without repeats: event types or {@code *}. */
     public static Set<String> eventTypes(Set<String> types) {
         if (types.isEmpty() || types.size() > MAX_EVENT_TYPES) {
-            throw new IllegalArgumentException("eventTypes must hold 1 to " + MAX_EVENT_TYPES
-                    + " types ('*' for all), had " + types.size());
+            throw new IllegalArgumentException(
+                    "eventTypes must hold 1 to " + MAX_EVENT_TYPES + " types ('*' for all), had " + types.size());
         }
         Set<String> out = new LinkedHashSet<>();
         for (String type : types) {
@@ -64,8 +63,8 @@ public final class DeliveryChecks {
     public static URI url(URI url) {
         String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
         if (!(scheme.equals("http") || scheme.equals("https")) || url.getHost() == null) {
-            throw new IllegalArgumentException("url must be an absolute http or https URL with a host, was '"
-                    + abbreviate(url.toString()) + "'");
+            throw new IllegalArgumentException(
+                    "url must be an absolute http or https URL with a host, was '" + abbreviate(url.toString()) + "'");
         }
         if (url.toString().length() > MAX_URL_LENGTH) {
             throw new IllegalArgumentException("url must be at most " + MAX_URL_LENGTH + " characters, was "
@@ -86,8 +85,8 @@ public final class DeliveryChecks {
     /** {@code perSecond} if it is 1 to {@link #MAX_RATE_LIMIT}. */
     public static int rateLimit(int perSecond) {
         if (perSecond < 1 || perSecond > MAX_RATE_LIMIT) {
-            throw new IllegalArgumentException("rateLimit must be 1 to " + MAX_RATE_LIMIT
-                    + " attempts per second, was " + perSecond);
+            throw new IllegalArgumentException(
+                    "rateLimit must be 1 to " + MAX_RATE_LIMIT + " attempts per second, was " + perSecond);
         }
         return perSecond;
     }

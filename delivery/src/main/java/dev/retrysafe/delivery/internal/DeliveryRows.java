@@ -18,8 +18,7 @@ import java.util.Set;
 /** Reads the module's rows into its public records. Stateless and threadsafe. */
 final class DeliveryRows {
 
-    private DeliveryRows() {
-    }
+    private DeliveryRows() {}
 
     static WebhookEndpoint endpoint(ResultSet r, Set<String> eventTypes) throws SQLException {
         String reason = r.getString("disabled_reason");

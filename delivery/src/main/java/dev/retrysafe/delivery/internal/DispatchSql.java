@@ -13,8 +13,7 @@ import dev.retrysafe.leasedwork.internal.LeaseSql;
  */
 final class DispatchSql {
 
-    private DispatchSql() {
-    }
+    private DispatchSql() {}
 
     /**
      * The leases of {@code deliveries}: a claimed delivery is {@code delivering}, and its
@@ -28,8 +27,8 @@ final class DispatchSql {
      * claim fills each endpoint up to its cap from these counts, so a saturated endpoint's
      * backlog never takes a batch's room (head-of-line isolation).
      */
-    static final String IN_FLIGHT_BY_ENDPOINT = "SELECT endpoint_id, COUNT(*) FROM deliveries WHERE "
-            + LEASES.live() + " GROUP BY endpoint_id";
+    static final String IN_FLIGHT_BY_ENDPOINT =
+            "SELECT endpoint_id, COUNT(*) FROM deliveries WHERE " + LEASES.live() + " GROUP BY endpoint_id";
 
     /**
      * Due deliveries of open endpoints (enabled, not slowed down, with a free rate slot within the
@@ -87,11 +86,10 @@ final class DispatchSql {
      * update per delivery on H2 then {@link #SELECT_CLAIMED}, one update that skips locked rows
      * and returns what the attempts need on PostgreSQL.
      */
-    static final LeaseSql.Readback READBACK = new LeaseSql.Readback("d", "webhook_endpoints e", "e.id = d.endpoint_id",
-            """
+    static final LeaseSql.Readback READBACK =
+            new LeaseSql.Readback("d", "webhook_endpoints e", "e.id = d.endpoint_id", """
             d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
-            e.url, e.secret, e.previous_secret, e.previous_secret_expires_at""",
-            SELECT_CLAIMED);
+            e.url, e.secret, e.previous_secret, e.previous_secret_expires_at""", SELECT_CLAIMED);
 
     /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
     static final String RELEASE = LEASES.endHeld("status = 'pending', next_attempt_at = ?");

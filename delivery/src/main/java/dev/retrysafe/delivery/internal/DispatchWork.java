@@ -1,8 +1,8 @@
 package dev.retrysafe.delivery.internal;
 
 import dev.retrysafe.common.MonotonicClock;
-import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.AttemptResult;
+import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.DeliveryAttempt;
 import dev.retrysafe.delivery.DeliveryStatus;
 import dev.retrysafe.delivery.DeliveryStoreException;
@@ -66,10 +66,24 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         // a platform thread for the loop: it does little but JDBC round trips, and a virtual thread
         // blocked on a socket parks, goes through the JDK's I/O poller and is woken again, thread
         // switches a platform thread blocked in the read does not make
-        this.loop = new WorkLoop<>(new LoopSettings("dispatcher " + config.instanceId(), LOG, config.workers(),
-                config.batchSize(), WorkLoop.Rhythm.BATCHES, config.pollInterval(), config.shutdownTimeout(),
-                Thread.ofPlatform().daemon().name("retrysafe-dispatcher-" + config.instanceId()).factory(),
-                Thread.ofVirtual().name("retrysafe-delivery-attempt-", 0).factory(), List.of()), this);
+        this.loop = new WorkLoop<>(
+                new LoopSettings(
+                        "dispatcher " + config.instanceId(),
+                        LOG,
+                        config.workers(),
+                        config.batchSize(),
+                        WorkLoop.Rhythm.BATCHES,
+                        config.pollInterval(),
+                        config.shutdownTimeout(),
+                        Thread.ofPlatform()
+                                .daemon()
+                                .name("retrysafe-dispatcher-" + config.instanceId())
+                                .factory(),
+                        Thread.ofVirtual()
+                                .name("retrysafe-delivery-attempt-", 0)
+                                .factory(),
+                        List.of()),
+                this);
     }
 
     /** Attempts under way in this instance. */
@@ -134,8 +148,14 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
             if (chosen.isEmpty()) {
                 return new Claims<>(List.of(), heldBack);
             }
-            List<Claimed> out = new ArrayList<>(DispatchSql.LEASES.claimChosen(c, chosen,
-                    config.instanceId(), token, leaseEnd, nowMillis, DispatchSql.READBACK,
+            List<Claimed> out = new ArrayList<>(DispatchSql.LEASES.claimChosen(
+                    c,
+                    chosen,
+                    config.instanceId(),
+                    token,
+                    leaseEnd,
+                    nowMillis,
+                    DispatchSql.READBACK,
                     r -> claimed(r, token, choice.slots())));
             out.sort(Comparator.comparing(Claimed::id));
             if (out.size() < chosen.size()) {
@@ -153,8 +173,12 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
     /** The shutdown timeout passed: attempts still running are interrupted and left to their leases. */
     @Override
     public void abandon(List<WorkLoop.Worker<Claimed>> stillRunning) {
-        LOG.log(Level.WARNING, "dispatcher {0}: {1} attempts still in flight after {2}; their leases "
-                + "will expire and another instance will retry them", config.instanceId(), stillRunning.size(),
+        LOG.log(
+                Level.WARNING,
+                "dispatcher {0}: {1} attempts still in flight after {2}; their leases "
+                        + "will expire and another instance will retry them",
+                config.instanceId(),
+                stillRunning.size(),
                 config.shutdownTimeout());
         stillRunning.forEach(WorkLoop.Worker::interrupt);
     }
@@ -168,10 +192,19 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
     private static Claimed claimed(ResultSet r, String token, Map<String, Long> slots) throws SQLException {
         String id = r.getString("id");
         @Nullable Long slot = slots.get(id);
-        return new Claimed(id, r.getString("endpoint_id"), r.getString("account_id"), r.getBytes("payload"),
-                r.getInt("attempts"), Instant.ofEpochMilli(r.getLong("created_at")), r.getString("url"),
-                r.getString("secret"), r.getString("previous_secret"),
-                Rows.millis(r, "previous_secret_expires_at"), token, slot == null ? null : EpochNanos.toInstant(slot));
+        return new Claimed(
+                id,
+                r.getString("endpoint_id"),
+                r.getString("account_id"),
+                r.getBytes("payload"),
+                r.getInt("attempts"),
+                Instant.ofEpochMilli(r.getLong("created_at")),
+                r.getString("url"),
+                r.getString("secret"),
+                r.getString("previous_secret"),
+                Rows.millis(r, "previous_secret_expires_at"),
+                token,
+                slot == null ? null : EpochNanos.toInstant(slot));
     }
 
     private void release(Claimed claimed) {
@@ -185,8 +218,11 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
                 }
             });
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "dispatcher " + config.instanceId() + ": could not release delivery "
-                    + claimed.id() + "; it is retried when its lease runs out", e);
+            LOG.log(
+                    Level.WARNING,
+                    "dispatcher " + config.instanceId() + ": could not release delivery " + claimed.id()
+                            + "; it is retried when its lease runs out",
+                    e);
         }
     }
 
@@ -202,46 +238,75 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         AttemptResult result;
         try {
             Map<String, String> headers = signer(claimed, started)
-                    .headers(claimed.id(), started.getEpochSecond(), claimed.payload()).toMap();
+                    .headers(claimed.id(), started.getEpochSecond(), claimed.payload())
+                    .toMap();
             result = config.sender().send(URI.create(claimed.url()), headers, claimed.payload());
         } catch (RuntimeException e) {
             // the sender's contract is to report, not throw; a bad stored URL or secret lands here too
-            result = new AttemptResult(Outcome.PROTOCOL_ERROR, null, Duration.ofNanos(MonotonicClock.nanoTime() - startNanos),
-                    "", null, "attempt could not be made: " + e.getClass().getSimpleName());
+            result = new AttemptResult(
+                    Outcome.PROTOCOL_ERROR,
+                    null,
+                    Duration.ofNanos(MonotonicClock.nanoTime() - startNanos),
+                    "",
+                    null,
+                    "attempt could not be made: " + e.getClass().getSimpleName());
         }
         AttemptResult outcome = result;
         String attemptId = ResourceIds.next(ResourceIds.ATTEMPT, started);
         AttemptStore.Stored stored;
         try {
-            stored = outcome.succeeded() ? storeSuccess(claimed, attemptId, started, outcome)
-                    : jdbc.transaction("store attempt of delivery " + claimed.id(),
+            stored = outcome.succeeded()
+                    ? storeSuccess(claimed, attemptId, started, outcome)
+                    : jdbc.transaction(
+                            "store attempt of delivery " + claimed.id(),
                             c -> attempts.store(c, claimed, attemptId, started, outcome));
-            listener.attempted(outcome.outcome(),
+            listener.attempted(
+                    outcome.outcome(),
                     claimed.attempts() == 0 ? Duration.between(claimed.createdAt(), started) : null,
-                    stored.finished(), stored.disabledEndpoint());
+                    stored.finished(),
+                    stored.disabledEndpoint());
         } catch (RuntimeException | InterruptedException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            LOG.log(Level.ERROR, "dispatcher " + config.instanceId() + ": attempt of delivery " + claimed.id()
-                    + " was made (" + outcome.outcome() + ") but could not be stored; it is retried when its "
-                    + "lease runs out", e);
+            LOG.log(
+                    Level.ERROR,
+                    "dispatcher " + config.instanceId() + ": attempt of delivery " + claimed.id()
+                            + " was made (" + outcome.outcome() + ") but could not be stored; it is retried when its "
+                            + "lease runs out",
+                    e);
             return;
         }
         observe(claimed, attemptId, started, outcome, stored);
     }
 
     /** Tells the attempt observer; what it throws is logged, never passed on. */
-    private void observe(Claimed claimed, String attemptId, Instant started, AttemptResult result, AttemptStore.Stored stored) {
+    private void observe(
+            Claimed claimed, String attemptId, Instant started, AttemptResult result, AttemptStore.Stored stored) {
         try {
-            DeliveryAttempt attempt = new DeliveryAttempt(attemptId, claimed.id(), claimed.attempts() + 1, started,
-                    result.outcome(), result.status(), result.latency().isNegative() ? Duration.ZERO : result.latency(),
-                    AttemptStore.truncate(result.snippet()), AttemptStore.truncate(result.detail()));
-            config.attemptObserver().stored(new StoredAttempt(claimed.accountId(), claimed.endpointId(), attempt,
-                    stored.status(), stored.disabledEndpoint()));
+            DeliveryAttempt attempt = new DeliveryAttempt(
+                    attemptId,
+                    claimed.id(),
+                    claimed.attempts() + 1,
+                    started,
+                    result.outcome(),
+                    result.status(),
+                    result.latency().isNegative() ? Duration.ZERO : result.latency(),
+                    AttemptStore.truncate(result.snippet()),
+                    AttemptStore.truncate(result.detail()));
+            config.attemptObserver()
+                    .stored(new StoredAttempt(
+                            claimed.accountId(),
+                            claimed.endpointId(),
+                            attempt,
+                            stored.status(),
+                            stored.disabledEndpoint()));
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "dispatcher " + config.instanceId() + ": the attempt observer failed on delivery "
-                    + claimed.id() + "; ignored", e);
+            LOG.log(
+                    Level.WARNING,
+                    "dispatcher " + config.instanceId() + ": the attempt observer failed on delivery " + claimed.id()
+                            + "; ignored",
+                    e);
         }
     }
 
@@ -251,9 +316,12 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         if (successes.store(new SuccessStore.Success(claimed, attemptId, started, result))) {
             return new AttemptStore.Stored(DeliveryStatus.SUCCEEDED, false);
         }
-        LOG.log(Level.WARNING, "dispatcher {0}: the lease on delivery {1} ran out during its attempt (or the delivery "
-                + "was deleted); the attempt is logged if it still exists, the delivery is left to its new holder",
-                config.instanceId(), claimed.id());
+        LOG.log(
+                Level.WARNING,
+                "dispatcher {0}: the lease on delivery {1} ran out during its attempt (or the delivery "
+                        + "was deleted); the attempt is logged if it still exists, the delivery is left to its new holder",
+                config.instanceId(),
+                claimed.id());
         return new AttemptStore.Stored(null, false);
     }
 
@@ -276,7 +344,8 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
 
     private WebhookSigner signer(Claimed claimed, Instant now) {
         WebhookSigner.Builder builder = WebhookSigner.builder().secret(WebhookSecret.parse(claimed.secret()));
-        if (claimed.previousSecret() != null && claimed.previousSecretExpiresAt() != null
+        if (claimed.previousSecret() != null
+                && claimed.previousSecretExpiresAt() != null
                 && now.isBefore(claimed.previousSecretExpiresAt())) {
             builder.secret(WebhookSecret.parse(claimed.previousSecret()));
         }

@@ -1,10 +1,10 @@
 package dev.retrysafe.delivery.internal;
 
-import dev.retrysafe.leasedwork.internal.Checks;
 import dev.retrysafe.delivery.AttemptObserver;
 import dev.retrysafe.delivery.AttemptSender;
 import dev.retrysafe.delivery.EventSink;
 import dev.retrysafe.delivery.RetrySchedule;
+import dev.retrysafe.leasedwork.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

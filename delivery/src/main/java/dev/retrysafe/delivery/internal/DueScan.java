@@ -42,12 +42,11 @@ final class DueScan {
      * What one claim chose: the deliveries, and for endpoints with a rate limit the slots they
      * take (delivery id to epoch ns) and the reservations to make before claiming them.
      */
-    record Choice(List<String> ids, Map<String, Long> slots, List<Reservation> reservations, boolean heldBack) {
-    }
+    record Choice(List<String> ids, Map<String, Long> slots, List<Reservation> reservations, boolean heldBack) {}
 
     /** Slots of one rate-limited endpoint taken by this claim. */
-    private record Reservation(String endpointId, int rate, long readNextFree, long newNextFree, List<String> deliveries) {
-    }
+    private record Reservation(
+            String endpointId, int rate, long readNextFree, long newNextFree, List<String> deliveries) {}
 
     /** One rate-limited endpoint while the claim scans: its window and the deliveries placed in it. */
     private static final class Pace {
@@ -96,7 +95,9 @@ final class DueScan {
             }
         }
         Object[] saturated = busy.entrySet().stream()
-                .filter(e -> e.getValue() >= config.maxInFlightPerEndpoint()).map(Map.Entry::getKey).toArray();
+                .filter(e -> e.getValue() >= config.maxInFlightPerEndpoint())
+                .map(Map.Entry::getKey)
+                .toArray();
         java.sql.Array excluded = c.createArrayOf("VARCHAR", saturated);
         boolean heldBack = saturated.length > 0;
         Map<String, Pace> paces = new HashMap<>();
@@ -111,7 +112,8 @@ final class DueScan {
         for (int chunk = 0; chunk < MAX_SCAN_CHUNKS && chosen.size() < limit; chunk++) {
             int read = 0;
             int picked = chosen.size();
-            try (PreparedStatement s = c.prepareStatement(lastId == null ? DispatchSql.DUE_FIRST : DispatchSql.DUE_AFTER)) {
+            try (PreparedStatement s =
+                    c.prepareStatement(lastId == null ? DispatchSql.DUE_FIRST : DispatchSql.DUE_AFTER)) {
                 int i = 1;
                 s.setLong(i++, now);
                 s.setLong(i++, now);
@@ -139,8 +141,12 @@ final class DueScan {
                             continue;
                         }
                         if (rate != null) {
-                            Pace pace = paces.computeIfAbsent(endpoint, k -> new Pace(rate, readNextFree,
-                                    RatePacing.window(readNextFree, nowNanos, lookahead, rate)));
+                            Pace pace = paces.computeIfAbsent(
+                                    endpoint,
+                                    k -> new Pace(
+                                            rate,
+                                            readNextFree,
+                                            RatePacing.window(readNextFree, nowNanos, lookahead, rate)));
                             if (pace.full()) {
                                 heldBack = true;
                                 continue;
@@ -165,9 +171,12 @@ final class DueScan {
         List<Reservation> reservations = new ArrayList<>(paces.size());
         paces.forEach((endpoint, pace) -> {
             if (!pace.deliveries.isEmpty()) {
-                reservations.add(new Reservation(endpoint, pace.rate,
+                reservations.add(new Reservation(
+                        endpoint,
+                        pace.rate,
                         pace.readNextFree == null ? -1 : pace.readNextFree,
-                        pace.window.nextFreeAfter(pace.deliveries.size()), List.copyOf(pace.deliveries)));
+                        pace.window.nextFreeAfter(pace.deliveries.size()),
+                        List.copyOf(pace.deliveries)));
             }
         });
         reservations.sort(Comparator.comparing(Reservation::endpointId));

@@ -6,8 +6,7 @@ package dev.retrysafe.delivery.internal;
  */
 final class EndpointSql {
 
-    private EndpointSql() {
-    }
+    private EndpointSql() {}
 
     static final String ENDPOINT_COLUMNS = """
             id, account_id, url, description, enabled, disabled_reason, created_at, updated_at,
@@ -18,17 +17,19 @@ final class EndpointSql {
                 (id, account_id, url, description, enabled, secret, created_at, updated_at, rate_limit)
             VALUES (?, ?, ?, ?, TRUE, ?, ?, ?, ?)""";
 
-    static final String INSERT_EVENT_TYPE = "INSERT INTO webhook_endpoint_event_types (endpoint_id, event_type) VALUES (?, ?)";
+    static final String INSERT_EVENT_TYPE =
+            "INSERT INTO webhook_endpoint_event_types (endpoint_id, event_type) VALUES (?, ?)";
 
     static final String DELETE_EVENT_TYPES = "DELETE FROM webhook_endpoint_event_types WHERE endpoint_id = ?";
 
-    static final String SELECT_ENDPOINT = "SELECT " + ENDPOINT_COLUMNS
-            + " FROM webhook_endpoints WHERE account_id = ? AND id = ?";
+    static final String SELECT_ENDPOINT =
+            "SELECT " + ENDPOINT_COLUMNS + " FROM webhook_endpoints WHERE account_id = ? AND id = ?";
 
     /** The same, locking the row for an update in this transaction. */
     static final String SELECT_ENDPOINT_FOR_UPDATE = SELECT_ENDPOINT + " FOR UPDATE";
 
-    static final String SELECT_EVENT_TYPES = "SELECT event_type FROM webhook_endpoint_event_types WHERE endpoint_id = ? ORDER BY event_type";
+    static final String SELECT_EVENT_TYPES =
+            "SELECT event_type FROM webhook_endpoint_event_types WHERE endpoint_id = ? ORDER BY event_type";
 
     /** Event types of an account's endpoints whose ids lie in a range; params: account, low, high. */
     static final String SELECT_EVENT_TYPES_IN_RANGE = """
@@ -37,8 +38,8 @@ final class EndpointSql {
             WHERE e.account_id = ? AND e.id >= ? AND e.id <= ?
             ORDER BY t.endpoint_id, t.event_type""";
 
-    static final String LIST_FIRST = "SELECT " + ENDPOINT_COLUMNS
-            + " FROM webhook_endpoints WHERE account_id = ? ORDER BY id DESC LIMIT ?";
+    static final String LIST_FIRST =
+            "SELECT " + ENDPOINT_COLUMNS + " FROM webhook_endpoints WHERE account_id = ? ORDER BY id DESC LIMIT ?";
 
     static final String LIST_AFTER = "SELECT " + ENDPOINT_COLUMNS
             + " FROM webhook_endpoints WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
@@ -101,8 +102,8 @@ final class EndpointSql {
     static final String LIST_EVENT_DELIVERIES_AFTER = "SELECT " + DELIVERY_COLUMNS
             + " FROM deliveries WHERE account_id = ? AND event_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
 
-    static final String SELECT_DELIVERY = "SELECT " + DELIVERY_COLUMNS
-            + ", payload FROM deliveries WHERE account_id = ? AND id = ?";
+    static final String SELECT_DELIVERY =
+            "SELECT " + DELIVERY_COLUMNS + ", payload FROM deliveries WHERE account_id = ? AND id = ?";
 
     static final String SELECT_ATTEMPTS = """
             SELECT id, delivery_id, attempt_number, started_at, outcome, status_code, latency_ms,

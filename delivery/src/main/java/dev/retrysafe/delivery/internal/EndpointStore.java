@@ -101,7 +101,8 @@ public final class EndpointStore {
                 return new Page<>(List.of(), false);
             }
             // newest first: the last id is the lowest
-            Map<String, Set<String>> types = eventTypesInRange(c, accountId, items.getLast().id(), items.getFirst().id());
+            Map<String, Set<String>> types = eventTypesInRange(
+                    c, accountId, items.getLast().id(), items.getFirst().id());
             List<WebhookEndpoint> endpoints = new ArrayList<>(items.size());
             for (Row row : items) {
                 WebhookEndpoint e = row.endpoint();
@@ -122,8 +123,12 @@ public final class EndpointStore {
             try (PreparedStatement s = c.prepareStatement(EndpointSql.UPDATE_FIELDS)) {
                 s.setString(1, (update.url() == null ? e.url() : update.url()).toString());
                 s.setString(2, update.description() == null ? e.description() : update.description());
-                Jdbc.setInteger(s, 3, update.removeRateLimit() ? null
-                        : update.rateLimit() == null ? e.rateLimit() : update.rateLimit());
+                Jdbc.setInteger(
+                        s,
+                        3,
+                        update.removeRateLimit()
+                                ? null
+                                : update.rateLimit() == null ? e.rateLimit() : update.rateLimit());
                 s.setLong(4, now.toEpochMilli());
                 s.setString(5, accountId);
                 s.setString(6, id);
@@ -194,32 +199,51 @@ public final class EndpointStore {
                 s.setString(1, accountId);
                 s.setString(2, id);
                 try (ResultSet r = s.executeQuery()) {
-                    return r.next() ? Optional.of(WebhookSecret.parse(r.getString(1))) : Optional.<WebhookSecret>empty();
+                    return r.next()
+                            ? Optional.of(WebhookSecret.parse(r.getString(1)))
+                            : Optional.<WebhookSecret>empty();
                 }
             }
         });
     }
 
     public Optional<WebhookEndpoint> enable(String accountId, String id) {
-        return jdbc.transaction("enable webhook endpoint " + id, c ->
-                enable(c, accountId, id, clock.instant()) ? read(c, accountId, id, false)
+        return jdbc.transaction(
+                "enable webhook endpoint " + id,
+                c -> enable(c, accountId, id, clock.instant())
+                        ? read(c, accountId, id, false)
                         : Optional.<WebhookEndpoint>empty());
     }
 
     public Optional<Page<Delivery>> deliveries(String accountId, String endpointId, PageRequest page) {
-        return jdbc.autocommit("list deliveries of webhook endpoint " + endpointId, c ->
-                read(c, accountId, endpointId, false).isEmpty() ? Optional.<Page<Delivery>>empty()
-                        : Optional.of(deliveryPage(c, EndpointSql.LIST_DELIVERIES_FIRST, EndpointSql.LIST_DELIVERIES_AFTER,
-                                accountId, endpointId, page)));
+        return jdbc.autocommit(
+                "list deliveries of webhook endpoint " + endpointId,
+                c -> read(c, accountId, endpointId, false).isEmpty()
+                        ? Optional.<Page<Delivery>>empty()
+                        : Optional.of(deliveryPage(
+                                c,
+                                EndpointSql.LIST_DELIVERIES_FIRST,
+                                EndpointSql.LIST_DELIVERIES_AFTER,
+                                accountId,
+                                endpointId,
+                                page)));
     }
 
     public Page<Delivery> eventDeliveries(String accountId, String eventId, PageRequest page) {
-        return jdbc.autocommit("list deliveries of event " + eventId, c -> deliveryPage(c,
-                EndpointSql.LIST_EVENT_DELIVERIES_FIRST, EndpointSql.LIST_EVENT_DELIVERIES_AFTER, accountId, eventId, page));
+        return jdbc.autocommit(
+                "list deliveries of event " + eventId,
+                c -> deliveryPage(
+                        c,
+                        EndpointSql.LIST_EVENT_DELIVERIES_FIRST,
+                        EndpointSql.LIST_EVENT_DELIVERIES_AFTER,
+                        accountId,
+                        eventId,
+                        page));
     }
 
     public Map<String, EndpointHealth> health(String accountId, Collection<String> endpointIds, Instant since) {
-        return jdbc.autocommit("read health of webhook endpoints", c -> AttemptStats.health(c, accountId, endpointIds, since));
+        return jdbc.autocommit(
+                "read health of webhook endpoints", c -> AttemptStats.health(c, accountId, endpointIds, since));
     }
 
     public List<AttemptBucket> attemptsPerHour(String accountId, Instant from, int hours) {
@@ -297,7 +321,9 @@ public final class EndpointStore {
                 return new RetryOutcome.NotRetryable(d, RetryOutcome.Reason.ENDPOINT_DISABLED);
             }
             // due now means our update took it (or someone else made it due now: the same thing)
-            return d.status() == DeliveryStatus.PENDING && d.nextAttemptAt() != null && !d.nextAttemptAt().isAfter(now)
+            return d.status() == DeliveryStatus.PENDING
+                            && d.nextAttemptAt() != null
+                            && !d.nextAttemptAt().isAfter(now)
                     ? new RetryOutcome.Retried(d)
                     : new RetryOutcome.NotRetryable(d, RetryOutcome.Reason.ATTEMPT_UNDER_WAY);
         });
@@ -355,8 +381,8 @@ public final class EndpointStore {
     private static Optional<WebhookEndpoint> read(Connection c, String accountId, String id, boolean lock)
             throws SQLException {
         WebhookEndpoint endpoint;
-        try (PreparedStatement s = c.prepareStatement(
-                lock ? EndpointSql.SELECT_ENDPOINT_FOR_UPDATE : EndpointSql.SELECT_ENDPOINT)) {
+        try (PreparedStatement s =
+                c.prepareStatement(lock ? EndpointSql.SELECT_ENDPOINT_FOR_UPDATE : EndpointSql.SELECT_ENDPOINT)) {
             s.setString(1, accountId);
             s.setString(2, id);
             try (ResultSet r = s.executeQuery()) {
@@ -389,8 +415,9 @@ public final class EndpointStore {
     }
 
     /** A page of deliveries newest first; params of both statements: account, {@code key}, [cursor], limit. */
-    private static Page<Delivery> deliveryPage(Connection c, String first, String after, String accountId, String key,
-                                               PageRequest page) throws SQLException {
+    private static Page<Delivery> deliveryPage(
+            Connection c, String first, String after, String accountId, String key, PageRequest page)
+            throws SQLException {
         List<Delivery> rows = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement(page.startingAfter() == null ? first : after)) {
             int i = 1;
@@ -419,7 +446,8 @@ public final class EndpointStore {
             s.setString(3, high);
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
-                    out.computeIfAbsent(r.getString(1), k -> new LinkedHashSet<>()).add(r.getString(2));
+                    out.computeIfAbsent(r.getString(1), k -> new LinkedHashSet<>())
+                            .add(r.getString(2));
                 }
             }
         }
@@ -438,11 +466,20 @@ public final class EndpointStore {
     }
 
     private static WebhookEndpoint withTypes(WebhookEndpoint e, Set<String> types) {
-        return new WebhookEndpoint(e.id(), e.accountId(), e.url(), e.description(), types, e.enabled(),
-                e.disabledReason(), e.createdAt(), e.updatedAt(), e.failingSince(), e.previousSecretExpiresAt(),
+        return new WebhookEndpoint(
+                e.id(),
+                e.accountId(),
+                e.url(),
+                e.description(),
+                types,
+                e.enabled(),
+                e.disabledReason(),
+                e.createdAt(),
+                e.updatedAt(),
+                e.failingSince(),
+                e.previousSecretExpiresAt(),
                 e.rateLimit());
     }
 
-    private record Row(String id, WebhookEndpoint endpoint) {
-    }
+    private record Row(String id, WebhookEndpoint endpoint) {}
 }

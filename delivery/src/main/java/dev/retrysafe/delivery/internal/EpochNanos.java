@@ -7,8 +7,7 @@ final class EpochNanos {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    private EpochNanos() {
-    }
+    private EpochNanos() {}
 
     /** {@code at} in nanoseconds since the epoch. */
     static long of(Instant at) {

@@ -22,11 +22,9 @@ import org.eclipse.jetty.http.HttpException;
 public final class FailureClassifier {
 
     /** An outcome class and what to tell people about it. */
-    public record Classified(Outcome outcome, String detail) {
-    }
+    public record Classified(Outcome outcome, String detail) {}
 
-    private FailureClassifier() {
-    }
+    private FailureClassifier() {}
 
     /** Classifies {@code failure}; {@code timeout} is named in the detail of a timeout. */
     public static Classified classify(Throwable failure, String timeout) {
@@ -51,7 +49,8 @@ public final class FailureClassifier {
                 return new Classified(Outcome.CONNECTION_ERROR, "connection refused (" + name(t) + ")");
             }
             if (t instanceof EOFException || t instanceof ClosedChannelException) {
-                return new Classified(Outcome.CONNECTION_ERROR, "connection closed before a complete answer (" + name(t) + ")");
+                return new Classified(
+                        Outcome.CONNECTION_ERROR, "connection closed before a complete answer (" + name(t) + ")");
             }
         }
         for (Throwable t = failure; t != null; t = t.getCause()) {

@@ -19,8 +19,7 @@ import java.util.List;
  */
 public final class FanOut {
 
-    private FanOut() {
-    }
+    private FanOut() {}
 
     /**
      * Appends the deliveries of {@code event} in the transaction of {@code pipeline}, sending what
@@ -33,8 +32,10 @@ public final class FanOut {
                 throw new IllegalArgumentException("the outbox appends inside the caller's transaction: "
                         + "the connection given is in auto-commit mode");
             }
-            List<String> endpoints = pipeline.query(OutboxSql.SUBSCRIBED_ENDPOINTS,
-                    b -> b.string(event.accountId()).string(event.type()), r -> {
+            List<String> endpoints = pipeline.query(
+                    OutboxSql.SUBSCRIBED_ENDPOINTS,
+                    b -> b.string(event.accountId()).string(event.type()),
+                    r -> {
                         List<String> ids = new ArrayList<>();
                         while (r.next()) {
                             ids.add(r.getString(1));
@@ -62,8 +63,8 @@ public final class FanOut {
             }
             return endpoints.size();
         } catch (SQLException e) {
-            throw new DeliveryStoreException("outbox append failed for event " + event.id() + " of account "
-                    + event.accountId(), e);
+            throw new DeliveryStoreException(
+                    "outbox append failed for event " + event.id() + " of account " + event.accountId(), e);
         }
     }
 }

@@ -10,11 +10,20 @@ public final class Headers {
 
     /** Headers the sender owns: letting a caller set them would break framing or the contract. */
     private static final Set<String> RESERVED = Set.of(
-            "host", "content-type", "content-length", "transfer-encoding", "connection", "user-agent",
-            "te", "trailer", "upgrade", "expect", "keep-alive", "proxy-connection");
+            "host",
+            "content-type",
+            "content-length",
+            "transfer-encoding",
+            "connection",
+            "user-agent",
+            "te",
+            "trailer",
+            "upgrade",
+            "expect",
+            "keep-alive",
+            "proxy-connection");
 
-    private Headers() {
-    }
+    private Headers() {}
 
     /**
      * @throws IllegalArgumentException naming the header (never its value, which may be a
@@ -40,7 +49,9 @@ public final class Headers {
     }
 
     private static boolean isTokenChar(int c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+        return (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
                 || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 }

@@ -11,8 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class IpLiterals {
 
-    private IpLiterals() {
-    }
+    private IpLiterals() {}
 
     /**
      * An IPv4 address in any spelling the classic resolvers ({@code inet_aton}) and the WHATWG URL
@@ -102,7 +101,9 @@ public final class IpLiterals {
         byte[] bytes = new byte[4];
         for (int i = 0; i < 4; i++) {
             String part = parts[i];
-            if (part.isEmpty() || part.length() > 3 || (part.length() > 1 && part.charAt(0) == '0')
+            if (part.isEmpty()
+                    || part.length() > 3
+                    || (part.length() > 1 && part.charAt(0) == '0')
                     || !part.chars().allMatch(c -> c >= '0' && c <= '9')) {
                 return null;
             }

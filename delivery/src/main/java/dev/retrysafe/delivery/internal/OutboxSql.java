@@ -3,8 +3,7 @@ package dev.retrysafe.delivery.internal;
 /** The SQL of the outbox: fan-out of one event to the subscribed endpoints of its account. */
 final class OutboxSql {
 
-    private OutboxSql() {
-    }
+    private OutboxSql() {}
 
     /** Enabled endpoints of an account subscribed to a type or to all; params: account, type. */
     static final String SUBSCRIBED_ENDPOINTS = """

@@ -14,8 +14,7 @@ final class RatePacing {
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    private RatePacing() {
-    }
+    private RatePacing() {}
 
     /**
      * The spacing of slots at {@code perSecond} attempts per second: rounded up, so that the

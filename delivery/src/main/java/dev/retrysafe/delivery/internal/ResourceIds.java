@@ -25,8 +25,7 @@ public final class ResourceIds {
     private static final int BODY_LENGTH = 26;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private ResourceIds() {
-    }
+    private ResourceIds() {}
 
     /** A new id with {@code prefix}, stamped with {@code at}. */
     public static String next(String prefix, Instant at) {

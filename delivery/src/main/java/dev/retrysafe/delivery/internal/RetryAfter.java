@@ -18,8 +18,7 @@ public final class RetryAfter {
      */
     public static final Duration MAX = Duration.ofDays(365);
 
-    private RetryAfter() {
-    }
+    private RetryAfter() {}
 
     /**
      * The wait {@code value} asks for, seen at {@code now}; zero for a date in the past,

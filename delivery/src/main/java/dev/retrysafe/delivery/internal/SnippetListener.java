@@ -18,7 +18,11 @@ import org.jspecify.annotations.Nullable;
 public final class SnippetListener implements Response.Listener {
 
     /** How an exchange ended; {@code failure} is {@code null} when the answer is usable. */
-    public record Exchange(int status, @Nullable String retryAfter, byte[] snippet, @Nullable Throwable failure) {
+    public record Exchange(
+            int status,
+            @Nullable String retryAfter,
+            byte[] snippet,
+            @Nullable Throwable failure) {
         public Exchange {
             snippet = snippet.clone();
         }
@@ -30,8 +34,7 @@ public final class SnippetListener implements Response.Listener {
     }
 
     /** The abort cause of our own "enough read" abort; recognised by identity, never reported. */
-    private static final Throwable ENOUGH = new Exception("snippet complete", null, false, false) {
-    };
+    private static final Throwable ENOUGH = new Exception("snippet complete", null, false, false) {};
 
     private final int limit;
     private final byte[] buffer;

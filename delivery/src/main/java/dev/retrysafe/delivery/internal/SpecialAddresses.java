@@ -80,11 +80,10 @@ public final class SpecialAddresses {
     private static final Cidr NAT64 = Cidr.parse("64:ff9b::/96");
     private static final Cidr SIX_TO_FOUR = Cidr.parse("2002::/16");
     private static final Cidr GLOBAL_UNICAST = Cidr.parse("2000::/3");
-    private static final Block OUTSIDE_GLOBAL_UNICAST = new Block(
-            GLOBAL_UNICAST, "Outside IPv6 Global Unicast", "IANA IPv6 Address Space");
+    private static final Block OUTSIDE_GLOBAL_UNICAST =
+            new Block(GLOBAL_UNICAST, "Outside IPv6 Global Unicast", "IANA IPv6 Address Space");
 
-    private SpecialAddresses() {
-    }
+    private SpecialAddresses() {}
 
     /**
      * Why {@code address} (4 or 16 bytes) is not public, or {@code null} when it is. IPv6
@@ -116,8 +115,9 @@ public final class SpecialAddresses {
         if (block != null) {
             return block.toString();
         }
-        return GLOBAL_UNICAST.contains(address) ? null : OUTSIDE_GLOBAL_UNICAST.name() + " (not in 2000::/3, "
-                + OUTSIDE_GLOBAL_UNICAST.reference() + ")";
+        return GLOBAL_UNICAST.contains(address)
+                ? null
+                : OUTSIDE_GLOBAL_UNICAST.name() + " (not in 2000::/3, " + OUTSIDE_GLOBAL_UNICAST.reference() + ")";
     }
 
     /**

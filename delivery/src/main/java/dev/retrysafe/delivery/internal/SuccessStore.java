@@ -42,11 +42,9 @@ final class SuccessStore implements AutoCloseable {
     private static final int WRITERS = 2;
 
     /** One successful attempt to store, {@code attemptId} naming it in the attempt log. */
-    record Success(Claimed claimed, String attemptId, Instant started, AttemptResult result) {
-    }
+    record Success(Claimed claimed, String attemptId, Instant started, AttemptResult result) {}
 
-    private record Pending(Success success, CompletableFuture<Boolean> stored) {
-    }
+    private record Pending(Success success, CompletableFuture<Boolean> stored) {}
 
     private final Jdbc jdbc;
     private final String instanceId;
@@ -73,13 +71,15 @@ final class SuccessStore implements AutoCloseable {
         lock.lock();
         try {
             if (closed) {
-                throw new DeliveryStoreException("the dispatcher " + instanceId + " is closed",
-                        new SQLException("closed"));
+                throw new DeliveryStoreException(
+                        "the dispatcher " + instanceId + " is closed", new SQLException("closed"));
             }
             while (writers.size() < WRITERS) {
                 // platform threads, like the claim loop: a writer does nothing but JDBC round trips
-                writers.add(Thread.ofPlatform().daemon().name("retrysafe-delivery-store-" + instanceId + "-"
-                        + writers.size()).start(this::write));
+                writers.add(Thread.ofPlatform()
+                        .daemon()
+                        .name("retrysafe-delivery-store-" + instanceId + "-" + writers.size())
+                        .start(this::write));
             }
             queue.add(pending);
         } finally {
@@ -88,7 +88,8 @@ final class SuccessStore implements AutoCloseable {
         try {
             return pending.stored().get();
         } catch (ExecutionException e) {
-            throw e.getCause() instanceof DeliveryStoreException d ? d
+            throw e.getCause() instanceof DeliveryStoreException d
+                    ? d
                     : new DeliveryStoreException("storing a successful attempt failed", e.getCause());
         }
     }
@@ -125,8 +126,9 @@ final class SuccessStore implements AutoCloseable {
     }
 
     private void writeBatch(List<Pending> batch) {
-        batch.sort(Comparator.<Pending, String>comparing(p -> p.success().claimed().endpointId())
-                .thenComparing(p -> p.success().claimed().id()));
+        batch.sort(
+                Comparator.<Pending, String>comparing(p -> p.success().claimed().endpointId())
+                        .thenComparing(p -> p.success().claimed().id()));
         try {
             int[] finished = jdbc.transaction("store " + batch.size() + " successful attempts", c -> store(c, batch));
             for (int i = 0; i < batch.size(); i++) {
@@ -159,7 +161,11 @@ final class SuccessStore implements AutoCloseable {
         }
         try (PreparedStatement s = c.prepareStatement(DispatchSql.INSERT_ATTEMPT)) {
             for (Pending p : batch) {
-                AttemptStore.bindAttempt(s, p.success().claimed(), p.success().attemptId(), p.success().started(),
+                AttemptStore.bindAttempt(
+                        s,
+                        p.success().claimed(),
+                        p.success().attemptId(),
+                        p.success().started(),
                         p.success().result());
                 s.addBatch();
             }

@@ -26,8 +26,7 @@ public final class UrlParser {
     private static final int MAX_NAME_LENGTH = 253;
     private static final int MAX_LABEL_LENGTH = 63;
 
-    private UrlParser() {
-    }
+    private UrlParser() {}
 
     /** Parses {@code url}, or says why it cannot be called. */
     public static ParsedUrl parse(URI url) throws Refusal {
@@ -174,7 +173,8 @@ public final class UrlParser {
             i += 2;
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes.toByteArray()))

@@ -9,8 +9,7 @@ public final class Version {
 
     private static final String VERSION = read();
 
-    private Version() {
-    }
+    private Version() {}
 
     /** The version, e.g. {@code 0.1.0}; {@code dev} when run from classes rather than the jar. */
     public static String get() {
@@ -23,8 +22,8 @@ public final class Version {
             return fromManifest;
         }
         // Maven writes this file into every jar it builds
-        try (InputStream in = Version.class.getResourceAsStream(
-                "/META-INF/maven/dev.retrysafe/retrysafe-delivery/pom.properties")) {
+        try (InputStream in =
+                Version.class.getResourceAsStream("/META-INF/maven/dev.retrysafe/retrysafe-delivery/pom.properties")) {
             if (in != null) {
                 Properties properties = new Properties();
                 properties.load(in);

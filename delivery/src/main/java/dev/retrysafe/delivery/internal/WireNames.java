@@ -8,8 +8,7 @@ import java.util.Locale;
  */
 public final class WireNames {
 
-    private WireNames() {
-    }
+    private WireNames() {}
 
     /** The stored and shown name of {@code constant}. */
     public static String of(Enum<?> constant) {

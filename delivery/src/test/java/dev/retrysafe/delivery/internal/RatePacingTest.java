@@ -47,7 +47,8 @@ class RatePacingTest {
 
     @Test
     void aScheduleBeyondTheLookaheadHasNoSlot() {
-        assertThat(RatePacing.window(NOW + SECOND + 1, NOW, SECOND, 4).capacity()).isZero();
+        assertThat(RatePacing.window(NOW + SECOND + 1, NOW, SECOND, 4).capacity())
+                .isZero();
         assertThat(RatePacing.window(NOW + SECOND, NOW, SECOND, 4).capacity()).isEqualTo(1);
         assertThat(RatePacing.window(NOW + 1, NOW, 0, 4).capacity()).isZero();
     }
@@ -102,7 +103,8 @@ class RatePacingTest {
             }
         }
         for (int i = 1; i < slots.size(); i++) {
-            assertThat(slots.get(i) - slots.get(i - 1)).as("seed %d, rate %d: spacing", seed, rate)
+            assertThat(slots.get(i) - slots.get(i - 1))
+                    .as("seed %d, rate %d: spacing", seed, rate)
                     .isGreaterThanOrEqualTo(interval);
         }
         int from = 0;
@@ -110,7 +112,8 @@ class RatePacingTest {
             while (slots.get(to) - slots.get(from) >= SECOND) {
                 from++;
             }
-            assertThat(to - from + 1).as("seed %d, rate %d: slots in the second before slot %d", seed, rate, to)
+            assertThat(to - from + 1)
+                    .as("seed %d, rate %d: slots in the second before slot %d", seed, rate, to)
                     .isLessThanOrEqualTo(rate);
         }
     }

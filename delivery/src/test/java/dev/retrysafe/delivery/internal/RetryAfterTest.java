@@ -14,12 +14,15 @@ class RetryAfterTest {
 
     @ParameterizedTest
     @CsvSource({
-            "0, PT0S", "120, PT2M", " 3600 , PT1H",
-            "'Sun, 06 Nov 1994 08:49:37 GMT', PT37S",
-            "'Sunday, 06-Nov-94 08:49:37 GMT', PT37S",
-            "'Sun Nov  6 08:49:37 1994', PT37S",
-            "'Sun, 06 Nov 1994 08:00:00 GMT', PT0S",
-            "99999999999999999999, PT8760H"})
+        "0, PT0S",
+        "120, PT2M",
+        " 3600 , PT1H",
+        "'Sun, 06 Nov 1994 08:49:37 GMT', PT37S",
+        "'Sunday, 06-Nov-94 08:49:37 GMT', PT37S",
+        "'Sun Nov  6 08:49:37 1994', PT37S",
+        "'Sun, 06 Nov 1994 08:00:00 GMT', PT0S",
+        "99999999999999999999, PT8760H"
+    })
     void readsDeltaSecondsAndAllThreeDateFormats(String value, Duration expected) {
         assertThat(RetryAfter.parse(value, NOW)).isEqualTo(expected);
     }

@@ -3,8 +3,8 @@ package dev.retrysafe.delivery.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.AttemptResult;
+import dev.retrysafe.delivery.AttemptResult.Outcome;
 import dev.retrysafe.delivery.DeliverySchema;
 import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.leasedwork.internal.Jdbc;
@@ -53,7 +53,8 @@ class SuccessStoreTest {
     @BeforeEach
     void createSchema() throws SQLException {
         database = ThrowawayDatabase.h2("success_store");
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute(DeliverySchema.schemaSql());
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
@@ -66,8 +67,12 @@ class SuccessStoreTest {
         commitGate.countDown();
         store.close();
         threads.shutdown();
-        assertThat(threads.awaitTermination(10, TimeUnit.SECONDS)).as("test threads ended").isTrue();
-        assertThat(database.dataSource().openConnections()).as("connections left open").isZero();
+        assertThat(threads.awaitTermination(10, TimeUnit.SECONDS))
+                .as("test threads ended")
+                .isTrue();
+        assertThat(database.dataSource().openConnections())
+                .as("connections left open")
+                .isZero();
         database.close();
     }
 
@@ -87,30 +92,39 @@ class SuccessStoreTest {
         for (Future<Boolean> f : stored) {
             assertThat(f.get(10, TimeUnit.SECONDS)).isTrue();
         }
-        assertThat(commits.get()).as("2 single commits, then the 20 waiting in one or two").isBetween(3, 4);
+        assertThat(commits.get())
+                .as("2 single commits, then the 20 waiting in one or two")
+                .isBetween(3, 4);
         assertThat(count("SELECT COUNT(*) FROM deliveries WHERE status = 'succeeded' AND lease_token IS NULL "
-                + "AND next_attempt_at IS NULL AND attempts = 1 AND last_status_code = 204")).isEqualTo(22);
-        assertThat(count("SELECT COUNT(*) FROM delivery_attempts WHERE outcome = 'SUCCESS'")).isEqualTo(22);
+                        + "AND next_attempt_at IS NULL AND attempts = 1 AND last_status_code = 204"))
+                .isEqualTo(22);
+        assertThat(count("SELECT COUNT(*) FROM delivery_attempts WHERE outcome = 'SUCCESS'"))
+                .isEqualTo(22);
     }
 
     @Test
     void aSuccessEndsTheEndpointsFailingStreak() throws Exception {
         Claimed claim = claims(1).getFirst();
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("UPDATE webhook_endpoints SET failing_since = 5");
         }
 
-        assertThat(threads.submit(() -> store.store(success(claim))).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(threads.submit(() -> store.store(success(claim))).get(10, TimeUnit.SECONDS))
+                .isTrue();
 
-        assertThat(count("SELECT COUNT(*) FROM webhook_endpoints WHERE failing_since IS NULL")).isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM webhook_endpoints WHERE failing_since IS NULL"))
+                .isEqualTo(1);
         assertThat(commits.get()).isEqualTo(1);
     }
 
     @Test
     void aLostLeaseIsReportedForThatSuccessOnly() throws Exception {
         List<Claimed> claims = claims(3);
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
-            s.execute("UPDATE deliveries SET lease_token = 'new-holder' WHERE id = '" + claims.get(1).id() + "'");
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE deliveries SET lease_token = 'new-holder' WHERE id = '"
+                    + claims.get(1).id() + "'");
         }
         commitGate = new CountDownLatch(1);
         List<Future<Boolean>> occupying = new ArrayList<>();
@@ -125,7 +139,8 @@ class SuccessStoreTest {
         assertThat(other.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(lost.get(10, TimeUnit.SECONDS)).isFalse();
         assertThat(count("SELECT COUNT(*) FROM deliveries WHERE status = 'delivering' AND lease_token = 'new-holder'"))
-                .as("left to its new holder").isEqualTo(1);
+                .as("left to its new holder")
+                .isEqualTo(1);
     }
 
     @Test
@@ -145,8 +160,11 @@ class SuccessStoreTest {
             assertThat(f.get(10, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(failNextBatch.get()).as("a batch failed").isFalse();
-        assertThat(count("SELECT COUNT(*) FROM deliveries WHERE status = 'succeeded'")).isEqualTo(6);
-        assertThat(count("SELECT COUNT(*) FROM delivery_attempts")).as("no attempt logged twice").isEqualTo(6);
+        assertThat(count("SELECT COUNT(*) FROM deliveries WHERE status = 'succeeded'"))
+                .isEqualTo(6);
+        assertThat(count("SELECT COUNT(*) FROM delivery_attempts"))
+                .as("no attempt logged twice")
+                .isEqualTo(6);
     }
 
     // --- helpers ---------------------------------------------------------------------------
@@ -163,31 +181,47 @@ class SuccessStoreTest {
     private List<Claimed> claims(int n) throws SQLException {
         List<Claimed> out = new ArrayList<>();
         try (Connection c = database.dataSource().getConnection();
-             PreparedStatement s = c.prepareStatement("INSERT INTO deliveries (id, endpoint_id, account_id, event_id, "
-                     + "event_type, payload, status, attempts, next_attempt_at, lease_owner, lease_token, "
-                     + "lease_expires_at, created_at) VALUES (?, 'we_1', 'acct_1', ?, 'payment.succeeded', ?, "
-                     + "'delivering', 0, 99, 'test', 'tok', 99, 1)")) {
+                PreparedStatement s =
+                        c.prepareStatement("INSERT INTO deliveries (id, endpoint_id, account_id, event_id, "
+                                + "event_type, payload, status, attempts, next_attempt_at, lease_owner, lease_token, "
+                                + "lease_expires_at, created_at) VALUES (?, 'we_1', 'acct_1', ?, 'payment.succeeded', ?, "
+                                + "'delivering', 0, 99, 'test', 'tok', 99, 1)")) {
             for (int i = 0; i < n; i++) {
                 String id = String.format("msg_%03d", i);
                 s.setString(1, id);
                 s.setString(2, "evt_" + i);
                 s.setBytes(3, "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 s.executeUpdate();
-                out.add(new Claimed(id, "we_1", "acct_1", "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0,
-                        Instant.EPOCH, "https://a.example.com/", "whsec_x", null, null, "tok", null));
+                out.add(new Claimed(
+                        id,
+                        "we_1",
+                        "acct_1",
+                        "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        0,
+                        Instant.EPOCH,
+                        "https://a.example.com/",
+                        "whsec_x",
+                        null,
+                        null,
+                        "tok",
+                        null));
             }
         }
         return out;
     }
 
     private static SuccessStore.Success success(Claimed claimed) {
-        return new SuccessStore.Success(claimed, ResourceIds.next(ResourceIds.ATTEMPT, STARTED), STARTED,
+        return new SuccessStore.Success(
+                claimed,
+                ResourceIds.next(ResourceIds.ATTEMPT, STARTED),
+                STARTED,
                 new AttemptResult(Outcome.SUCCESS, 204, Duration.ofMillis(2), "", null, ""));
     }
 
     private long count(String sql) throws SQLException {
-        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery(sql)) {
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getLong(1);
         }
@@ -195,16 +229,16 @@ class SuccessStoreTest {
 
     /** Connections whose commits wait at the gate (counted), and whose next batch fails once when told. */
     private DataSource gated(DataSource target) {
-        return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
+        return (DataSource) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object result = invoke(method, target, args);
                     return method.getName().equals("getConnection") ? gated((Connection) result) : result;
                 });
     }
 
     private Connection gated(Connection target) {
-        return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                (proxy, method, args) -> {
+        return (Connection) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("commit")) {
                         commitsWaiting.incrementAndGet();
                         try {
@@ -228,12 +262,13 @@ class SuccessStoreTest {
      */
     private PreparedStatement failing(PreparedStatement target) {
         java.util.concurrent.atomic.AtomicInteger rows = new java.util.concurrent.atomic.AtomicInteger();
-        return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
+        return (PreparedStatement) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
                     if (method.getName().equals("addBatch")) {
                         rows.incrementAndGet();
                     }
-                    if (method.getName().equals("executeBatch") && rows.getAndSet(0) > 1
+                    if (method.getName().equals("executeBatch")
+                            && rows.getAndSet(0) > 1
                             && failNextBatch.compareAndSet(true, false)) {
                         throw new SQLException("a row the database refused", "23000");
                     }

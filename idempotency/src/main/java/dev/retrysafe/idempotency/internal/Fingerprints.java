@@ -12,11 +12,12 @@ import java.util.HexFormat;
  */
 public final class Fingerprints {
 
-    private static final byte[] JSON_DOMAIN = "retrysafe/idempotency/fingerprint/v1/json".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] RAW_DOMAIN = "retrysafe/idempotency/fingerprint/v1/raw".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] JSON_DOMAIN =
+            "retrysafe/idempotency/fingerprint/v1/json".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RAW_DOMAIN =
+            "retrysafe/idempotency/fingerprint/v1/raw".getBytes(StandardCharsets.US_ASCII);
 
-    private Fingerprints() {
-    }
+    private Fingerprints() {}
 
     /** The hex SHA-256 of the request; canonical JSON when the body is JSON, raw bytes otherwise. */
     public static String sha256Hex(String method, String routeTemplate, byte[] body) {

@@ -12,8 +12,7 @@ import java.util.List;
  */
 public final class HeaderCodec {
 
-    private HeaderCodec() {
-    }
+    private HeaderCodec() {}
 
     /** The text form of {@code fields}; the empty string for no fields. */
     public static String encode(List<HeaderField> fields) {
@@ -73,8 +72,9 @@ public final class HeaderCodec {
                 case '\\' -> out.append('\\');
                 case 'n' -> out.append('\n');
                 case 'r' -> out.append('\r');
-                default -> throw new IllegalArgumentException(
-                        "stored header value has unknown escape \\" + e + ": \"" + escaped + "\"");
+                default ->
+                    throw new IllegalArgumentException(
+                            "stored header value has unknown escape \\" + e + ": \"" + escaped + "\"");
             }
         }
         return out.toString();

@@ -107,8 +107,10 @@ public final class JdbcStore implements IdempotencyStore {
             bindScopeAndToken(s, 5, claim.scope(), claim.token());
             updated = s.executeUpdate();
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("complete failed for " + claim.scope().account() + " / "
-                    + claim.scope().route(), e);
+            throw new IdempotencyStoreException(
+                    "complete failed for " + claim.scope().account() + " / "
+                            + claim.scope().route(),
+                    e);
         }
         if (updated != 1) {
             throw new ClaimLostException(claim.scope());
@@ -118,12 +120,14 @@ public final class JdbcStore implements IdempotencyStore {
     @Override
     public boolean release(Claim claim) {
         try (Connection c = autocommitConnection();
-             PreparedStatement s = c.prepareStatement(StoreSql.RELEASE)) {
+                PreparedStatement s = c.prepareStatement(StoreSql.RELEASE)) {
             bindScopeAndToken(s, 1, claim.scope(), claim.token());
             return s.executeUpdate() == 1;
         } catch (SQLException e) {
-            throw new IdempotencyStoreException("release failed for " + claim.scope().account() + " / "
-                    + claim.scope().route(), e);
+            throw new IdempotencyStoreException(
+                    "release failed for " + claim.scope().account() + " / "
+                            + claim.scope().route(),
+                    e);
         }
     }
 
@@ -132,7 +136,7 @@ public final class JdbcStore implements IdempotencyStore {
         long cutoffMillis = cutoff.toEpochMilli();
         int total = 0;
         try (Connection c = autocommitConnection();
-             PreparedStatement s = c.prepareStatement(StoreSql.PURGE_BATCH)) {
+                PreparedStatement s = c.prepareStatement(StoreSql.PURGE_BATCH)) {
             int deleted;
             do {
                 s.setLong(1, cutoffMillis);
@@ -167,8 +171,8 @@ public final class JdbcStore implements IdempotencyStore {
     }
 
     /** Runs a takeover or replacement; true if the row still was the one we read. */
-    private static boolean replace(Connection c, String sql, Claim claim, long nowMillis, StoredRow old,
-            long threshold) throws SQLException {
+    private static boolean replace(Connection c, String sql, Claim claim, long nowMillis, StoredRow old, long threshold)
+            throws SQLException {
         try (PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, claim.fingerprint().hex());
             s.setString(2, claim.token());
@@ -190,8 +194,7 @@ public final class JdbcStore implements IdempotencyStore {
         }
     }
 
-    static void bindScopeAndToken(PreparedStatement s, int first, Scope scope, String token)
-            throws SQLException {
+    static void bindScopeAndToken(PreparedStatement s, int first, Scope scope, String token) throws SQLException {
         bindScope(s, first, scope);
         s.setString(first + 3, token);
     }
@@ -251,5 +254,4 @@ public final class JdbcStore implements IdempotencyStore {
         TOKENS.nextBytes(bytes);
         return HexFormat.of().formatHex(bytes);
     }
-
 }

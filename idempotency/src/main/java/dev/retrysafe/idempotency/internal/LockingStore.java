@@ -42,8 +42,7 @@ public final class LockingStore implements IdempotencyStore {
     private final ConcurrentHashMap<Scope, Holder> holders = new ConcurrentHashMap<>();
 
     /** A claim held in memory: whose it is, for which request, until when. */
-    private record Holder(String token, String fingerprint, long leaseExpiresAt) {
-    }
+    private record Holder(String token, String fingerprint, long leaseExpiresAt) {}
 
     /** A store of {@code mode} (not {@link ClaimMode#ROWS}) whose purges use {@code dataSource}. */
     public LockingStore(javax.sql.DataSource dataSource, StoreConfig config, ClaimMode mode) {
@@ -62,21 +61,22 @@ public final class LockingStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimOutcome claim(Connection transaction, Scope scope, Fingerprint fingerprint, Instant now,
-            Duration lease) {
+    public ClaimOutcome claim(
+            Connection transaction, Scope scope, Fingerprint fingerprint, Instant now, Duration lease) {
         if (lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("lease must be positive: " + lease);
         }
         try {
-            return advisory ? claimWithLock(transaction, scope, fingerprint, now, lease)
+            return advisory
+                    ? claimWithLock(transaction, scope, fingerprint, now, lease)
                     : claimInProcess(transaction, scope, fingerprint, now, lease);
         } catch (SQLException e) {
             throw new IdempotencyStoreException("claim failed for " + scope.account() + " / " + scope.route(), e);
         }
     }
 
-    private ClaimOutcome claimWithLock(Connection tx, Scope scope, Fingerprint fingerprint, Instant now,
-            Duration lease) throws SQLException {
+    private ClaimOutcome claimWithLock(Connection tx, Scope scope, Fingerprint fingerprint, Instant now, Duration lease)
+            throws SQLException {
         long nowMillis = now.toEpochMilli();
         long retentionCutoff = nowMillis - config.retention().toMillis();
         StoredRow row;
@@ -125,11 +125,12 @@ public final class LockingStore implements IdempotencyStore {
         return decide(tx, verdict, row, scope, fingerprint, now, lease);
     }
 
-    private ClaimOutcome claimInProcess(Connection tx, Scope scope, Fingerprint fingerprint, Instant now,
-            Duration lease) throws SQLException {
+    private ClaimOutcome claimInProcess(
+            Connection tx, Scope scope, Fingerprint fingerprint, Instant now, Duration lease) throws SQLException {
         long nowMillis = now.toEpochMilli();
         long retentionCutoff = nowMillis - config.retention().toMillis();
-        Holder mine = new Holder(JdbcStore.newToken(), fingerprint.hex(), now.plus(lease).toEpochMilli());
+        Holder mine = new Holder(
+                JdbcStore.newToken(), fingerprint.hex(), now.plus(lease).toEpochMilli());
         boolean takenOver = false;
         Holder held = holders.putIfAbsent(scope, mine);
         if (held != null) {
@@ -159,8 +160,14 @@ public final class LockingStore implements IdempotencyStore {
         StoredRow row = JdbcStore.read(tx, scope);
         ClaimOutcome outcome;
         try {
-            outcome = decide(tx, RowVerdict.of(row, fingerprint, nowMillis, retentionCutoff), row, scope, fingerprint,
-                    now, lease);
+            outcome = decide(
+                    tx,
+                    RowVerdict.of(row, fingerprint, nowMillis, retentionCutoff),
+                    row,
+                    scope,
+                    fingerprint,
+                    now,
+                    lease);
         } catch (SQLException | RuntimeException e) {
             holders.remove(scope, mine);
             throw e;
@@ -174,20 +181,36 @@ public final class LockingStore implements IdempotencyStore {
     }
 
     /** The outcome once the key is held (or needs not be): the row decides. */
-    private static ClaimOutcome decide(Connection tx, RowVerdict verdict, @Nullable StoredRow row, Scope scope,
-            Fingerprint fingerprint, Instant now, Duration lease) throws SQLException {
+    private static ClaimOutcome decide(
+            Connection tx,
+            RowVerdict verdict,
+            @Nullable StoredRow row,
+            Scope scope,
+            Fingerprint fingerprint,
+            Instant now,
+            Duration lease)
+            throws SQLException {
         Claim claim = new Claim(scope, fingerprint, JdbcStore.newToken(), now.plus(lease));
         return switch (verdict) {
             case FREE -> new ClaimOutcome.Acquired(claim, false);
             case REPLAY -> new ClaimOutcome.Replay(present(row).response());
             case MISMATCH -> new ClaimOutcome.Mismatch();
-            case IN_FLIGHT -> new ClaimOutcome.InFlight(
-                    Duration.ofMillis(Math.max(0, present(row).leaseExpiresAt() - now.toEpochMilli())));
-            case EXPIRED_ANSWER -> delete(tx, StoreSql.DELETE_EXPIRED_ANSWER, scope, present(row),
-                    present(row).createdAt() + 1)
-                    ? new ClaimOutcome.Acquired(claim, false) : new ClaimOutcome.InFlight(lease);
-            case ABANDONED -> delete(tx, StoreSql.DELETE_EXPIRED_LEASE, scope, present(row), now.toEpochMilli())
-                    ? new ClaimOutcome.Acquired(claim, true) : new ClaimOutcome.InFlight(lease);
+            case IN_FLIGHT ->
+                new ClaimOutcome.InFlight(
+                        Duration.ofMillis(Math.max(0, present(row).leaseExpiresAt() - now.toEpochMilli())));
+            case EXPIRED_ANSWER ->
+                delete(
+                                tx,
+                                StoreSql.DELETE_EXPIRED_ANSWER,
+                                scope,
+                                present(row),
+                                present(row).createdAt() + 1)
+                        ? new ClaimOutcome.Acquired(claim, false)
+                        : new ClaimOutcome.InFlight(lease);
+            case ABANDONED ->
+                delete(tx, StoreSql.DELETE_EXPIRED_LEASE, scope, present(row), now.toEpochMilli())
+                        ? new ClaimOutcome.Acquired(claim, true)
+                        : new ClaimOutcome.InFlight(lease);
         };
     }
 
@@ -235,8 +258,10 @@ public final class LockingStore implements IdempotencyStore {
                 // another holder stored an answer first: this operation must not commit
                 throw new ClaimLostException(claim.scope());
             }
-            throw new IdempotencyStoreException("complete failed for " + claim.scope().account() + " / "
-                    + claim.scope().route(), e);
+            throw new IdempotencyStoreException(
+                    "complete failed for " + claim.scope().account() + " / "
+                            + claim.scope().route(),
+                    e);
         }
     }
 
@@ -303,7 +328,8 @@ public final class LockingStore implements IdempotencyStore {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
-        String[] parts = request == null ? new String[] {scope.account(), scope.route(), scope.key().value()}
+        String[] parts = request == null
+                ? new String[] {scope.account(), scope.route(), scope.key().value()}
                 : new String[] {scope.account(), scope.route(), scope.key().value(), request.hex()};
         for (String part : parts) {
             byte[] bytes = part.getBytes(StandardCharsets.UTF_8);

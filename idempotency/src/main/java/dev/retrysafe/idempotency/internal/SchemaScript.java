@@ -13,8 +13,7 @@ public final class SchemaScript {
     private static final SchemaScripts SCRIPTS = new SchemaScripts(
             "/dev/retrysafe/idempotency/idempotency_keys", 1, name -> SchemaScript.class.getResourceAsStream(name));
 
-    private SchemaScript() {
-    }
+    private SchemaScript() {}
 
     /** The script exactly as stored. */
     public static String text() {

@@ -7,8 +7,7 @@ package dev.retrysafe.idempotency.internal;
  */
 final class StoreSql {
 
-    private StoreSql() {
-    }
+    private StoreSql() {}
 
     static final String INSERT_CLAIM = """
             INSERT INTO idempotency_keys

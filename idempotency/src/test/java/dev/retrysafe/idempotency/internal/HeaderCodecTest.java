@@ -25,8 +25,9 @@ class HeaderCodecTest {
                 new HeaderField("X-Empty", ""));
         String text = HeaderCodec.encode(fields);
 
-        assertThat(text).isEqualTo("Content-Type:application/json; charset=utf-8\n"
-                + "Location:/v1/payments/pay_1?a=b:c\nX-Odd:back\\\\slash\\\\n\nX-Empty:");
+        assertThat(text)
+                .isEqualTo("Content-Type:application/json; charset=utf-8\n"
+                        + "Location:/v1/payments/pay_1?a=b:c\nX-Odd:back\\\\slash\\\\n\nX-Empty:");
         assertThat(HeaderCodec.decode(text)).isEqualTo(fields);
         assertThat(HeaderCodec.decode(HeaderCodec.encode(List.of()))).isEmpty();
     }
@@ -56,6 +57,8 @@ class HeaderCodecTest {
             }
             fields.add(new HeaderField("X-H" + r.nextInt(100), value.toString()));
         }
-        assertThat(HeaderCodec.decode(HeaderCodec.encode(fields))).as("seed %d", seed).isEqualTo(fields);
+        assertThat(HeaderCodec.decode(HeaderCodec.encode(fields)))
+                .as("seed %d", seed)
+                .isEqualTo(fields);
     }
 }

@@ -76,7 +76,9 @@ final class Execution implements JobContext {
                     Observers.tell(observer, Observers.withProgress(job, percent));
                 }
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "job " + job.id() + ": storing progress " + percent + "% failed; the job goes on",
+                LOG.log(
+                        Level.WARNING,
+                        "job " + job.id() + ": storing progress " + percent + "% failed; the job goes on",
                         e);
             }
         }

@@ -36,12 +36,25 @@ public final class JobEngine implements AutoCloseable {
         this.work = new JobWork(config, counters, this::loop);
         this.queue = new JobQueue(config, counters, this::wakeUp, work::requestCancel);
         // every worker's end wakes the loop (ROUNDS): a freed worker may take a queued job at once
-        this.loop = new WorkLoop<>(new LoopSettings("jobs " + config.instanceId(), LOG, config.workers(),
-                config.workers(), WorkLoop.Rhythm.ROUNDS, config.pollInterval(), config.shutdownTimeout(),
-                config.threadFactory(), config.threadFactory(), List.of(
-                        new LoopSettings.Upkeep("heartbeat", Duration.ofNanos(config.lease().toNanos() / 3), false,
-                                this::heartbeat),
-                        new LoopSettings.Upkeep("purge", config.purgeInterval(), true, this::purge))), work);
+        this.loop = new WorkLoop<>(
+                new LoopSettings(
+                        "jobs " + config.instanceId(),
+                        LOG,
+                        config.workers(),
+                        config.workers(),
+                        WorkLoop.Rhythm.ROUNDS,
+                        config.pollInterval(),
+                        config.shutdownTimeout(),
+                        config.threadFactory(),
+                        config.threadFactory(),
+                        List.of(
+                                new LoopSettings.Upkeep(
+                                        "heartbeat",
+                                        Duration.ofNanos(config.lease().toNanos() / 3),
+                                        false,
+                                        this::heartbeat),
+                                new LoopSettings.Upkeep("purge", config.purgeInterval(), true, this::purge))),
+                work);
     }
 
     private WorkLoop<Execution> loop() {

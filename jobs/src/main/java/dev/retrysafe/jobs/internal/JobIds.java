@@ -15,12 +15,12 @@ public final class JobIds {
     public static final String PREFIX = "job_";
     /** Random bytes in a job id: 18 bytes are exactly 24 base64 characters, no padding. */
     private static final int ID_BYTES = 18;
+
     private static final int TOKEN_BYTES = 16;
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Base64.Encoder URL_SAFE = Base64.getUrlEncoder().withoutPadding();
 
-    private JobIds() {
-    }
+    private JobIds() {}
 
     /** A new job id. */
     public static String jobId() {

@@ -11,13 +11,13 @@ import java.time.Instant;
 /** Reads rows of {@code jobs} (the columns of {@link JobSql#COLUMNS}) into {@link Job}s. Stateless. */
 final class JobRows {
 
-    private JobRows() {
-    }
+    private JobRows() {}
 
     /** The job in the current row; {@code now} decides whether its result has expired. */
     static Job job(ResultSet r, Instant now) throws SQLException {
         String errorType = r.getString("error_type");
-        JobProblem error = errorType == null ? null
+        JobProblem error = errorType == null
+                ? null
                 : new JobProblem(errorType, r.getString("error_title"), r.getString("error_detail"));
         Instant resultExpiresAt = Rows.millis(r, "result_expires_at");
         boolean expired = r.getBoolean("result_purged") || (resultExpiresAt != null && !now.isBefore(resultExpiresAt));

@@ -49,36 +49,44 @@ final class JobRunner {
             Optional<Job> recorded;
             try {
                 recorded = switch (outcome) {
-                    case Outcome.Succeeded s -> leases.succeed(id, execution.token(), now, s.contentType(), spool,
-                            now.plus(config.resultRetention()));
+                    case Outcome.Succeeded s ->
+                        leases.succeed(
+                                id, execution.token(), now, s.contentType(), spool, now.plus(config.resultRetention()));
                     case Outcome.Ended e -> leases.end(id, execution.token(), now, e.status(), e.problem());
                 };
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": recording the end of job " + id
-                        + " failed (database or listener); it runs again once its lease runs out", e);
+                LOG.log(
+                        Level.WARNING,
+                        "jobs " + config.instanceId() + ": recording the end of job " + id
+                                + " failed (database or listener); it runs again once its lease runs out",
+                        e);
                 return;
             }
             if (recorded.isPresent()) {
                 counters.finished(recorded.get().status());
                 Observers.tell(config.observer(), recorded.get());
             } else {
-                LOG.log(Level.INFO, "jobs {0}: job {1} was taken over by another worker; this run is discarded",
-                        config.instanceId(), id);
+                LOG.log(
+                        Level.INFO,
+                        "jobs {0}: job {1} was taken over by another worker; this run is discarded",
+                        config.instanceId(),
+                        id);
             }
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": could not delete the spooled result of job " + id, e);
+            LOG.log(
+                    Level.WARNING,
+                    "jobs " + config.instanceId() + ": could not delete the spooled result of job " + id,
+                    e);
         }
     }
 
     /** What a handler's run came to. */
     private sealed interface Outcome {
         /** A result, spooled. */
-        record Succeeded(String contentType) implements Outcome {
-        }
+        record Succeeded(String contentType) implements Outcome {}
 
         /** Failed or canceled. */
-        record Ended(JobStatus status, @Nullable JobProblem problem) implements Outcome {
-        }
+        record Ended(JobStatus status, @Nullable JobProblem problem) implements Outcome {}
     }
 
     /** Runs the handler and writes its result to {@code spool}; null if the lease was lost. */
@@ -96,7 +104,8 @@ final class JobRunner {
         } catch (JobLeaseLostException e) {
             return null;
         } catch (JobCanceledException e) {
-            return execution.cancelSeen() ? new Outcome.Ended(JobStatus.CANCELED, null)
+            return execution.cancelSeen()
+                    ? new Outcome.Ended(JobStatus.CANCELED, null)
                     : new Outcome.Ended(JobStatus.FAILED, Problems.jobError(e));
         } catch (Exception e) {
             return new Outcome.Ended(JobStatus.FAILED, Problems.jobError(e));

@@ -10,8 +10,7 @@ import dev.retrysafe.leasedwork.internal.LeaseSql;
  */
 final class JobSql {
 
-    private JobSql() {
-    }
+    private JobSql() {}
 
     /**
      * The leases of {@code jobs}: a claimed job is {@code running}, and its {@code due_at} holds the
@@ -35,7 +34,8 @@ final class JobSql {
     static final String FIND = "SELECT " + COLUMNS + " FROM jobs WHERE id = ? AND owner = ?";
 
     /** An owner's newest jobs (creation time, then id, both descending); params: owner, limit. */
-    static final String LIST_FIRST = "SELECT " + COLUMNS + " FROM jobs WHERE owner = ? ORDER BY created_at DESC, id DESC LIMIT ?";
+    static final String LIST_FIRST =
+            "SELECT " + COLUMNS + " FROM jobs WHERE owner = ? ORDER BY created_at DESC, id DESC LIMIT ?";
 
     /**
      * An owner's jobs older than a given one, in the same order; params: owner, its creation
@@ -118,8 +118,8 @@ final class JobSql {
     static final String TAKE_OVER = LEASES.takeOver("started_at = ?, attempts = attempts + 1, progress = 0");
 
     /** Claims a queued job if it is still queued; params: owner, token, lease end, now, id. */
-    static final String CLAIM_QUEUED = LEASES.claim("started_at = ?, attempts = attempts + 1, progress = 0",
-            "status = 'queued'");
+    static final String CLAIM_QUEUED =
+            LEASES.claim("started_at = ?, attempts = attempts + 1, progress = 0", "status = 'queued'");
 
     // --- while running -----------------------------------------------------------------------
 

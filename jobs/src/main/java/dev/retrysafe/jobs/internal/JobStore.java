@@ -38,8 +38,7 @@ final class JobStore {
      * @param canceled whether the job went from queued to canceled now
      * @param changed  whether this call changed the job (canceled it, or requested its cancel)
      */
-    record Canceling(CancelResult result, boolean canceled, boolean changed) {
-    }
+    record Canceling(CancelResult result, boolean canceled, boolean changed) {}
 
     private final Jdbc jdbc;
     private final JobListener listener;
@@ -64,8 +63,24 @@ final class JobStore {
             s.setInt(7, maxAttempts);
             s.executeUpdate();
         }
-        return new Job(id, job.owner(), job.kind(), JobStatus.QUEUED, job.params(), now, null, null, 0, 0,
-                maxAttempts, false, null, null, false, null, 0);
+        return new Job(
+                id,
+                job.owner(),
+                job.kind(),
+                JobStatus.QUEUED,
+                job.params(),
+                now,
+                null,
+                null,
+                0,
+                0,
+                maxAttempts,
+                false,
+                null,
+                null,
+                false,
+                null,
+                0);
     }
 
     /** Inserts {@code job} in a transaction of its own. */
@@ -137,7 +152,8 @@ final class JobStore {
             return switch (job.status()) {
                 case QUEUED -> {
                     Statements.update(c, JobSql.CANCEL_QUEUED, now.toEpochMilli(), id);
-                    yield new Canceling(new CancelResult.Canceled(Statements.announce(c, id, now, listener)), true, true);
+                    yield new Canceling(
+                            new CancelResult.Canceled(Statements.announce(c, id, now, listener)), true, true);
                 }
                 case RUNNING -> {
                     boolean requestedNow = !job.cancelRequested();
@@ -160,7 +176,8 @@ final class JobStore {
      * written) if there is none now.
      */
     boolean writeResult(String owner, String id, Instant now, OutputStream out) throws IOException {
-        try (Connection c = jdbc.autocommitConnection(); PreparedStatement s = c.prepareStatement(JobSql.RESULT_BODY)) {
+        try (Connection c = jdbc.autocommitConnection();
+                PreparedStatement s = c.prepareStatement(JobSql.RESULT_BODY)) {
             s.setString(1, id);
             s.setString(2, owner);
             s.setLong(3, now.toEpochMilli());
@@ -187,7 +204,8 @@ final class JobStore {
             Statements.update(c, JobSql.MARK_PURGED, now.toEpochMilli());
             return Statements.update(c, JobSql.DELETE_RESULTS, now.toEpochMilli());
         });
-        int records = jdbc.autocommit("purge old job records",
+        int records = jdbc.autocommit(
+                "purge old job records",
                 c -> Statements.update(c, JobSql.DELETE_RECORDS, recordCutoff.toEpochMilli(), now.toEpochMilli()));
         return results + records;
     }
@@ -195,13 +213,13 @@ final class JobStore {
     /** Counts of queued and running jobs, and the age of the oldest queued one. */
     JobStats stats(Instant now) {
         return jdbc.autocommit("read job statistics", c -> {
-            try (PreparedStatement s = c.prepareStatement(JobSql.STATS); ResultSet r = s.executeQuery()) {
+            try (PreparedStatement s = c.prepareStatement(JobSql.STATS);
+                    ResultSet r = s.executeQuery()) {
                 r.next();
                 long queued = r.getLong(1);
                 long running = r.getLong(2);
                 long oldest = r.getLong(3);
-                Duration age = r.wasNull() ? null
-                        : Duration.ofMillis(Math.max(0, now.toEpochMilli() - oldest));
+                Duration age = r.wasNull() ? null : Duration.ofMillis(Math.max(0, now.toEpochMilli() - oldest));
                 return new JobStats(queued, running, age);
             }
         });

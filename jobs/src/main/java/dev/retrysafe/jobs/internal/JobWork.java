@@ -72,15 +72,22 @@ final class JobWork implements LeasedWork<Execution> {
                 endExhausted(kind);
                 if (free > 0) {
                     for (Claim claim : claim(kind, free)) {
-                        claimed.add(new Execution(claim.job(), claim.token(), claim.takeover(), leases,
-                                config.clock(), config.observer()));
+                        claimed.add(new Execution(
+                                claim.job(),
+                                claim.token(),
+                                claim.takeover(),
+                                leases,
+                                config.clock(),
+                                config.observer()));
                         free--;
                     }
                 }
             } catch (RuntimeException e) {
                 // one kind's trouble (its listener, a conflict) must not stop the others
-                LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": claiming jobs of kind " + kind
-                        + " failed", e);
+                LOG.log(
+                        Level.WARNING,
+                        "jobs " + config.instanceId() + ": claiming jobs of kind " + kind + " failed",
+                        e);
             }
         }
         return new Claims<>(claimed, false);
@@ -93,12 +100,20 @@ final class JobWork implements LeasedWork<Execution> {
                 leases.endExhausted(exhausted, now()).ifPresent(job -> {
                     counters.finished(job.status());
                     Observers.tell(config.observer(), job);
-                    LOG.log(Level.INFO, "jobs {0}: job {1} {2} after its lease ran out ({3} attempt(s))",
-                            config.instanceId(), job.id(), job.status().wireName(), job.attempts());
+                    LOG.log(
+                            Level.INFO,
+                            "jobs {0}: job {1} {2} after its lease ran out ({3} attempt(s))",
+                            config.instanceId(),
+                            job.id(),
+                            job.status().wireName(),
+                            job.attempts());
                 });
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": ending job " + exhausted.id()
-                        + " after its lease ran out failed (database or listener); trying again next round", e);
+                LOG.log(
+                        Level.WARNING,
+                        "jobs " + config.instanceId() + ": ending job " + exhausted.id()
+                                + " after its lease ran out failed (database or listener); trying again next round",
+                        e);
             }
         }
     }
@@ -115,8 +130,8 @@ final class JobWork implements LeasedWork<Execution> {
                 throw e;
             }
         }
-        return leases.claim(kind, config.handlers().get(kind).maxConcurrency(), free, config.instanceId(), now(),
-                config.lease());
+        return leases.claim(
+                kind, config.handlers().get(kind).maxConcurrency(), free, config.instanceId(), now(), config.lease());
     }
 
     /** Told before the worker starts, so that its progress and end come after its claim. */
@@ -134,8 +149,11 @@ final class JobWork implements LeasedWork<Execution> {
         try {
             runner.run(execution, registration);
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "jobs " + config.instanceId() + ": worker of job " + execution.job().id()
-                    + " failed unexpectedly; the job is left to its lease", e);
+            LOG.log(
+                    Level.ERROR,
+                    "jobs " + config.instanceId() + ": worker of job "
+                            + execution.job().id() + " failed unexpectedly; the job is left to its lease",
+                    e);
         }
     }
 
@@ -158,8 +176,11 @@ final class JobWork implements LeasedWork<Execution> {
                 execution.requestCancel();
             } else if (state == LeaseState.LOST) {
                 execution.loseLease();
-                LOG.log(Level.INFO, "jobs {0}: the lease of job {1} was taken over; its run here will be discarded",
-                        config.instanceId(), lease.id());
+                LOG.log(
+                        Level.INFO,
+                        "jobs {0}: the lease of job {1} was taken over; its run here will be discarded",
+                        config.instanceId(),
+                        lease.id());
             }
         });
     }
@@ -193,8 +214,11 @@ final class JobWork implements LeasedWork<Execution> {
             handBack(worker.claim());
         }
         if (!loop.get().awaitIdle(ABANDON_GRACE)) {
-            LOG.log(Level.WARNING, "jobs {0}: {1} job(s) still running after close; their handlers ignore interrupts",
-                    config.instanceId(), loop.get().inFlight());
+            LOG.log(
+                    Level.WARNING,
+                    "jobs {0}: {1} job(s) still running after close; their handlers ignore interrupts",
+                    config.instanceId(),
+                    loop.get().inFlight());
         }
     }
 
@@ -202,8 +226,12 @@ final class JobWork implements LeasedWork<Execution> {
         try {
             LeaseStore.Released released = leases.release(execution.job().id(), execution.token(), now());
             switch (released.release()) {
-                case REQUEUED -> LOG.log(Level.INFO, "jobs {0}: job {1} handed back on close",
-                        config.instanceId(), execution.job().id());
+                case REQUEUED ->
+                    LOG.log(
+                            Level.INFO,
+                            "jobs {0}: job {1} handed back on close",
+                            config.instanceId(),
+                            execution.job().id());
                 case CANCELED -> counters.finished(JobStatus.CANCELED);
                 case GONE -> {
                     // taken over or ended meanwhile: nothing to give back
@@ -213,8 +241,12 @@ final class JobWork implements LeasedWork<Execution> {
                 Observers.tell(config.observer(), released.job());
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "jobs " + config.instanceId() + ": handing job " + execution.job().id()
-                    + " back failed; another instance takes it over when its lease runs out", e);
+            LOG.log(
+                    Level.WARNING,
+                    "jobs " + config.instanceId() + ": handing job "
+                            + execution.job().id()
+                            + " back failed; another instance takes it over when its lease runs out",
+                    e);
         }
     }
 

@@ -47,8 +47,7 @@ final class LeaseStore {
      * What handing a claim back did, and the job as it then is (requeued or canceled; {@code null}
      * when the claim was gone).
      */
-    record Released(Release release, @Nullable Job job) {
-    }
+    record Released(Release release, @Nullable Job job) {}
 
     /** What handing a claim back did. */
     enum Release {
@@ -67,8 +66,7 @@ final class LeaseStore {
      * @param token    the claim's lease token
      * @param takeover whether it was taken over from a lost worker
      */
-    record Claim(Job job, String token, boolean takeover) {
-    }
+    record Claim(Job job, String token, boolean takeover) {}
 
     /**
      * One claim to extend.
@@ -76,8 +74,7 @@ final class LeaseStore {
      * @param id    the job
      * @param token the claim's lease token
      */
-    record Lease(String id, String token) {
-    }
+    record Lease(String id, String token) {}
 
     private final Jdbc jdbc;
     private final JobListener listener;
@@ -132,8 +129,7 @@ final class LeaseStore {
      * @param attempts its claims so far
      * @param cancel   whether a cancel was requested (it ends canceled, else failed)
      */
-    record Exhausted(String id, String token, int attempts, boolean cancel) {
-    }
+    record Exhausted(String id, String token, int attempts, boolean cancel) {}
 
     /**
      * Running jobs of {@code kind} whose lease ran out and which must not run again: out of
@@ -196,8 +192,17 @@ final class LeaseStore {
             List<Taken> taken = new ArrayList<>();
             for (Held expired : expired(c, kind, now, free)) {
                 String token = JobIds.leaseToken();
-                if (Statements.update(c, JobSql.TAKE_OVER, owner, token, leaseEnd, now.toEpochMilli(), expired.id(),
-                        expired.token(), now.toEpochMilli()) == 1) {
+                if (Statements.update(
+                                c,
+                                JobSql.TAKE_OVER,
+                                owner,
+                                token,
+                                leaseEnd,
+                                now.toEpochMilli(),
+                                expired.id(),
+                                expired.token(),
+                                now.toEpochMilli())
+                        == 1) {
                     taken.add(new Taken(expired.id(), token, true));
                 }
             }
@@ -205,7 +210,8 @@ final class LeaseStore {
             if (room > 0) {
                 for (String id : ids(c, JobSql.QUEUED, kind, room)) {
                     String token = JobIds.leaseToken();
-                    if (Statements.update(c, JobSql.CLAIM_QUEUED, owner, token, leaseEnd, now.toEpochMilli(), id) == 1) {
+                    if (Statements.update(c, JobSql.CLAIM_QUEUED, owner, token, leaseEnd, now.toEpochMilli(), id)
+                            == 1) {
                         taken.add(new Taken(id, token, false));
                     }
                 }
@@ -219,12 +225,10 @@ final class LeaseStore {
     }
 
     /** A claim read from a row: the job and its lease token. */
-    private record Held(String id, String token) {
-    }
+    private record Held(String id, String token) {}
 
     /** A claim made in this transaction. */
-    private record Taken(String id, String token, boolean takeover) {
-    }
+    private record Taken(String id, String token, boolean takeover) {}
 
     private static List<Held> expired(Connection c, String kind, Instant now, int limit) throws SQLException {
         List<Held> rows = new ArrayList<>();
@@ -300,15 +304,22 @@ final class LeaseStore {
      * Records a success with the result in {@code spool}, if the claim is still held; empty if it
      * is not (the outcome is discarded).
      */
-    Optional<Job> succeed(String id, String token, Instant now, String contentType, Spool spool,
-                          Instant expiresAt) {
+    Optional<Job> succeed(String id, String token, Instant now, String contentType, Spool spool, Instant expiresAt) {
         return jdbc.transaction("record the success of job " + id, c -> {
-            if (Statements.update(c, JobSql.SUCCEED, now.toEpochMilli(), contentType, spool.size(), expiresAt.toEpochMilli(),
-                    id, token) == 0) {
+            if (Statements.update(
+                            c,
+                            JobSql.SUCCEED,
+                            now.toEpochMilli(),
+                            contentType,
+                            spool.size(),
+                            expiresAt.toEpochMilli(),
+                            id,
+                            token)
+                    == 0) {
                 return Optional.<Job>empty();
             }
             try (PreparedStatement s = c.prepareStatement(JobSql.INSERT_RESULT);
-                 InputStream body = spool.input()) {
+                    InputStream body = spool.input()) {
                 s.setString(1, id);
                 s.setLong(2, expiresAt.toEpochMilli());
                 s.setBinaryStream(3, body, spool.size());
@@ -331,8 +342,15 @@ final class LeaseStore {
     }
 
     /** Ends a held claim; with {@code onlyIfExpired} only if its lease ran out by {@code now}. */
-    private static int end(Connection c, String id, String token, Instant now, JobStatus status,
-                           @Nullable JobProblem problem, boolean onlyIfExpired) throws SQLException {
+    private static int end(
+            Connection c,
+            String id,
+            String token,
+            Instant now,
+            JobStatus status,
+            @Nullable JobProblem problem,
+            boolean onlyIfExpired)
+            throws SQLException {
         try (PreparedStatement s = c.prepareStatement(onlyIfExpired ? JobSql.END_EXPIRED : JobSql.END)) {
             s.setString(1, status.wireName());
             s.setLong(2, now.toEpochMilli());

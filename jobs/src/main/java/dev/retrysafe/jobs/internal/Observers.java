@@ -9,8 +9,7 @@ final class Observers {
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.jobs.Jobs");
 
-    private Observers() {
-    }
+    private Observers() {}
 
     /** Tells {@code observer} of {@code job}, logging (not throwing) what it throws. */
     static void tell(JobObserver observer, Job job) {
@@ -23,8 +22,23 @@ final class Observers {
 
     /** {@code job} with {@code progress} as its stored progress. */
     static Job withProgress(Job job, int progress) {
-        return new Job(job.id(), job.owner(), job.kind(), job.status(), job.params(), job.createdAt(), job.startedAt(),
-                job.finishedAt(), progress, job.attempts(), job.maxAttempts(), job.cancelRequested(), job.error(),
-                job.resultExpiresAt(), job.resultExpired(), job.resultContentType(), job.resultSize());
+        return new Job(
+                job.id(),
+                job.owner(),
+                job.kind(),
+                job.status(),
+                job.params(),
+                job.createdAt(),
+                job.startedAt(),
+                job.finishedAt(),
+                progress,
+                job.attempts(),
+                job.maxAttempts(),
+                job.cancelRequested(),
+                job.error(),
+                job.resultExpiresAt(),
+                job.resultExpired(),
+                job.resultContentType(),
+                job.resultSize());
     }
 }

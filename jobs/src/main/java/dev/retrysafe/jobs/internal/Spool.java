@@ -100,7 +100,8 @@ final class Spool implements AutoCloseable {
     }
 
     /** The file the bytes went to, if they did. */
-    @Nullable Path file() {
+    @Nullable
+    Path file() {
         return file;
     }
 

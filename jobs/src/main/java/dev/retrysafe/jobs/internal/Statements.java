@@ -11,8 +11,7 @@ import java.time.Instant;
 /** Small JDBC steps shared by the stores. Stateless. */
 final class Statements {
 
-    private Statements() {
-    }
+    private Statements() {}
 
     /** The job {@code id}, which must exist (read inside the transaction that changed it). */
     static Job byId(Connection c, String id, Instant now) throws SQLException {

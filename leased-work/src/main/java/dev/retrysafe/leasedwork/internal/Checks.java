@@ -9,15 +9,14 @@ public final class Checks {
     private static final int SLUG_MAX = 64;
     private static final int SHOWN_CHARS = 40;
 
-    private Checks() {
-    }
+    private Checks() {}
 
     /** {@code value} if it is 1 to 64 characters of {@code [a-z0-9_.-]}. */
     public static String slug(String name, String value) {
         Objects.requireNonNull(value, name);
         if (!isSlug(value)) {
-            throw new IllegalArgumentException(name + " must be 1 to " + SLUG_MAX
-                    + " characters of [a-z0-9_.-], was '" + abbreviate(value) + "'");
+            throw new IllegalArgumentException(
+                    name + " must be 1 to " + SLUG_MAX + " characters of [a-z0-9_.-], was '" + abbreviate(value) + "'");
         }
         return value;
     }
@@ -52,8 +51,7 @@ public final class Checks {
         Objects.requireNonNull(value, name);
         long bytes = utf8Length(value);
         if (bytes > maxBytes) {
-            throw new IllegalArgumentException(name + " must be at most " + maxBytes + " bytes in UTF-8, was "
-                    + bytes);
+            throw new IllegalArgumentException(name + " must be at most " + maxBytes + " bytes in UTF-8, was " + bytes);
         }
         return value;
     }
@@ -67,7 +65,9 @@ public final class Checks {
                 bytes += 1;
             } else if (c < 0x800) {
                 bytes += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
                 bytes += 4;
                 i++;
             } else if (Character.isSurrogate(c)) {
@@ -85,8 +85,8 @@ public final class Checks {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c < 0x20 || c == 0x7f) {
-                throw new IllegalArgumentException("contentType must not hold control characters, was '"
-                        + abbreviate(value) + "'");
+                throw new IllegalArgumentException(
+                        "contentType must not hold control characters, was '" + abbreviate(value) + "'");
             }
         }
         if (value.isBlank()) {

@@ -21,8 +21,7 @@ public final class Jdbc {
 
     /** Work over one connection. */
     @FunctionalInterface
-    public interface Work<T> extends Transactions.Work<T> {
-    }
+    public interface Work<T> extends Transactions.Work<T> {}
 
     /** Connections from {@code dataSource}; a failure becomes {@code failure}'s exception. */
     public Jdbc(DataSource dataSource, Transactions.Failure failure) {

@@ -125,8 +125,7 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
      * the table (alias {@code alias}) joined with {@code join} on {@code on}; elsewhere
      * {@code selectByToken}, whose only param is the claim's token.
      */
-    public record Readback(String alias, String join, String on, String returning, String selectByToken) {
-    }
+    public record Readback(String alias, String join, String on, String returning, String selectByToken) {}
 
     /**
      * PostgreSQL's claim of chosen rows in one statement: takes those still due that no other
@@ -151,8 +150,16 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
      * then one read of what the token took. A lock wait that gave up claims nothing. Answers in
      * the order of {@code readback} on H2, of the database on PostgreSQL (callers sort).
      */
-    public <T> List<T> claimChosen(Connection c, List<String> chosen, String owner, String token, long leaseEnd,
-                                   long now, Readback readback, RowReader<T> reader) throws SQLException {
+    public <T> List<T> claimChosen(
+            Connection c,
+            List<String> chosen,
+            String owner,
+            String token,
+            long leaseEnd,
+            long now,
+            Readback readback,
+            RowReader<T> reader)
+            throws SQLException {
         List<T> out = new ArrayList<>(chosen.size());
         if (Jdbc.isPostgres(c)) {
             try (PreparedStatement s = c.prepareStatement(claimSkippingLocked(readback))) {

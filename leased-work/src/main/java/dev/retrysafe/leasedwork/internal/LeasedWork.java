@@ -30,8 +30,7 @@ public interface LeasedWork<C> {
     Claims<C> claim(int room);
 
     /** Told on the loop's thread before {@code claim}'s worker starts, so its start comes before its end. */
-    default void starting(C claim) {
-    }
+    default void starting(C claim) {}
 
     /** Does the work of {@code claim}, on its worker thread; what it throws is logged. */
     void run(C claim);
@@ -43,6 +42,5 @@ public interface LeasedWork<C> {
     void abandon(List<WorkLoop.Worker<C>> stillRunning);
 
     /** Told once, at the end of {@code close()}, to release what the work holds. */
-    default void closed() {
-    }
+    default void closed() {}
 }

@@ -11,8 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Rows {
 
-    private Rows() {
-    }
+    private Rows() {}
 
     /** The instant (epoch milliseconds) in column {@code column}, or {@code null}. */
     public static @Nullable Instant millis(ResultSet r, String column) throws SQLException {

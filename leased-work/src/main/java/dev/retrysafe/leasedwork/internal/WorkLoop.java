@@ -94,12 +94,14 @@ public final class WorkLoop<C> implements AutoCloseable {
     private final Set<Worker<C>> running = ConcurrentHashMap.newKeySet();
     /** Serializes claims (the loop and {@link #runDue()}). */
     private final ReentrantLock roundLock = new ReentrantLock();
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
     private final Condition idle = lock.newCondition();
     private final Condition tick = lock.newCondition();
     /** Released when closing starts: work waiting to begin gives its claim back. */
     private final CountDownLatch closed = new CountDownLatch(1);
+
     private final List<Thread> background = new ArrayList<>();
     private @Nullable Thread loop;
     private boolean wakeRequested;
@@ -273,8 +275,10 @@ public final class WorkLoop<C> implements AutoCloseable {
             try {
                 work.abandon(List.copyOf(running));
             } catch (RuntimeException e) {
-                log.log(Level.WARNING, settings.name() + ": giving up work still under way failed; it is left to "
-                        + "its leases", e);
+                log.log(
+                        Level.WARNING,
+                        settings.name() + ": giving up work still under way failed; it is left to " + "its leases",
+                        e);
             }
         }
         lock.lock();
@@ -295,7 +299,11 @@ public final class WorkLoop<C> implements AutoCloseable {
     private void join(Thread thread) {
         try {
             if (!thread.join(STOP_DEADLINE)) {
-                log.log(Level.WARNING, "{0}: thread {1} did not stop within {2}", settings.name(), thread.getName(),
+                log.log(
+                        Level.WARNING,
+                        "{0}: thread {1} did not stop within {2}",
+                        settings.name(),
+                        thread.getName(),
                         STOP_DEADLINE);
             }
         } catch (InterruptedException e) {
@@ -322,8 +330,10 @@ public final class WorkLoop<C> implements AutoCloseable {
                 try {
                     round = round();
                 } catch (RuntimeException e) {
-                    log.log(Level.WARNING, settings.name() + ": claiming failed; trying again in "
-                            + settings.pollInterval(), e);
+                    log.log(
+                            Level.WARNING,
+                            settings.name() + ": claiming failed; trying again in " + settings.pollInterval(),
+                            e);
                     round = new Round(List.of(), room, false);
                 }
             }
@@ -426,8 +436,10 @@ public final class WorkLoop<C> implements AutoCloseable {
             if (e instanceof Error error) {
                 throw error; // no thread to be had (out of memory, say): not this loop's to hide
             }
-            log.log(Level.WARNING, settings.name() + ": could not start the work of a claim; it is left to its "
-                    + "lease", e);
+            log.log(
+                    Level.WARNING,
+                    settings.name() + ": could not start the work of a claim; it is left to its " + "lease",
+                    e);
             return null;
         }
     }
@@ -464,8 +476,10 @@ public final class WorkLoop<C> implements AutoCloseable {
             try {
                 upkeep.task().run();
             } catch (RuntimeException e) {
-                log.log(Level.WARNING, settings.name() + ": " + upkeep.what() + " failed; trying again in "
-                        + upkeep.interval(), e);
+                log.log(
+                        Level.WARNING,
+                        settings.name() + ": " + upkeep.what() + " failed; trying again in " + upkeep.interval(),
+                        e);
             }
             go = pause(interval);
         }

@@ -15,7 +15,8 @@ class ChecksTest {
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < 2_000; i++) {
             String s = randomString(random);
-            assertThat(Checks.utf8Length(s)).as("seed %d, string %s", seed, s.codePoints().boxed().toList())
+            assertThat(Checks.utf8Length(s))
+                    .as("seed %d, string %s", seed, s.codePoints().boxed().toList())
                     .isEqualTo(s.getBytes(UTF_8).length);
         }
     }

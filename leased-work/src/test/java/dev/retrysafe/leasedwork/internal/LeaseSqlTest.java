@@ -28,8 +28,8 @@ class LeaseSqlTest {
 
     @Test
     void aDeliveryClaimSkipsLockedRowsOnPostgres() {
-        LeaseSql.Readback readback = new LeaseSql.Readback("d", "webhook_endpoints e", "e.id = d.endpoint_id",
-                "d.id, e.url", "SELECT 1");
+        LeaseSql.Readback readback =
+                new LeaseSql.Readback("d", "webhook_endpoints e", "e.id = d.endpoint_id", "d.id, e.url", "SELECT 1");
         assertThat(words(DELIVERIES.claimSkippingLocked(readback))).isEqualTo(words("""
                 UPDATE deliveries d
                 SET status = 'delivering', lease_owner = ?, lease_token = ?, lease_expires_at = ?, next_attempt_at = ?
@@ -41,7 +41,8 @@ class LeaseSqlTest {
 
     @Test
     void aDeliveryIsGivenBackOrFinishedFencedByItsToken() {
-        assertThat(words(DELIVERIES.endHeld("status = 'pending', next_attempt_at = ?"))).isEqualTo(words("""
+        assertThat(words(DELIVERIES.endHeld("status = 'pending', next_attempt_at = ?")))
+                .isEqualTo(words("""
                 UPDATE deliveries
                 SET status = 'pending', next_attempt_at = ?, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL
                 WHERE id = ? AND lease_token = ? AND status = 'delivering'"""));
@@ -63,9 +64,10 @@ class LeaseSqlTest {
                 UPDATE jobs SET lease_owner = ?, lease_token = ?, due_at = ?, started_at = ?, attempts = attempts + 1,
                                 progress = 0
                 WHERE id = ? AND lease_token = ? AND status = 'running' AND due_at <= ?"""));
-        assertThat(words(JOBS.extend())).isEqualTo(
-                "UPDATE jobs SET due_at = ? WHERE id = ? AND lease_token = ? AND status = 'running'");
-        assertThat(words(JOBS.endHeld("status = 'queued', due_at = created_at"))).isEqualTo(words("""
+        assertThat(words(JOBS.extend()))
+                .isEqualTo("UPDATE jobs SET due_at = ? WHERE id = ? AND lease_token = ? AND status = 'running'");
+        assertThat(words(JOBS.endHeld("status = 'queued', due_at = created_at")))
+                .isEqualTo(words("""
                 UPDATE jobs SET status = 'queued', due_at = created_at, lease_owner = NULL, lease_token = NULL
                 WHERE id = ? AND lease_token = ? AND status = 'running'"""));
     }
@@ -73,7 +75,8 @@ class LeaseSqlTest {
     @Test
     void namesSplicedIntoSqlMustBePlainIdentifiers() {
         assertThatThrownBy(() -> new LeaseSql("jobs; DROP TABLE jobs", "running", "due_at", false))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jobs; DROP TABLE jobs");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("jobs; DROP TABLE jobs");
         assertThatThrownBy(JOBS::live).isInstanceOf(IllegalStateException.class);
     }
 }

@@ -81,10 +81,25 @@ class WorkLoopTest {
         }
     }
 
-    private WorkLoop<String> loop(Queued work, WorkLoop.Rhythm rhythm, int workers, Duration shutdownTimeout,
-                                  List<LoopSettings.Upkeep> upkeep) {
-        return new WorkLoop<>(new LoopSettings("test loop", System.getLogger("test"), workers, workers, rhythm,
-                Duration.ofMinutes(1), shutdownTimeout, threads, threads, upkeep), work);
+    private WorkLoop<String> loop(
+            Queued work,
+            WorkLoop.Rhythm rhythm,
+            int workers,
+            Duration shutdownTimeout,
+            List<LoopSettings.Upkeep> upkeep) {
+        return new WorkLoop<>(
+                new LoopSettings(
+                        "test loop",
+                        System.getLogger("test"),
+                        workers,
+                        workers,
+                        rhythm,
+                        Duration.ofMinutes(1),
+                        shutdownTimeout,
+                        threads,
+                        threads,
+                        upkeep),
+                work);
     }
 
     @ParameterizedTest
@@ -120,7 +135,11 @@ class WorkLoopTest {
         Queued work = new Queued();
         work.due.add("stuck");
         AtomicInteger beats = new AtomicInteger();
-        WorkLoop<String> loop = loop(work, WorkLoop.Rhythm.ROUNDS, 1, Duration.ofMillis(50),
+        WorkLoop<String> loop = loop(
+                work,
+                WorkLoop.Rhythm.ROUNDS,
+                1,
+                Duration.ofMillis(50),
                 List.of(new LoopSettings.Upkeep("beat", Duration.ofMillis(10), true, beats::incrementAndGet)));
         loop.start();
         assertThat(work.stuckStarted.await(10, TimeUnit.SECONDS)).isTrue();

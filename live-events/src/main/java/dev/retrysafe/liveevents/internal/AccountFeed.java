@@ -11,6 +11,7 @@ final class AccountFeed {
 
     /** The last position every subscriber has been sent (or was past, for a new one). */
     long position;
+
     private final Map<Subscriber, TopicFilter> subscribers = new LinkedHashMap<>();
 
     AccountFeed(long position) {

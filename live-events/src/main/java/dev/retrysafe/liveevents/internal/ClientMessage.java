@@ -2,7 +2,6 @@ package dev.retrysafe.liveevents.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
@@ -25,20 +24,16 @@ sealed interface ClientMessage {
     }
 
     /** {@code {"type":"subscribe","event_types":[...]}}. */
-    record Subscribe(TopicFilter filter) implements ClientMessage {
-    }
+    record Subscribe(TopicFilter filter) implements ClientMessage {}
 
     /** {@code {"type":"resume","after":"evt_...","event_types":[...]}} ({@code event_types} optional: all). */
-    record Resume(String after, TopicFilter filter) implements ClientMessage {
-    }
+    record Resume(String after, TopicFilter filter) implements ClientMessage {}
 
     /** {@code {"type":"ping","id":...}} ({@code id} optional, echoed). */
-    record Ping(@Nullable JsonNode id) implements ClientMessage {
-    }
+    record Ping(@Nullable JsonNode id) implements ClientMessage {}
 
     /** Not a message the server takes: {@code code} and {@code message} say why. */
-    record Invalid(String code, String message) implements ClientMessage {
-    }
+    record Invalid(String code, String message) implements ClientMessage {}
 
     /** Parses one text message; {@code isEventId} says which texts a {@code resume} may name. */
     static ClientMessage parse(String text, Predicate<String> isEventId) {
@@ -86,7 +81,8 @@ sealed interface ClientMessage {
     private static ClientMessage ping(JsonNode node) {
         JsonNode id = node.get("id");
         if (id != null && !(id.isTextual() && id.asText().length() <= MAX_PING_ID_LENGTH || id.isIntegralNumber())) {
-            return invalid("a ping's \"id\" is a string of at most " + MAX_PING_ID_LENGTH + " characters or an integer");
+            return invalid(
+                    "a ping's \"id\" is a string of at most " + MAX_PING_ID_LENGTH + " characters or an integer");
         }
         return new Ping(id);
     }

@@ -37,6 +37,7 @@ final class ConnectionLeases implements AutoCloseable {
 
     /** NO KEY: the foreign keys of payments and events, which take KEY SHARE, do not wait for it. */
     private static final String LOCK_ACCOUNT = "SELECT id FROM accounts WHERE id = ? FOR NO KEY UPDATE";
+
     private static final String DROP_EXPIRED = "DELETE FROM stream_leases WHERE account_id = ? AND expires_at <= ?";
     private static final String COUNT = "SELECT COUNT(*) FROM stream_leases WHERE account_id = ?";
     private static final String INSERT =
@@ -55,13 +56,14 @@ final class ConnectionLeases implements AutoCloseable {
     private final Set<String> held = ConcurrentHashMap.newKeySet();
     /** Closed connections whose lease could not be deleted: the next heartbeat deletes them before it renews. */
     private final Set<String> undeleted = ConcurrentHashMap.newKeySet();
+
     private final SparseWarning warning = new SparseWarning(LOG);
     private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "retrysafe-stream-leases");
         t.setDaemon(true);
         return t;
     });
-    private volatile Consumer<String> lost = id -> { };
+    private volatile Consumer<String> lost = id -> {};
     /** Closed: every lease of the instance is deleted, and the pool may be gone. */
     private volatile boolean closed;
 
@@ -183,7 +185,10 @@ final class ConnectionLeases implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
-            LOG.warn("cannot delete the leases of this instance's streams (they expire within {}): {}", lease, e.toString());
+            LOG.warn(
+                    "cannot delete the leases of this instance's streams (they expire within {}): {}",
+                    lease,
+                    e.toString());
         }
     }
 

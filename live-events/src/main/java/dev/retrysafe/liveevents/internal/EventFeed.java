@@ -1,8 +1,8 @@
 package dev.retrysafe.liveevents.internal;
 
 import dev.retrysafe.common.MonotonicClock;
-import dev.retrysafe.liveevents.LiveEventsConfig;
 import dev.retrysafe.liveevents.EventSource;
+import dev.retrysafe.liveevents.LiveEventsConfig;
 import dev.retrysafe.liveevents.PositionedEvent;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -43,16 +43,16 @@ final class EventFeed implements AutoCloseable {
     private static final int QUEUE_LIMIT = 100_000;
 
     /** Subscribes, or changes the filter of a subscribed stream. */
-    private record Subscribe(Subscriber subscriber, TopicFilter filter, @Nullable String after) {
-    }
+    private record Subscribe(
+            Subscriber subscriber,
+            TopicFilter filter,
+            @Nullable String after) {}
 
     /** A stream closed. */
-    private record Unsubscribe(Subscriber subscriber) {
-    }
+    private record Unsubscribe(Subscriber subscriber) {}
 
     /** Poll at once (a bus lost its connection and may have missed signals). */
-    private record PollNow() {
-    }
+    private record PollNow() {}
 
     private final LiveEventsConfig config;
     private final EventSource events;
@@ -227,8 +227,10 @@ final class EventFeed implements AutoCloseable {
             }
         } catch (SQLException | RuntimeException e) {
             failure(account, e);
-            refuse(subscriber, Frame.of(ServerMessages.error("unavailable",
-                    "The stream cannot read events right now; subscribe again in a moment.")));
+            refuse(
+                    subscriber,
+                    Frame.of(ServerMessages.error(
+                            "unavailable", "The stream cannot read events right now; subscribe again in a moment.")));
         }
         if (created && feed != null && feed.isEmpty()) {
             accounts.remove(account);
@@ -247,14 +249,19 @@ final class EventFeed implements AutoCloseable {
         String account = subscriber.accountId();
         OptionalLong from = events.positionOf(account, after);
         if (from.isEmpty()) {
-            return Frame.of(ServerMessages.error("unknown_event", "No event '" + after
-                    + "' in this account: resume after an event id the stream or GET /v1/events gave you."));
+            return Frame.of(ServerMessages.error(
+                    "unknown_event",
+                    "No event '" + after
+                            + "' in this account: resume after an event id the stream or GET /v1/events gave you."));
         }
         long missed = feed.position - from.getAsLong();
         if (missed > config.maxReplay()) {
-            return Frame.of(ServerMessages.error("resume_too_far", missed + " events followed '" + after
-                    + "', more than one resume replays (" + config.maxReplay() + "): read them with GET /v1/events,"
-                    + " then subscribe."));
+            return Frame.of(ServerMessages.error(
+                    "resume_too_far",
+                    missed + " events followed '" + after
+                            + "', more than one resume replays (" + config.maxReplay()
+                            + "): read them with GET /v1/events,"
+                            + " then subscribe."));
         }
         int replayed = 0;
         long position = from.getAsLong();

@@ -15,8 +15,7 @@ final class Json {
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
-    private Json() {
-    }
+    private Json() {}
 
     /** {@code value} as UTF-8 JSON bytes. */
     static byte[] bytes(Object value) {

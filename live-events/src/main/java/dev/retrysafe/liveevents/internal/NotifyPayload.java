@@ -2,11 +2,10 @@ package dev.retrysafe.liveevents.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,11 +21,9 @@ final class NotifyPayload {
     static final int MAX_BYTES = 7900;
 
     /** Decoded payload: who sent it and its signals. */
-    record Decoded(String from, List<Signal> signals) {
-    }
+    record Decoded(String from, List<Signal> signals) {}
 
-    private NotifyPayload() {
-    }
+    private NotifyPayload() {}
 
     /**
      * The payloads carrying {@code signals} from {@code from}, in order. An update too large for
@@ -69,7 +66,9 @@ final class NotifyPayload {
     static Decoded decode(String payload) {
         try {
             JsonNode root = Json.MAPPER.readTree(payload);
-            if (root == null || !root.path("from").isTextual() || !root.path("s").isArray()) {
+            if (root == null
+                    || !root.path("from").isTextual()
+                    || !root.path("s").isArray()) {
                 return new Decoded("", List.of());
             }
             List<Signal> signals = new ArrayList<>();
@@ -79,7 +78,10 @@ final class NotifyPayload {
                 }
                 String account = item.get("a").asText();
                 if (item.path("t").isTextual() && item.path("m").isTextual()) {
-                    signals.add(new Signal.Update(account, item.get("t").asText(), Frame.of(item.get("m").asText())));
+                    signals.add(new Signal.Update(
+                            account,
+                            item.get("t").asText(),
+                            Frame.of(item.get("m").asText())));
                 } else {
                     signals.add(new Signal.Wake(account));
                 }

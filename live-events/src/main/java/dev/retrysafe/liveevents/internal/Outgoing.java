@@ -26,6 +26,7 @@ final class Outgoing {
     private final ArrayDeque<Frame> queue = new ArrayDeque<>();
     /** Frames queued or being written, and their bytes. */
     private int messages;
+
     private int bytes;
     private boolean writing;
     private boolean pumping;

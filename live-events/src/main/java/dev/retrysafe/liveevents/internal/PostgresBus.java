@@ -60,14 +60,21 @@ final class PostgresBus implements Bus {
      * to {@code local} here and, through {@code connector}'s connections, to every other instance;
      * {@code missed} runs whenever signals may have been lost.
      */
-    PostgresBus(String instance, ConnectionFactory connector, Consumer<Signal> local, Runnable missed, StreamMetrics metrics) {
+    PostgresBus(
+            String instance,
+            ConnectionFactory connector,
+            Consumer<Signal> local,
+            Runnable missed,
+            StreamMetrics metrics) {
         this.instance = instance;
         this.connector = connector;
         this.local = local;
         this.missed = missed;
         this.metrics = metrics;
-        this.publisher = Thread.ofPlatform().daemon().name("retrysafe-stream-notify").unstarted(this::publish);
-        this.listener = Thread.ofPlatform().daemon().name("retrysafe-stream-listen").unstarted(this::listen);
+        this.publisher =
+                Thread.ofPlatform().daemon().name("retrysafe-stream-notify").unstarted(this::publish);
+        this.listener =
+                Thread.ofPlatform().daemon().name("retrysafe-stream-listen").unstarted(this::listen);
     }
 
     /** Starts both threads. */

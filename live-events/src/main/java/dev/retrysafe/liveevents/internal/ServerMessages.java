@@ -2,7 +2,6 @@ package dev.retrysafe.liveevents.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.retrysafe.liveevents.LiveEventsConfig;
-
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,8 +10,7 @@ import org.jspecify.annotations.Nullable;
 /** The JSON text of every message the server sends on a stream ({@code docs/live-events.md}). Stateless. */
 final class ServerMessages {
 
-    private ServerMessages() {
-    }
+    private ServerMessages() {}
 
     /** After authentication: the connection's id and its limits. */
     static String welcome(String connectionId, LiveEventsConfig config) {
@@ -67,8 +65,13 @@ final class ServerMessages {
 
     /** Over the message limit: what was sent is dropped; {@code retryAfter} seconds until the next fits. */
     static String rateLimited(long retryAfterSeconds, LiveEventsConfig config) {
-        Map<String, Object> m = message("error", "code", "rate_limited", "message",
-                "More than " + config.messageLimit() + " messages in " + config.messageWindow().toSeconds()
+        Map<String, Object> m = message(
+                "error",
+                "code",
+                "rate_limited",
+                "message",
+                "More than " + config.messageLimit() + " messages in "
+                        + config.messageWindow().toSeconds()
                         + " s: messages are dropped until retry_after seconds have passed; going on closes the connection.");
         m.put("retry_after", retryAfterSeconds);
         return text(m);

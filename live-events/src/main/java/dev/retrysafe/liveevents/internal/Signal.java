@@ -7,10 +7,8 @@ sealed interface Signal {
     String accountId();
 
     /** The account committed events. */
-    record Wake(String accountId) implements Signal {
-    }
+    record Wake(String accountId) implements Signal {}
 
     /** A change of the account's, as the frame subscribers of {@code topic} get; implies {@link Wake}. */
-    record Update(String accountId, String topic, Frame frame) implements Signal {
-    }
+    record Update(String accountId, String topic, Frame frame) implements Signal {}
 }

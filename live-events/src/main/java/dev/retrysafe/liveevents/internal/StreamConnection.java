@@ -34,7 +34,11 @@ public final class StreamConnection implements Session.Listener, Subscriber {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamConnection.class);
 
-    private enum State { AWAITING_AUTH, OPEN, CLOSING }
+    private enum State {
+        AWAITING_AUTH,
+        OPEN,
+        CLOSING
+    }
 
     private final StreamHub hub;
     private final String id;
@@ -50,6 +54,7 @@ public final class StreamConnection implements Session.Listener, Subscriber {
     private volatile int closeCode;
     /** Jetty reported the close: the socket is gone. */
     private volatile boolean ended;
+
     private volatile long lastPingNanos = MonotonicClock.nanoTime();
     /** When the oldest ping that nothing has followed from the client was sent; 0 if none. */
     private volatile long unansweredSinceNanos;
@@ -95,8 +100,11 @@ public final class StreamConnection implements Session.Listener, Subscriber {
     @Override
     public void onWebSocketOpen(Session s) {
         session = s;
-        out = new Outgoing((text, done, failed) -> s.sendText(text, Callback.from(done, failed)),
-                hub.config().bufferMessages(), hub.config().bufferBytes(), hub.metrics()::buffered);
+        out = new Outgoing(
+                (text, done, failed) -> s.sendText(text, Callback.from(done, failed)),
+                hub.config().bufferMessages(),
+                hub.config().bufferBytes(),
+                hub.metrics()::buffered);
         hub.opened(this);
         String known = account;
         if (known != null) {
@@ -119,7 +127,8 @@ public final class StreamConnection implements Session.Listener, Subscriber {
     public void onWebSocketBinary(ByteBuffer payload, Callback callback) {
         callback.succeed();
         heard();
-        send(Frame.of(ServerMessages.error("binary_not_supported", "Messages are JSON text; binary frames are refused.")));
+        send(Frame.of(
+                ServerMessages.error("binary_not_supported", "Messages are JSON text; binary frames are refused.")));
         close(UNSUPPORTED_DATA, "text only");
     }
 
@@ -157,7 +166,8 @@ public final class StreamConnection implements Session.Listener, Subscriber {
         if (waitMicros > 0) {
             droppedInARow++;
             if (droppedInARow == 1) {
-                send(Frame.of(ServerMessages.rateLimited(Math.max(1, Math.ceilDiv(waitMicros, 1_000_000L)), hub.config())));
+                send(Frame.of(
+                        ServerMessages.rateLimited(Math.max(1, Math.ceilDiv(waitMicros, 1_000_000L)), hub.config())));
             }
             if (droppedInARow >= hub.config().floodCloseAfter()) {
                 hub.metrics().floods.increment();
@@ -171,22 +181,27 @@ public final class StreamConnection implements Session.Listener, Subscriber {
             if (message instanceof ClientMessage.Auth auth) {
                 authenticate(auth.apiKey());
             } else {
-                refuse("auth_required", "Send {\"type\":\"auth\",\"api_key\":\"...\"} first (or the key in the"
-                        + " upgrade request's Authorization header).");
+                refuse(
+                        "auth_required",
+                        "Send {\"type\":\"auth\",\"api_key\":\"...\"} first (or the key in the"
+                                + " upgrade request's Authorization header).");
             }
             return;
         }
         switch (message) {
-            case ClientMessage.Auth a -> send(Frame.of(ServerMessages.error("already_authenticated",
-                    "This connection is authenticated already.")));
+            case ClientMessage.Auth a ->
+                send(Frame.of(
+                        ServerMessages.error("already_authenticated", "This connection is authenticated already.")));
             case ClientMessage.Subscribe s -> {
                 subscribeAsked = true;
                 hub.feed().subscribe(this, s.filter(), null);
             }
             case ClientMessage.Resume r -> {
                 if (subscribeAsked) {
-                    send(Frame.of(ServerMessages.error("already_subscribed", "Resume only on a connection that is not"
-                            + " subscribed yet; send subscribe to change what you receive.")));
+                    send(Frame.of(ServerMessages.error(
+                            "already_subscribed",
+                            "Resume only on a connection that is not"
+                                    + " subscribed yet; send subscribe to change what you receive.")));
                 } else {
                     subscribeAsked = true;
                     hub.feed().subscribe(this, r.filter(), r.after());
@@ -203,8 +218,8 @@ public final class StreamConnection implements Session.Listener, Subscriber {
             case StreamHub.KeyCheck.Valid v -> admit(v.accountId());
             case StreamHub.KeyCheck.Invalid i -> refuse("unauthorized", "The API key is not valid.");
             case StreamHub.KeyCheck.Unavailable u -> {
-                send(Frame.of(ServerMessages.error("unavailable",
-                        "The API key cannot be checked right now; connect again in a moment.")));
+                send(Frame.of(ServerMessages.error(
+                        "unavailable", "The API key cannot be checked right now; connect again in a moment.")));
                 close(TRY_AGAIN_LATER, "unavailable");
             }
         }
@@ -216,13 +231,15 @@ public final class StreamConnection implements Session.Listener, Subscriber {
                 // it has a place: carries on below
             }
             case FULL -> {
-                send(Frame.of(ServerMessages.error("too_many_connections", "This account has "
-                        + hub.config().maxConnectionsPerAccount() + " streams open already.")));
+                send(Frame.of(ServerMessages.error(
+                        "too_many_connections",
+                        "This account has " + hub.config().maxConnectionsPerAccount() + " streams open already.")));
                 close(TRY_AGAIN_LATER, "too many connections");
                 return;
             }
             case UNAVAILABLE -> {
-                send(Frame.of(ServerMessages.error("unavailable",
+                send(Frame.of(ServerMessages.error(
+                        "unavailable",
                         "The account's streams cannot be counted right now; connect again in a moment.")));
                 close(TRY_AGAIN_LATER, "unavailable");
                 return;
@@ -268,8 +285,10 @@ public final class StreamConnection implements Session.Listener, Subscriber {
      * and another stream may have it now): the client is told, and the connection closes.
      */
     void placeLost() {
-        send(Frame.of(ServerMessages.error("unavailable", "This server could not keep the stream's place in"
-                + " the account's count (it could not reach the database); connect again.")));
+        send(Frame.of(ServerMessages.error(
+                "unavailable",
+                "This server could not keep the stream's place in"
+                        + " the account's count (it could not reach the database); connect again.")));
         close(TRY_AGAIN_LATER, "place lost");
     }
 
@@ -290,8 +309,12 @@ public final class StreamConnection implements Session.Listener, Subscriber {
         hub.metrics().overflows.increment();
         Session s = session;
         if (s != null) {
-            s.sendText(ServerMessages.error("buffer_overflow", "You fell " + hub.config().bufferMessages()
-                    + " messages behind; reconnect and resume after the last event you received."), Callback.NOOP);
+            s.sendText(
+                    ServerMessages.error(
+                            "buffer_overflow",
+                            "You fell " + hub.config().bufferMessages()
+                                    + " messages behind; reconnect and resume after the last event you received."),
+                    Callback.NOOP);
         }
         close(TRY_AGAIN_LATER, "buffer overflow");
     }
@@ -343,12 +366,16 @@ public final class StreamConnection implements Session.Listener, Subscriber {
         if (closing.get()) {
             return;
         }
-        if (state == State.AWAITING_AUTH && nowNanos - openedNanos > hub.config().authTimeout().toNanos()) {
-            refuse("auth_timeout", "No API key came within " + hub.config().authTimeout().toMillis() + " ms.");
+        if (state == State.AWAITING_AUTH
+                && nowNanos - openedNanos > hub.config().authTimeout().toNanos()) {
+            refuse(
+                    "auth_timeout",
+                    "No API key came within " + hub.config().authTimeout().toMillis() + " ms.");
             return;
         }
         long unanswered = unansweredSinceNanos;
-        if (unanswered != 0 && nowNanos - unanswered > hub.config().pongTimeout().toNanos()) {
+        if (unanswered != 0
+                && nowNanos - unanswered > hub.config().pongTimeout().toNanos()) {
             hub.metrics().dead.increment();
             close(GOING_AWAY, "no pong");
             return;

@@ -1,11 +1,11 @@
 package dev.retrysafe.liveevents.internal;
 
 import dev.retrysafe.common.MonotonicClock;
+import dev.retrysafe.liveevents.Callers;
+import dev.retrysafe.liveevents.LiveEventsConfig;
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.LocalRateLimiter;
 import dev.retrysafe.ratelimit.Policy;
-import dev.retrysafe.liveevents.Callers;
-import dev.retrysafe.liveevents.LiveEventsConfig;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,16 +30,13 @@ final class StreamHub implements AutoCloseable {
     /** What checking a key came to. */
     sealed interface KeyCheck {
         /** The key is one of account {@code accountId}. */
-        record Valid(String accountId) implements KeyCheck {
-        }
+        record Valid(String accountId) implements KeyCheck {}
 
         /** No account has this key. */
-        record Invalid() implements KeyCheck {
-        }
+        record Invalid() implements KeyCheck {}
 
         /** The database could not be asked. */
-        record Unavailable() implements KeyCheck {
-        }
+        record Unavailable() implements KeyCheck {}
     }
 
     /** How long a closing client has to answer the close before its socket is dropped. */
@@ -61,28 +58,46 @@ final class StreamHub implements AutoCloseable {
         return t;
     });
 
-    StreamHub(LiveEventsConfig config, Callers keys, EventFeed feed, Admissions admissions, StreamMetrics metrics,
-              Clock clock) {
+    StreamHub(
+            LiveEventsConfig config,
+            Callers keys,
+            EventFeed feed,
+            Admissions admissions,
+            StreamMetrics metrics,
+            Clock clock) {
         this.config = config;
         this.keys = keys;
         this.feed = feed;
         this.admissions = admissions;
         this.metrics = metrics;
-        this.limiter = InMemoryRateLimitStore.builder().clock(clock).build()
-                .limiter(Policy.builder("stream-messages").limit(config.messageLimit(), config.messageWindow()).build());
+        this.limiter = InMemoryRateLimitStore.builder()
+                .clock(clock)
+                .build()
+                .limiter(Policy.builder("stream-messages")
+                        .limit(config.messageLimit(), config.messageWindow())
+                        .build());
     }
 
     /** Starts pinging: every quarter of the shorter of the ping interval and the timeouts. */
     void start() {
-        long period = Math.max(5, Math.min(config.pingInterval().toMillis(),
-                Math.min(config.pongTimeout().toMillis(), config.authTimeout().toMillis())) / 4);
+        long period = Math.max(
+                5,
+                Math.min(
+                                config.pingInterval().toMillis(),
+                                Math.min(
+                                        config.pongTimeout().toMillis(),
+                                        config.authTimeout().toMillis()))
+                        / 4);
         ticker.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
     }
 
     /** A new connection, authenticated by its upgrade request (of {@code account}) or not yet. */
     StreamConnection connection(@Nullable String account) {
-        return new StreamConnection(this, "ws_" + Long.toString(ids.incrementAndGet(), 36) + "_"
-                + Long.toHexString(MonotonicClock.nanoTime() & 0xffffff), account);
+        return new StreamConnection(
+                this,
+                "ws_" + Long.toString(ids.incrementAndGet(), 36) + "_"
+                        + Long.toHexString(MonotonicClock.nanoTime() & 0xffffff),
+                account);
     }
 
     LiveEventsConfig config() {

@@ -27,8 +27,15 @@ public final class StreamRuntime implements AutoCloseable {
     private final StreamServlet servlet;
     private final Admissions admissions;
 
-    private StreamRuntime(LiveEventsConfig config, StreamMetrics metrics, EventFeed feed, StreamHub hub, Bus bus,
-                          Admissions admissions, ProblemWriter problems, Callers callers) {
+    private StreamRuntime(
+            LiveEventsConfig config,
+            StreamMetrics metrics,
+            EventFeed feed,
+            StreamHub hub,
+            Bus bus,
+            Admissions admissions,
+            ProblemWriter problems,
+            Callers callers) {
         this.config = config;
         this.metrics = metrics;
         this.feed = feed;
@@ -43,15 +50,23 @@ public final class StreamRuntime implements AutoCloseable {
      * {@code pool} and {@code connections} are given (shared count, {@code LISTEN}/{@code NOTIFY}),
      * in-process otherwise.
      */
-    public static StreamRuntime start(LiveEventsConfig config, EventSource events, Callers callers, Clock clock,
-                                      ProblemWriter problems, @Nullable DataSource pool,
-                                      @Nullable ConnectionFactory connections) {
+    public static StreamRuntime start(
+            LiveEventsConfig config,
+            EventSource events,
+            Callers callers,
+            Clock clock,
+            ProblemWriter problems,
+            @Nullable DataSource pool,
+            @Nullable ConnectionFactory connections) {
         StreamMetrics metrics = new StreamMetrics();
         boolean postgres = pool != null && connections != null;
         // names this instance in the other instances' notifications and in the shared count
         String instance = UUID.randomUUID().toString();
-        @Nullable ConnectionLeases leases = postgres ? new ConnectionLeases(pool, instance,
-                config.maxConnectionsPerAccount(), config.connectionLease(), clock) : null;
+        @Nullable
+        ConnectionLeases leases = postgres
+                ? new ConnectionLeases(
+                        pool, instance, config.maxConnectionsPerAccount(), config.connectionLease(), clock)
+                : null;
         Admissions admissions = new Admissions(config.maxConnectionsPerAccount(), leases);
         EventFeed feed = new EventFeed(config, events, metrics, admissions::watched);
         StreamHub hub = new StreamHub(config, callers, feed, admissions, metrics, clock);

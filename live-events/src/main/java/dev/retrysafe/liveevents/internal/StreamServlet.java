@@ -45,15 +45,20 @@ final class StreamServlet extends JettyWebSocketServlet {
         factory.setMaxBinaryMessageSize(hub.config().maxMessageBytes());
         // the hub's pings keep a live connection busy; Jetty's own timeout is only the backstop
         Duration ping = hub.config().pingInterval();
-        factory.setIdleTimeout(ping.plus(ping).plus(hub.config().pongTimeout()).plus(hub.config().authTimeout()));
+        factory.setIdleTimeout(ping.plus(ping)
+                .plus(hub.config().pongTimeout())
+                .plus(hub.config().authTimeout()));
         factory.setCreator((request, response) -> hub.connection(callers.accountOf(request.getHttpServletRequest())));
     }
 
     @Override
-    protected void service(HttpServletRequest request, HttpServletResponse response) throws ServletException, IOException {
+    protected void service(HttpServletRequest request, HttpServletResponse response)
+            throws ServletException, IOException {
         boolean head = "HEAD".equals(request.getMethod());
         if (!head && !"GET".equals(request.getMethod())) {
-            problems.write(response, HttpServletResponse.SC_METHOD_NOT_ALLOWED,
+            problems.write(
+                    response,
+                    HttpServletResponse.SC_METHOD_NOT_ALLOWED,
                     request.getMethod() + " is not accepted here; open the stream with GET (a WebSocket upgrade).",
                     Map.of("Allow", "GET, HEAD"));
             return;
@@ -61,7 +66,9 @@ final class StreamServlet extends JettyWebSocketServlet {
         String upgrade = request.getHeader("Upgrade");
         // HEAD is answered as a GET that is no upgrade (Jetty sends no body), as every GET route answers HEAD
         if (head || upgrade == null || !upgrade.equalsIgnoreCase("websocket")) {
-            problems.write(response, HttpServletResponse.SC_UPGRADE_REQUIRED,
+            problems.write(
+                    response,
+                    HttpServletResponse.SC_UPGRADE_REQUIRED,
                     "This path is a WebSocket; connect with a WebSocket client.",
                     Map.of("Upgrade", "websocket", "Connection", "Upgrade"));
             return;
@@ -72,7 +79,9 @@ final class StreamServlet extends JettyWebSocketServlet {
     /** Reached only when Jetty did not take the upgrade (a handshake header missing or wrong). */
     @Override
     protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        problems.write(response, HttpServletResponse.SC_BAD_REQUEST,
+        problems.write(
+                response,
+                HttpServletResponse.SC_BAD_REQUEST,
                 "Not a valid WebSocket upgrade: send Connection: Upgrade, Sec-WebSocket-Key and Sec-WebSocket-Version: 13.",
                 Map.of());
     }

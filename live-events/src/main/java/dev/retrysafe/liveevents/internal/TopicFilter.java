@@ -16,8 +16,7 @@ final class TopicFilter {
     /** Everything. */
     static final TopicFilter ALL = new TopicFilter(List.of("*"));
 
-    private static final Pattern PATTERN =
-            Pattern.compile("\\*|[a-z0-9_]{1,40}(\\.[a-z0-9_]{1,40}){0,4}(\\.\\*)?");
+    private static final Pattern PATTERN = Pattern.compile("\\*|[a-z0-9_]{1,40}(\\.[a-z0-9_]{1,40}){0,4}(\\.\\*)?");
     private static final int MAX_PATTERN_LENGTH = 62;
 
     private final List<String> patterns;
@@ -45,7 +44,8 @@ final class TopicFilter {
     /** Whether a message of {@code topic} passes. */
     boolean matches(String topic) {
         for (String p : patterns) {
-            if (p.equals("*") || p.equals(topic)
+            if (p.equals("*")
+                    || p.equals(topic)
                     || p.endsWith(".*") && topic.startsWith(p.substring(0, p.length() - 1))) {
                 return true;
             }

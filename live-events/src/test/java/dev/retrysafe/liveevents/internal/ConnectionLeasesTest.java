@@ -46,7 +46,8 @@ class ConnectionLeasesTest {
      * What the leases need of an application's schema: its accounts (whose row an admission
      * locks) and the table of the server's migration V8.
      */
-    private static final List<String> SCHEMA = List.of("""
+    private static final List<String> SCHEMA =
+            List.of("""
             CREATE TABLE accounts (
                 id          VARCHAR(40)  NOT NULL PRIMARY KEY,
                 name        VARCHAR(200) NOT NULL,
@@ -59,13 +60,13 @@ class ConnectionLeasesTest {
                 account_id     VARCHAR(40) NOT NULL REFERENCES accounts (id),
                 expires_at     BIGINT      NOT NULL,
                 CONSTRAINT stream_leases_pk PRIMARY KEY (instance_id, connection_id)
-            )""",
-            "CREATE INDEX stream_leases_account ON stream_leases (account_id, expires_at)");
+            )""", "CREATE INDEX stream_leases_account ON stream_leases (account_id, expires_at)");
 
     @BeforeEach
     void migrate() throws SQLException {
         dataSource = new PooledDataSource(new CountingDataSource(database.jdbcUrl(), database.user()), 12);
-        try (Connection c = pool().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool().getConnection();
+                Statement s = c.createStatement()) {
             for (String statement : SCHEMA) {
                 s.execute(statement);
             }
@@ -78,7 +79,8 @@ class ConnectionLeasesTest {
 
     @AfterEach
     void release() throws SQLException {
-        try (database; PooledDataSource pool = dataSource) {
+        try (database;
+                PooledDataSource pool = dataSource) {
             if (pool != null) {
                 assertThat(pool.borrowed()).as("connections left borrowed").isZero();
             }
@@ -95,33 +97,42 @@ class ConnectionLeasesTest {
 
     @Test
     void theLimitHoldsOverBothInstancesAndAClosedStreamsPlaceIsFreeAtOnce() {
-        try (ConnectionLeases first = instance("first", 3); ConnectionLeases second = instance("second", 3)) {
+        try (ConnectionLeases first = instance("first", 3);
+                ConnectionLeases second = instance("second", 3)) {
             assertThat(first.admit(ACCOUNT, "ws_1")).isEqualTo(Admissions.Decision.ADMITTED);
-            assertThat(second.admit(ACCOUNT, "ws_1")).as("the same id on another instance is another stream")
+            assertThat(second.admit(ACCOUNT, "ws_1"))
+                    .as("the same id on another instance is another stream")
                     .isEqualTo(Admissions.Decision.ADMITTED);
             assertThat(first.admit(ACCOUNT, "ws_2")).isEqualTo(Admissions.Decision.ADMITTED);
 
             assertThat(first.admit(ACCOUNT, "ws_3")).isEqualTo(Admissions.Decision.FULL);
             assertThat(second.admit(ACCOUNT, "ws_2")).isEqualTo(Admissions.Decision.FULL);
-            assertThat(second.admit(OTHER, "ws_3")).as("another account counts apart").isEqualTo(Admissions.Decision.ADMITTED);
+            assertThat(second.admit(OTHER, "ws_3"))
+                    .as("another account counts apart")
+                    .isEqualTo(Admissions.Decision.ADMITTED);
 
             first.release("ws_1");
             assertThat(second.admit(ACCOUNT, "ws_4")).isEqualTo(Admissions.Decision.ADMITTED);
             assertThat(leases(ACCOUNT)).isEqualTo(3);
         }
-        assertThat(leases(ACCOUNT) + leases(OTHER)).as("closing an instance gives its places back").isZero();
+        assertThat(leases(ACCOUNT) + leases(OTHER))
+                .as("closing an instance gives its places back")
+                .isZero();
     }
 
     @Test
     void aRenewedLeaseKeepsItsPlaceAndOneNobodyRenewsStopsCountingAndIsReportedLost() {
-        try (ConnectionLeases first = instance("first", 2); ConnectionLeases second = instance("second", 2)) {
+        try (ConnectionLeases first = instance("first", 2);
+                ConnectionLeases second = instance("second", 2)) {
             first.admit(ACCOUNT, "ws_1");
             first.admit(ACCOUNT, "ws_2");
             clock.advance(LEASE.multipliedBy(2).dividedBy(3));
             first.heartbeat();
             clock.advance(LEASE.multipliedBy(2).dividedBy(3));
 
-            assertThat(second.admit(ACCOUNT, "ws_9")).as("renewed, still counting").isEqualTo(Admissions.Decision.FULL);
+            assertThat(second.admit(ACCOUNT, "ws_9"))
+                    .as("renewed, still counting")
+                    .isEqualTo(Admissions.Decision.FULL);
             assertThat(lostByFirst).isEmpty();
 
             // the first instance stops renewing (killed, or cut off from the database) for a whole lease
@@ -140,15 +151,19 @@ class ConnectionLeasesTest {
 
     @Test
     void aLeaseThatCouldNotBeDeletedOnCloseIsDeletedByTheNextHeartbeatNotRenewed() throws SQLException {
-        try (ConnectionLeases first = instance("first", 1); ConnectionLeases second = instance("second", 1)) {
+        try (ConnectionLeases first = instance("first", 1);
+                ConnectionLeases second = instance("second", 1)) {
             first.admit(ACCOUNT, "ws_1");
-            try (Connection c = pool().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool().getConnection();
+                    Statement s = c.createStatement()) {
                 // the lease table cannot be written for a moment: the delete on close fails
                 s.execute("ALTER TABLE stream_leases RENAME TO stream_leases_away");
                 first.release("ws_1");
                 s.execute("ALTER TABLE stream_leases_away RENAME TO stream_leases");
             }
-            assertThat(second.admit(ACCOUNT, "ws_2")).as("still held until the heartbeat").isEqualTo(Admissions.Decision.FULL);
+            assertThat(second.admit(ACCOUNT, "ws_2"))
+                    .as("still held until the heartbeat")
+                    .isEqualTo(Admissions.Decision.FULL);
 
             first.heartbeat();
 
@@ -162,14 +177,17 @@ class ConnectionLeasesTest {
         int limit = 5;
         int perInstance = 12;
         ExecutorService threads = Executors.newFixedThreadPool(2 * perInstance);
-        try (ConnectionLeases first = instance("first", limit); ConnectionLeases second = instance("second", limit)) {
+        try (ConnectionLeases first = instance("first", limit);
+                ConnectionLeases second = instance("second", limit)) {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Admissions.Decision>> decisions = new ArrayList<>();
             for (int i = 0; i < 2 * perInstance; i++) {
                 ConnectionLeases on = i % 2 == 0 ? first : second;
                 String id = "ws_" + i;
                 decisions.add(threads.submit(() -> {
-                    assertThat(start.await(30, TimeUnit.SECONDS)).as("start gate").isTrue();
+                    assertThat(start.await(30, TimeUnit.SECONDS))
+                            .as("start gate")
+                            .isTrue();
                     return on.admit(ACCOUNT, id);
                 }));
             }
@@ -184,7 +202,9 @@ class ConnectionLeasesTest {
             assertThat(leases(ACCOUNT)).isEqualTo(limit);
         } finally {
             threads.shutdownNow();
-            assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).as("workers ended").isTrue();
+            assertThat(threads.awaitTermination(30, TimeUnit.SECONDS))
+                    .as("workers ended")
+                    .isTrue();
         }
     }
 
@@ -198,7 +218,7 @@ class ConnectionLeasesTest {
 
     private long leases(String account) {
         try (Connection c = pool().getConnection();
-             PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM stream_leases WHERE account_id = ?")) {
+                PreparedStatement s = c.prepareStatement("SELECT COUNT(*) FROM stream_leases WHERE account_id = ?")) {
             s.setString(1, account);
             try (ResultSet r = s.executeQuery()) {
                 r.next();

@@ -12,11 +12,12 @@ class NotifyPayloadTest {
 
     @Test
     void signalsTravelInOrderWithTheirMessagesAndTheSender() {
-        List<Signal> sent = List.of(new Signal.Wake("acct_1"),
+        List<Signal> sent = List.of(
+                new Signal.Wake("acct_1"),
                 new Signal.Update("acct_1", "job.updated", Frame.of("{\"type\":\"job.updated\",\"x\":\"é\\\"\"}")),
                 new Signal.Wake("acct_2"));
 
-        List<String> payloads = NotifyPayload.encode("instance-a", sent, () -> { });
+        List<String> payloads = NotifyPayload.encode("instance-a", sent, () -> {});
 
         assertThat(payloads).hasSize(1);
         NotifyPayload.Decoded decoded = NotifyPayload.decode(payloads.getFirst());
@@ -29,17 +30,19 @@ class NotifyPayloadTest {
         List<Signal> sent = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             sent.add(new Signal.Wake("acct_1"));
-            sent.add(new Signal.Update("acct_" + i, "delivery.attempted", Frame.of("{\"pad\":\"" + "x".repeat(300) + "\"}")));
+            sent.add(new Signal.Update(
+                    "acct_" + i, "delivery.attempted", Frame.of("{\"pad\":\"" + "x".repeat(300) + "\"}")));
         }
 
-        List<String> payloads = NotifyPayload.encode("i", sent, () -> { });
+        List<String> payloads = NotifyPayload.encode("i", sent, () -> {});
 
         assertThat(payloads.size()).isGreaterThan(1);
         List<Signal> received = new ArrayList<>();
         for (String p : payloads) {
             assertThat(p.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(NotifyPayload.MAX_BYTES);
             List<Signal> signals = NotifyPayload.decode(p).signals();
-            assertThat(signals.stream().filter(s -> s instanceof Signal.Wake).count()).isLessThanOrEqualTo(1);
+            assertThat(signals.stream().filter(s -> s instanceof Signal.Wake).count())
+                    .isLessThanOrEqualTo(1);
             received.addAll(signals);
         }
         assertThat(received.stream().filter(s -> s instanceof Signal.Update).toList())
@@ -50,7 +53,8 @@ class NotifyPayloadTest {
     void anUpdateTooLargeForOnePayloadTravelsAsAWake() {
         AtomicInteger tooLarge = new AtomicInteger();
 
-        List<String> payloads = NotifyPayload.encode("i",
+        List<String> payloads = NotifyPayload.encode(
+                "i",
                 List.of(new Signal.Update("acct_1", "job.updated", Frame.of("\"" + "x".repeat(5000) + "\""))),
                 tooLarge::incrementAndGet);
 
@@ -62,7 +66,8 @@ class NotifyPayloadTest {
     void somethingElseOnTheChannelIsIgnored() {
         assertThat(NotifyPayload.decode("hello").signals()).isEmpty();
         assertThat(NotifyPayload.decode("{\"s\":[]}").from()).isEmpty();
-        assertThat(NotifyPayload.decode("{\"from\":\"x\",\"s\":[{\"a\":1},{\"a\":\"acct_1\"}]}").signals())
+        assertThat(NotifyPayload.decode("{\"from\":\"x\",\"s\":[{\"a\":1},{\"a\":\"acct_1\"}]}")
+                        .signals())
                 .containsExactly(new Signal.Wake("acct_1"));
     }
 }

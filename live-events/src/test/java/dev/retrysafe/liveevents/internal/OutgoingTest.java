@@ -36,7 +36,7 @@ class OutgoingTest {
     @Test
     void writesOneFrameAtATimeInOrder() {
         HeldWire wire = new HeldWire();
-        Outgoing out = new Outgoing(wire, 10, 1000, n -> { });
+        Outgoing out = new Outgoing(wire, 10, 1000, n -> {});
 
         out.offer(frame("a"));
         out.offer(frame("b"));
@@ -55,10 +55,14 @@ class OutgoingTest {
     @Test
     void aWriteThatCompletesAtOnceDoesNotRecurse() {
         List<String> written = new ArrayList<>();
-        Outgoing out = new Outgoing((text, done, failed) -> {
-            written.add(text);
-            done.run();
-        }, 5, 1000, n -> { });
+        Outgoing out = new Outgoing(
+                (text, done, failed) -> {
+                    written.add(text);
+                    done.run();
+                },
+                5,
+                1000,
+                n -> {});
 
         for (int i = 0; i < 10_000; i++) {
             assertThat(out.offer(frame("m" + i))).isTrue();
@@ -81,7 +85,9 @@ class OutgoingTest {
 
         assertThat(peak.get()).isEqualTo(3);
         assertThat(out.messages()).as("only the frame being written is left").isEqualTo(1);
-        assertThat(out.offer(frame("e"))).as("taken and dropped after the overflow").isTrue();
+        assertThat(out.offer(frame("e")))
+                .as("taken and dropped after the overflow")
+                .isTrue();
         wire.completeOne();
         assertThat(wire.written).containsExactly("a");
         assertThat(out.messages()).isZero();
@@ -90,7 +96,7 @@ class OutgoingTest {
     @Test
     void theByteBoundCountsUtf8Bytes() {
         HeldWire wire = new HeldWire();
-        Outgoing out = new Outgoing(wire, 100, 10, n -> { });
+        Outgoing out = new Outgoing(wire, 100, 10, n -> {});
 
         assertThat(out.offer(frame("ééé"))).as("6 bytes").isTrue();
         assertThat(out.offer(frame("éé"))).as("4 more: 10").isTrue();
@@ -100,7 +106,7 @@ class OutgoingTest {
     @Test
     void aFailedWriteDropsTheBuffer() {
         HeldWire wire = new HeldWire();
-        Outgoing out = new Outgoing(wire, 10, 1000, n -> { });
+        Outgoing out = new Outgoing(wire, 10, 1000, n -> {});
         out.offer(frame("a"));
         out.offer(frame("b"));
 

@@ -24,12 +24,14 @@ class TopicFilterTest {
     @Test
     void refusesEmptyOverlongAndMalformedLists() {
         assertThat(TopicFilter.of(List.of())).isNull();
-        assertThat(TopicFilter.of(Collections.nCopies(TopicFilter.MAX_PATTERNS + 1, "a"))).isNull();
+        assertThat(TopicFilter.of(Collections.nCopies(TopicFilter.MAX_PATTERNS + 1, "a")))
+                .isNull();
         assertThat(TopicFilter.of(List.of("Payment.Succeeded"))).isNull();
         assertThat(TopicFilter.of(List.of("payment.*.x"))).isNull();
         assertThat(TopicFilter.of(List.of("*.succeeded"))).isNull();
         assertThat(TopicFilter.of(List.of(""))).isNull();
         assertThat(TopicFilter.of(List.of("a".repeat(41)))).isNull();
-        assertThat(TopicFilter.of(Collections.nCopies(TopicFilter.MAX_PATTERNS, "a"))).isNotNull();
+        assertThat(TopicFilter.of(Collections.nCopies(TopicFilter.MAX_PATTERNS, "a")))
+                .isNotNull();
     }
 }

@@ -153,8 +153,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
             for (String seed : seeds) {
                 if (RedisURI.create(seed).getDatabase() != 0) {
                     // the seed may carry user:password@: never in a message
-                    throw new IllegalArgumentException("Redis Cluster has only database 0: "
-                            + seed.replaceFirst("//[^@/]*@", "//***@"));
+                    throw new IllegalArgumentException(
+                            "Redis Cluster has only database 0: " + seed.replaceFirst("//[^@/]*@", "//***@"));
                 }
             }
             forgetTarget();
@@ -309,15 +309,26 @@ public final class RedisRateLimitStore implements RateLimitStore {
          * now is not an error (decisions follow the fail modes until it is up).
          */
         public RedisRateLimitStore build() {
-            StoreSettings settings = new StoreSettings(keyPrefix, commandTimeout, failuresToOpen, openFor,
-                    breakerClock == null ? MonotonicClock.clock() : breakerClock, minimumKeyTtl, timeSource);
+            StoreSettings settings = new StoreSettings(
+                    keyPrefix,
+                    commandTimeout,
+                    failuresToOpen,
+                    openFor,
+                    breakerClock == null ? MonotonicClock.clock() : breakerClock,
+                    minimumKeyTtl,
+                    timeSource);
             if (redisUri == null && clusterSeeds == null && clusterClient == null) {
                 throw new IllegalStateException("a Redis store needs redisUri(...), redisClient(...),"
                         + " redisCluster(...) or redisClusterClient(...)");
             }
             // a call carries one time for all its requests, so a time source's calls go alone
-            TransportSettings transportSettings = new TransportSettings(commandTimeout, connectTimeout,
-                    topologyRefreshPeriod, batching && timeSource == null, directConnection, directConnectionSpin);
+            TransportSettings transportSettings = new TransportSettings(
+                    commandTimeout,
+                    connectTimeout,
+                    topologyRefreshPeriod,
+                    batching && timeSource == null,
+                    directConnection,
+                    directConnectionSpin);
             ScriptTransport transport = clusterSeeds != null || clusterClient != null
                     ? ScriptTransports.cluster(clusterSeeds, clusterClient, transportSettings)
                     : ScriptTransports.standalone(Objects.requireNonNull(redisUri), client, transportSettings);

@@ -16,7 +16,11 @@ final class Charges {
     }
 
     static Policy policy(String name, Algorithm algorithm, long quota, Duration window, FailMode failMode) {
-        return Policy.builder(name).algorithm(algorithm).limit(quota, window).failMode(failMode).build();
+        return Policy.builder(name)
+                .algorithm(algorithm)
+                .limit(quota, window)
+                .failMode(failMode)
+                .build();
     }
 
     static Charge charge(Policy policy) {

@@ -36,8 +36,12 @@ class ConcurrentStoresTest {
     void exactlyTheQuotaIsAllowed(Algorithm algorithm) throws Exception {
         FakeClock frozen = new FakeClock();
         // at a frozen time each decision is its own call
-        spendOneBudget(policy("shared", algorithm, QUOTA, Duration.ofHours(1)),
-                redis -> redis.store().timeSource(frozen).commandTimeout(Duration.ofSeconds(5)).build());
+        spendOneBudget(
+                policy("shared", algorithm, QUOTA, Duration.ofHours(1)),
+                redis -> redis.store()
+                        .timeSource(frozen)
+                        .commandTimeout(Duration.ofSeconds(5))
+                        .build());
     }
 
     /**
@@ -47,9 +51,12 @@ class ConcurrentStoresTest {
      * the seconds the test takes neither refill a unit (one per 161 s) nor cross a window.
      */
     @ParameterizedTest
-    @EnumSource(value = Algorithm.class, names = {"GCRA", "TOKEN_BUCKET"})
+    @EnumSource(
+            value = Algorithm.class,
+            names = {"GCRA", "TOKEN_BUCKET"})
     void exactlyTheQuotaIsAllowedWhenDecisionsShareCalls(Algorithm algorithm) throws Exception {
-        spendOneBudget(policy("shared", algorithm, QUOTA, Duration.ofDays(1)),
+        spendOneBudget(
+                policy("shared", algorithm, QUOTA, Duration.ofDays(1)),
                 redis -> redis.store().commandTimeout(Duration.ofSeconds(5)).build());
     }
 
@@ -72,7 +79,9 @@ class ConcurrentStoresTest {
                         int allowed = 0;
                         for (int d = 0; d < DECISIONS_PER_THREAD; d++) {
                             Decision decision = store.decide("a:shared", List.of(charge));
-                            assertThat(decision.states().getFirst().known()).as("Redis answered").isTrue();
+                            assertThat(decision.states().getFirst().known())
+                                    .as("Redis answered")
+                                    .isTrue();
                             if (decision instanceof Decision.Allowed) {
                                 allowed++;
                             }
@@ -88,10 +97,17 @@ class ConcurrentStoresTest {
                 allowed += worker.get(60, TimeUnit.SECONDS);
             }
             assertThat(allowed).isEqualTo(QUOTA);
-            assertThat(stores.getFirst().peek("a:shared", List.of(charge)).states().getFirst().remaining()).isZero();
+            assertThat(stores.getFirst()
+                            .peek("a:shared", List.of(charge))
+                            .states()
+                            .getFirst()
+                            .remaining())
+                    .isZero();
         } finally {
             pool.shutdownNow();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).as("workers stopped").isTrue();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS))
+                    .as("workers stopped")
+                    .isTrue();
             stores.forEach(RedisRateLimitStore::close);
         }
     }

@@ -88,22 +88,25 @@ class DecideScriptTest extends ScriptTestBase {
         for (Algorithm algorithm : Algorithm.values()) {
             Policy policy = policy(algorithm.configName(), algorithm, 3, Duration.ofMinutes(1));
             decide(charge(policy, 2));
-            assertThat(refund(charge(policy, 1)).states().getFirst().remaining()).isEqualTo(2);
+            assertThat(refund(charge(policy, 1)).states().getFirst().remaining())
+                    .isEqualTo(2);
         }
         List<String> keys = redis.keys();
         assertThat(keys).hasSize(4);
         for (String key : keys) {
             // GCRA and token bucket: one unit left to refill, 20 s (not the 40 s of two); fixed
             // window: to the window's end, 60 s; sliding window: while it weighs, 120 s
-            long expected = key.contains(":gcra:") || key.contains(":tb:") ? 20_000 : key.contains(":fw:") ? 60_000
-                    : 120_000;
+            long expected =
+                    key.contains(":gcra:") || key.contains(":tb:") ? 20_000 : key.contains(":fw:") ? 60_000 : 120_000;
             assertThat(pttl(key)).as(key).isBetween(expected - 1_000, expected);
         }
 
         for (Algorithm algorithm : Algorithm.values()) {
             refund(charge(policy(algorithm.configName(), algorithm, 3, Duration.ofMinutes(1)), 5));
         }
-        assertThat(redis.keys()).as("states back to absent are deleted, not written").isEmpty();
+        assertThat(redis.keys())
+                .as("states back to absent are deleted, not written")
+                .isEmpty();
     }
 
     @Test
@@ -113,11 +116,29 @@ class DecideScriptTest extends ScriptTestBase {
         String one = redis.prefix() + "{a}:one";
         String two = redis.prefix() + "{a}:two";
         String[] keys = {one, one, one, one, one, two};
-        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1000000000", "0", "2",
-                "fixed_window", "60000000", "3", "3", "1",
-                "gcra", "60000000", "5", "5", "1",
-                "1", "1", "!1", "1", "!1,2");
+        List<Object> reply = redis.redis()
+                .eval(
+                        DecideScript.source(),
+                        ScriptOutputType.MULTI,
+                        keys,
+                        "1000000000",
+                        "0",
+                        "2",
+                        "fixed_window",
+                        "60000000",
+                        "3",
+                        "3",
+                        "1",
+                        "gcra",
+                        "60000000",
+                        "5",
+                        "5",
+                        "1",
+                        "1",
+                        "1",
+                        "!1",
+                        "1",
+                        "!1,2");
 
         assertThat(reply).hasSize(1 + 3 * 6);
         assertThat(reply.subList(1, 4)).containsExactly(2L, 20_000_000L, 0L);
@@ -137,10 +158,22 @@ class DecideScriptTest extends ScriptTestBase {
         redis.redis().lpush(wrong + ":16", "a list where this window's count belongs");
         // a charge of good; a refund of good and wrong (fails); a peek at good
         String[] keys = {good, good, wrong, good};
-        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1000000000", "0", "1",
-                "fixed_window", "60000000", "3", "3", "1",
-                "1", "!1,1", "?1");
+        List<Object> reply = redis.redis()
+                .eval(
+                        DecideScript.source(),
+                        ScriptOutputType.MULTI,
+                        keys,
+                        "1000000000",
+                        "0",
+                        "1",
+                        "fixed_window",
+                        "60000000",
+                        "3",
+                        "3",
+                        "1",
+                        "1",
+                        "!1,1",
+                        "?1");
 
         assertThat(reply).hasSize(1 + 3 + 6 + 3);
         assertThat(reply.get(4)).isEqualTo(-1L);
@@ -153,7 +186,10 @@ class DecideScriptTest extends ScriptTestBase {
 
     @Test
     void aMinimumKeyTtlKeepsKeysLonger() {
-        try (RedisRateLimitStore lasting = redis.store().timeSource(clock).minimumKeyTtl(Duration.ofHours(1)).build()) {
+        try (RedisRateLimitStore lasting = redis.store()
+                .timeSource(clock)
+                .minimumKeyTtl(Duration.ofHours(1))
+                .build()) {
             lasting.decide(PARTITION, List.of(charge(perTenSeconds)));
         }
         assertThat(pttl(baseKey("per-ten-seconds", "gcra"))).isBetween(3_500_000L, 3_600_000L);
@@ -162,7 +198,10 @@ class DecideScriptTest extends ScriptTestBase {
     @Test
     void allKeysOfARequestShareOneClusterSlot() {
         String partition = "a:{evil}}{";
-        List<Charge> charges = List.of(charge(perTenSeconds), charge(perMinute), charge(perHour),
+        List<Charge> charges = List.of(
+                charge(perTenSeconds),
+                charge(perMinute),
+                charge(perHour),
                 new Charge(policy("tb", Algorithm.TOKEN_BUCKET, 5, Duration.ofSeconds(10)), "other key {x}", 1));
 
         store.decide(partition, charges);
@@ -202,7 +241,8 @@ class DecideScriptTest extends ScriptTestBase {
     @Test
     void twoChargesOfOnePolicyAreABrokenContract() {
         Policy sameName = policy("per-ten-seconds", Algorithm.GCRA, 99, Duration.ofSeconds(1));
-        assertThatThrownBy(() -> store.decide(PARTITION, List.of(charge(perTenSeconds), new Charge(sameName, "other", 1))))
+        assertThatThrownBy(
+                        () -> store.decide(PARTITION, List.of(charge(perTenSeconds), new Charge(sameName, "other", 1))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("at most one charge per policy: per-ten-seconds");
         assertThat(redis.keys()).isEmpty();
@@ -222,8 +262,20 @@ class DecideScriptTest extends ScriptTestBase {
     @Test
     void anUnknownAlgorithmFailsItsRequestWithoutWritingAnything() {
         String[] keys = {redis.prefix() + "x"};
-        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1000", "0", "1", "leaky_bucket", "1000000", "5", "5", "1", "1");
+        List<Object> reply = redis.redis()
+                .eval(
+                        DecideScript.source(),
+                        ScriptOutputType.MULTI,
+                        keys,
+                        "1000",
+                        "0",
+                        "1",
+                        "leaky_bucket",
+                        "1000000",
+                        "5",
+                        "5",
+                        "1",
+                        "1");
         assertThat(reply).hasSize(4);
         assertThat(reply.get(1)).isEqualTo(-1L);
         assertThat((String) reply.get(2)).contains("unknown rate-limit algorithm: leaky_bucket");
@@ -237,9 +289,24 @@ class DecideScriptTest extends ScriptTestBase {
         String[] keys = {a, b, b, a, b, b, b, a};
         // kind 1 exists; the second request names kind 7, the third kinds 1 and "x", the fourth
         // has an empty piece (three charges, the second of no kind); the last is fine
-        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1000000000", "0", "1", "gcra", "60000000", "5", "5", "1",
-                "1", "7", "1,x", "1,,1", "1");
+        List<Object> reply = redis.redis()
+                .eval(
+                        DecideScript.source(),
+                        ScriptOutputType.MULTI,
+                        keys,
+                        "1000000000",
+                        "0",
+                        "1",
+                        "gcra",
+                        "60000000",
+                        "5",
+                        "5",
+                        "1",
+                        "1",
+                        "7",
+                        "1,x",
+                        "1,,1",
+                        "1");
 
         assertThat(reply).hasSize(1 + 3 + 3 + 6 + 9 + 3);
         assertThat(reply.subList(1, 4)).containsExactly(4L, 12_000_000L, 0L);
@@ -264,14 +331,17 @@ class DecideScriptTest extends ScriptTestBase {
             redis.redis().lpush(new KeyLayout(redis.prefix()).baseKey(PARTITION, charge(p)), "not a counter");
         }
         // a store that shares calls (Redis's clock), as well as the time-source store of this class
-        try (RedisRateLimitStore sharing = redis.store().commandTimeout(Duration.ofSeconds(5)).build()) {
+        try (RedisRateLimitStore sharing =
+                redis.store().commandTimeout(Duration.ofSeconds(5)).build()) {
             for (RedisRateLimitStore s : List.of(store, sharing)) {
                 Decision failedOpen = s.decide(PARTITION, List.of(charge(open)));
                 assertThat(failedOpen).isInstanceOf(Decision.Allowed.class);
                 assertThat(only(failedOpen).known()).as("let through uncounted").isFalse();
                 assertThat(s.decide(PARTITION, List.of(charge(closed)))).isInstanceOf(Decision.Unavailable.class);
                 Decision counted = s.decide(PARTITION, List.of(charge(perTenSeconds)));
-                assertThat(only(counted).known()).as("another key of the same partition").isTrue();
+                assertThat(only(counted).known())
+                        .as("another key of the same partition")
+                        .isTrue();
             }
             assertThat(sharing.breakerOpen()).as("Redis answered: no outage").isFalse();
         }
@@ -291,13 +361,39 @@ class DecideScriptTest extends ScriptTestBase {
         String[] keys = {one, one, wrong, one, two, three};
         // kinds: 1 = 1 per minute, fixed window; 2 = the same, token bucket; 3 = GCRA, 5 per
         // minute; 4 = fixed window, 3 per minute
-        List<Object> reply = redis.redis().eval(DecideScript.source(), ScriptOutputType.MULTI, keys,
-                "1000000000", "3600000", "4",
-                "fixed_window", "60000000", "1", "1", "1",
-                "token_bucket", "60000000", "1", "1", "1",
-                "gcra", "60000000", "5", "5", "1",
-                "fixed_window", "60000000", "3", "3", "1",
-                "1", "1", "2", "?1", "3,4");
+        List<Object> reply = redis.redis()
+                .eval(
+                        DecideScript.source(),
+                        ScriptOutputType.MULTI,
+                        keys,
+                        "1000000000",
+                        "3600000",
+                        "4",
+                        "fixed_window",
+                        "60000000",
+                        "1",
+                        "1",
+                        "1",
+                        "token_bucket",
+                        "60000000",
+                        "1",
+                        "1",
+                        "1",
+                        "gcra",
+                        "60000000",
+                        "5",
+                        "5",
+                        "1",
+                        "fixed_window",
+                        "60000000",
+                        "3",
+                        "3",
+                        "1",
+                        "1",
+                        "1",
+                        "2",
+                        "?1",
+                        "3,4");
 
         assertThat(reply).hasSize(1 + 3 + 3 + 3 + 3 + 6);
         assertThat(reply.get(0)).isEqualTo(1_000_000_000L);

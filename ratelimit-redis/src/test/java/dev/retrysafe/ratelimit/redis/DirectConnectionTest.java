@@ -43,9 +43,12 @@ class DirectConnectionTest extends PrivateRedisTest {
         assertThat(decide()).isInstanceOf(Decision.Allowed.class);
 
         List<String> clients = clients();
-        assertThat(clients).filteredOn(c -> c.contains(" name=" + LANE + " ")).singleElement()
+        assertThat(clients)
+                .filteredOn(c -> c.contains(" name=" + LANE + " "))
+                .singleElement()
                 .satisfies(c -> assertThat(c).contains(" cmd=evalsha "));
-        assertThat(clients).filteredOn(c -> c.contains(" cmd=evalsha ") || c.contains(" cmd=eval "))
+        assertThat(clients)
+                .filteredOn(c -> c.contains(" cmd=evalsha ") || c.contains(" cmd=eval "))
                 .hasSize(1);
     }
 
@@ -56,7 +59,8 @@ class DirectConnectionTest extends PrivateRedisTest {
 
         List<String> clients = clients();
         assertThat(clients).noneMatch(c -> c.contains(" name=" + LANE + " "));
-        assertThat(clients).filteredOn(c -> c.contains(" cmd=evalsha ") || c.contains(" cmd=eval "))
+        assertThat(clients)
+                .filteredOn(c -> c.contains(" cmd=evalsha ") || c.contains(" cmd=eval "))
                 .hasSize(1);
     }
 
@@ -102,18 +106,27 @@ class DirectConnectionTest extends PrivateRedisTest {
         ExecutorService first = Executors.newSingleThreadExecutor();
         try {
             Future<Decision> held = first.submit(this::decide);
-            assertThat(firstReading.await(20, TimeUnit.SECONDS)).as("the first decision is under way").isTrue();
+            assertThat(firstReading.await(20, TimeUnit.SECONDS))
+                    .as("the first decision is under way")
+                    .isTrue();
 
             assertThat(decide()).isInstanceOf(Decision.Allowed.class);
             List<String> clients = clients();
-            assertThat(clients).filteredOn(c -> c.contains(" name=" + LANE + " ")).singleElement()
-                    .satisfies(c -> assertThat(c).doesNotContain(" cmd=evalsha ").doesNotContain(" cmd=eval "));
-            assertThat(clients).filteredOn(c -> c.contains(" cmd=evalsha ") || c.contains(" cmd=eval "))
-                    .as("the second decision went through Lettuce").hasSize(1);
+            assertThat(clients)
+                    .filteredOn(c -> c.contains(" name=" + LANE + " "))
+                    .singleElement()
+                    .satisfies(
+                            c -> assertThat(c).doesNotContain(" cmd=evalsha ").doesNotContain(" cmd=eval "));
+            assertThat(clients)
+                    .filteredOn(c -> c.contains(" cmd=evalsha ") || c.contains(" cmd=eval "))
+                    .as("the second decision went through Lettuce")
+                    .hasSize(1);
 
             releaseFirst.countDown();
             assertThat(held.get(20, TimeUnit.SECONDS)).isInstanceOf(Decision.Allowed.class);
-            assertThat(clients()).filteredOn(c -> c.contains(" name=" + LANE + " ")).singleElement()
+            assertThat(clients())
+                    .filteredOn(c -> c.contains(" name=" + LANE + " "))
+                    .singleElement()
                     .as("the first, alone again, took the lane")
                     .satisfies(c -> assertThat(c).containsAnyOf(" cmd=evalsha ", " cmd=eval "));
         } finally {
@@ -132,11 +145,14 @@ class DirectConnectionTest extends PrivateRedisTest {
         server.restart();
 
         // decisions are counted again (through Lettuce at first), then the lane is back and used
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            breakerClock.advance(Duration.ofSeconds(10));
-            return decide().states().getFirst().known()
-                    && clients().stream().anyMatch(c -> c.contains(" name=" + LANE + " ") && c.contains(" cmd=evalsha "));
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    breakerClock.advance(Duration.ofSeconds(10));
+                    return decide().states().getFirst().known()
+                            && clients().stream()
+                                    .anyMatch(c -> c.contains(" name=" + LANE + " ") && c.contains(" cmd=evalsha "));
+                });
     }
 
     private RedisRateLimitStore newStore(boolean direct) {
@@ -160,7 +176,11 @@ class DirectConnectionTest extends PrivateRedisTest {
     /** {@code CLIENT LIST}, one line per connection, each padded with spaces for whole-field matching. */
     private List<String> clients() {
         try (TestRedis admin = TestRedis.connect(server.uri())) {
-            return admin.redis().clientList().lines().map(line -> " " + line + " ").toList();
+            return admin.redis()
+                    .clientList()
+                    .lines()
+                    .map(line -> " " + line + " ")
+                    .toList();
         }
     }
 }

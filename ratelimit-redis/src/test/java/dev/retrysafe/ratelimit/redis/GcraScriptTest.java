@@ -68,7 +68,10 @@ class GcraScriptTest extends ScriptTestBase {
 
     @Test
     void aBurstAboveTheQuotaReportsAtMostTheQuotaRemaining() {
-        Policy bursty = Policy.builder("bursty").limit(5, Duration.ofSeconds(10)).burst(8).build();
+        Policy bursty = Policy.builder("bursty")
+                .limit(5, Duration.ofSeconds(10))
+                .burst(8)
+                .build();
         // B*T = 16 s; after one: floor((16 - 2) / 2) = 7, clamped to the quota
         assertFigures(only(decide(charge(bursty))), 5, 2_000_000, 0);
         assertThat(allowedOf(10, charge(bursty))).isEqualTo(7);

@@ -48,8 +48,9 @@ class InMemoryAgreementTest {
             policies.add(randomPolicy(r, "p" + i));
         }
         try (TestRedis redis = TestRedis.connect();
-             RedisRateLimitStore actual = redis.storeAtTimeOf(redisClock).build();
-             InMemoryRateLimitStore expected = InMemoryRateLimitStore.builder().clock(memoryClock).build()) {
+                RedisRateLimitStore actual = redis.storeAtTimeOf(redisClock).build();
+                InMemoryRateLimitStore expected =
+                        InMemoryRateLimitStore.builder().clock(memoryClock).build()) {
             for (int step = 0; step < REQUESTS; step++) {
                 long advance = randomStep(r, policies, micros(memoryClock.instant()));
                 redisClock.advance(Duration.ofNanos(advance * 1000));
@@ -77,7 +78,9 @@ class InMemoryAgreementTest {
 
     /** What a request does. */
     private enum Mode {
-        DECIDE, PEEK, REFUND;
+        DECIDE,
+        PEEK,
+        REFUND;
 
         /** Decisions three times in five, as charges outnumber the others in service. */
         static Mode random(Random r) {
@@ -97,10 +100,10 @@ class InMemoryAgreementTest {
     private static Policy randomPolicy(Random r, String name) {
         Algorithm algorithm = Algorithm.values()[r.nextInt(Algorithm.values().length)];
         long windowMicros = switch (r.nextInt(4)) {
-            case 0 -> 1_000 + r.nextInt(20_000);                       // milliseconds
-            case 1 -> 1_000_000L * (1 + r.nextInt(60));                // whole seconds
-            case 2 -> 1_000 + r.nextLong(3_600_000_000L);              // anything up to an hour
-            default -> 1_000_000L * (86_400L * (1 + r.nextInt(13)));   // days
+            case 0 -> 1_000 + r.nextInt(20_000); // milliseconds
+            case 1 -> 1_000_000L * (1 + r.nextInt(60)); // whole seconds
+            case 2 -> 1_000 + r.nextLong(3_600_000_000L); // anything up to an hour
+            default -> 1_000_000L * (86_400L * (1 + r.nextInt(13))); // days
         };
         long most = Policy.MAX_UNIT_MICROS / windowMicros;
         long quota = switch (r.nextInt(3)) {
@@ -124,9 +127,9 @@ class InMemoryAgreementTest {
     private static long randomCost(Random r, Policy policy) {
         long largest = Math.max(policy.quota(), policy.burst());
         return switch (r.nextInt(10)) {
-            case 0 -> largest + 1 + r.nextInt(3);       // never fits
-            case 1 -> 1 + r.nextLong(largest);          // anything that may fit
-            case 2 -> Long.MAX_VALUE / 2;               // absurd
+            case 0 -> largest + 1 + r.nextInt(3); // never fits
+            case 1 -> 1 + r.nextLong(largest); // anything that may fit
+            case 2 -> Long.MAX_VALUE / 2; // absurd
             default -> 1 + r.nextInt((int) Math.min(largest, 3));
         };
     }

@@ -68,7 +68,8 @@ class RedisClusterTest {
         // continuous algorithms on Redis's own clock: 5 an hour refill nothing within the test
         Policy gcra = policy("gcra", Algorithm.GCRA, QUOTA, Duration.ofHours(1));
         Policy bucket = policy("bucket", Algorithm.TOKEN_BUCKET, QUOTA, Duration.ofHours(1));
-        List<String> partitions = IntStream.range(0, 48).mapToObj(i -> "a:acct_" + i).toList();
+        List<String> partitions =
+                IntStream.range(0, 48).mapToObj(i -> "a:acct_" + i).toList();
         int instances = 2;
         int threadsPerInstance = 3;
         int roundsPerThread = 2; // 12 attempts per partition for a quota of 5
@@ -86,9 +87,12 @@ class RedisClusterTest {
                         int[] allowed = new int[partitions.size()];
                         for (int round = 0; round < roundsPerThread; round++) {
                             for (int p = 0; p < partitions.size(); p++) {
-                                Decision decision = store.decide(partitions.get(p),
+                                Decision decision = store.decide(
+                                        partitions.get(p),
                                         List.of(new Charge(gcra, "key-1", 1), new Charge(bucket, "key-1", 1)));
-                                assertThat(decision.states()).extracting(PolicyState::known).containsOnly(true);
+                                assertThat(decision.states())
+                                        .extracting(PolicyState::known)
+                                        .containsOnly(true);
                                 if (decision instanceof Decision.Allowed) {
                                     allowed[p]++;
                                 }
@@ -109,7 +113,9 @@ class RedisClusterTest {
             assertThat(allowed).as("allowed per partition").containsOnly((int) QUOTA);
         } finally {
             pool.shutdownNow();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).as("workers stopped").isTrue();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS))
+                    .as("workers stopped")
+                    .isTrue();
         }
 
         // every master holds some of the counters, each in the slot of its partition
@@ -118,7 +124,9 @@ class RedisClusterTest {
             List<String> keys = redis.keysOn(cluster.nodes().get(node).uri());
             assertThat(keys).as("keys on master %d", node).isNotEmpty();
             for (String key : keys) {
-                assertThat(cluster.masterOf(SlotHash.getSlot(key))).as("master of %s", key).isEqualTo(node);
+                assertThat(cluster.masterOf(SlotHash.getSlot(key)))
+                        .as("master of %s", key)
+                        .isEqualTo(node);
             }
             found.addAll(keys);
         }
@@ -129,10 +137,12 @@ class RedisClusterTest {
     void aSlotMovedUnderALiveStoreKeepsItsCountsExact() {
         // all four algorithms in one decision, so window keys move with the base keys; frozen time
         List<Charge> all = Arrays.stream(Algorithm.values())
-                .map(algorithm -> new Charge(policy(algorithm.configName(), algorithm, QUOTA, Duration.ofHours(1)),
-                        "key-1", 1))
+                .map(algorithm ->
+                        new Charge(policy(algorithm.configName(), algorithm, QUOTA, Duration.ofHours(1)), "key-1", 1))
                 .toList();
-        List<Charge> gcraOnly = all.stream().filter(c -> c.policy().algorithm() == Algorithm.GCRA).toList();
+        List<Charge> gcraOnly = all.stream()
+                .filter(c -> c.policy().algorithm() == Algorithm.GCRA)
+                .toList();
         String partition = "a:moving";
         int slot = SlotHash.getSlot("{" + partition + "}");
         RedisRateLimitStore store = redis.storeAtTimeOf(new FakeClock()).build();
@@ -145,14 +155,20 @@ class RedisClusterTest {
         String sourceId = cluster.nodeId(source);
         String targetId = cluster.nodeId(target);
         try (Node from = new Node(cluster.nodes().get(source).uri());
-             Node to = new Node(cluster.nodes().get(target).uri())) {
+                Node to = new Node(cluster.nodes().get(target).uri())) {
             // the steps of redis-cli --cluster reshard, for one slot
             to.redis().clusterSetSlotImporting(slot, sourceId);
             from.redis().clusterSetSlotMigrating(slot, targetId);
             List<String> keys = from.redis().clusterGetKeysInSlot(slot, 100);
             assertThat(keys).as("keys in slot %d", slot).hasSize(all.size());
-            assertThat(from.redis().migrate("127.0.0.1", cluster.nodes().get(target).port(), 0, 5_000,
-                    MigrateArgs.Builder.keys(keys))).isEqualTo("OK");
+            assertThat(from.redis()
+                            .migrate(
+                                    "127.0.0.1",
+                                    cluster.nodes().get(target).port(),
+                                    0,
+                                    5_000,
+                                    MigrateArgs.Builder.keys(keys)))
+                    .isEqualTo("OK");
 
             // mid-move, one key: the source answers ASK, and the target, which never ran the
             // script, answers NOSCRIPT to EVALSHA and decides on EVAL
@@ -182,7 +198,8 @@ class RedisClusterTest {
         assertThat(remaining(store.decide(partition, all))).containsExactly(0L, 1L, 1L, 1L);
         Decision rejected = store.decide(partition, all);
         assertThat(rejected).isInstanceOf(Decision.Rejected.class);
-        assertThat(((Decision.Rejected) rejected).refusedBy().policy().algorithm()).isEqualTo(Algorithm.GCRA);
+        assertThat(((Decision.Rejected) rejected).refusedBy().policy().algorithm())
+                .isEqualTo(Algorithm.GCRA);
         assertThat(redis.keysOn(cluster.nodes().get(source).uri())).isEmpty();
         assertThat(redis.keysOn(cluster.nodes().get(target).uri())).hasSize(all.size());
         assertThat(store.breakerOpen()).isFalse();
@@ -204,7 +221,9 @@ class RedisClusterTest {
         String onDead = partitionServedBy(dead);
         List<String> onLive = List.of(partitionServedBy(0), partitionServedBy(1));
         for (String partition : List.of(onDead, onLive.get(0), onLive.get(1))) {
-            assertThat(decide(store, partition, open).states().getFirst().known()).as(partition).isTrue();
+            assertThat(decide(store, partition, open).states().getFirst().known())
+                    .as(partition)
+                    .isTrue();
         }
 
         cluster.nodes().get(dead).kill();
@@ -223,7 +242,9 @@ class RedisClusterTest {
                 for (String partition : onLive) {
                     Decision decision = decide(store, partition, closed);
                     assertThat(decision).as(partition).isInstanceOf(Decision.Allowed.class);
-                    assertThat(decision.states().getFirst().known()).as(partition).isTrue();
+                    assertThat(decision.states().getFirst().known())
+                            .as(partition)
+                            .isTrue();
                 }
             }
         } finally {
@@ -232,10 +253,12 @@ class RedisClusterTest {
         cluster.awaitServing();
 
         // each time the cool-down is over one probe goes to the master that is back
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            breakerClock.advance(coolDown);
-            return decide(store, onDead, open).states().getFirst().known();
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    breakerClock.advance(coolDown);
+                    return decide(store, onDead, open).states().getFirst().known();
+                });
         assertThat(store.breakerOpen()).isFalse();
         assertThat(decide(store, onDead, closed)).isInstanceOf(Decision.Allowed.class);
     }
@@ -245,18 +268,27 @@ class RedisClusterTest {
         Policy policy = policy("p", Algorithm.GCRA, 1, Duration.ofHours(1));
         // another store first loads the script on every master and warms this JVM's code up, so that
         // only the new store's connections remain to be had within the default timeout
-        try (RedisRateLimitStore warm = redis.store().commandTimeout(Duration.ofSeconds(5)).build()) {
+        try (RedisRateLimitStore warm =
+                redis.store().commandTimeout(Duration.ofSeconds(5)).build()) {
             for (int node = 0; node < cluster.nodes().size(); node++) {
                 Policy other = policy("warm", Algorithm.GCRA, 1, Duration.ofHours(1)); // keys of its own
-                assertThat(decide(warm, partitionServedBy(node), other).states().getFirst().known()).isTrue();
+                assertThat(decide(warm, partitionServedBy(node), other)
+                                .states()
+                                .getFirst()
+                                .known())
+                        .isTrue();
             }
         }
         // the default command timeout: connections to the masters are made while building
         RedisRateLimitStore store = redis.store().build();
         stores.add(store);
         for (int node = 0; node < cluster.nodes().size(); node++) {
-            assertThat(decide(store, partitionServedBy(node), policy).states().getFirst().known())
-                    .as("first decision on master %d", node).isTrue();
+            assertThat(decide(store, partitionServedBy(node), policy)
+                            .states()
+                            .getFirst()
+                            .known())
+                    .as("first decision on master %d", node)
+                    .isTrue();
         }
     }
 

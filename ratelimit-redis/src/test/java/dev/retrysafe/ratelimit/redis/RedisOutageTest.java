@@ -32,7 +32,6 @@ class RedisOutageTest extends PrivateRedisTest {
     private final Policy closed = policy("closed", Algorithm.FIXED_WINDOW, 2, Duration.ofHours(1), FailMode.CLOSED);
     private final FakeClock breakerClock = new FakeClock();
 
-
     /** Whether the store has its direct connection ({@link RedisOutageWithoutDirectConnectionTest} has not). */
     protected boolean directConnection() {
         return true;
@@ -61,7 +60,8 @@ class RedisOutageTest extends PrivateRedisTest {
 
         // open breaker: no call at all
         for (int i = 0; i < 100; i++) {
-            assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known()).isFalse();
+            assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known())
+                    .isFalse();
         }
         Decision unavailable = timed(() -> decide(open, closed), PROMPT);
         assertThat(unavailable).isInstanceOfSatisfying(Decision.Unavailable.class, u -> {
@@ -102,7 +102,9 @@ class RedisOutageTest extends PrivateRedisTest {
         server.restart();
         awaitEnforced();
         assertThat(refund(open).states().getFirst().remaining()).isEqualTo(2);
-        assertThat(refund(open).states().getFirst().remaining()).as("never past a full budget").isEqualTo(2);
+        assertThat(refund(open).states().getFirst().remaining())
+                .as("never past a full budget")
+                .isEqualTo(2);
     }
 
     @Test
@@ -121,7 +123,8 @@ class RedisOutageTest extends PrivateRedisTest {
                 assertThat(millis).isGreaterThanOrEqualTo(90);
             }
             assertThat(store.breakerOpen()).isTrue();
-            assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known()).isFalse();
+            assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known())
+                    .isFalse();
         } finally {
             server.thaw();
         }
@@ -133,7 +136,8 @@ class RedisOutageTest extends PrivateRedisTest {
         server.kill();
         store = newStore();
 
-        assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known()).isFalse();
+        assertThat(timed(() -> decide(open), PROMPT).states().getFirst().known())
+                .isFalse();
         assertThat(timed(() -> decide(closed), PROMPT)).isInstanceOf(Decision.Unavailable.class);
 
         server.restart();
@@ -153,8 +157,8 @@ class RedisOutageTest extends PrivateRedisTest {
             assertThat(decision).isInstanceOf(Decision.Allowed.class);
             assertThat(decision.states().getFirst().known()).isTrue();
             assertThat(decision.states().getFirst().remaining()).isZero();
-            assertThat(admin.redis().scriptExists(
-                    dev.retrysafe.ratelimit.redis.internal.DecideScript.sha1())).containsExactly(true);
+            assertThat(admin.redis().scriptExists(dev.retrysafe.ratelimit.redis.internal.DecideScript.sha1()))
+                    .containsExactly(true);
         }
         assertThat(store.breakerOpen()).isFalse();
     }
@@ -171,17 +175,21 @@ class RedisOutageTest extends PrivateRedisTest {
 
     /** Until a decision is known again, moving the breaker's clock past each cool-down. */
     private void awaitEnforced() {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
-            breakerClock.advance(COOL_DOWN);
-            return decide(open).states().getFirst().known();
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> {
+                    breakerClock.advance(COOL_DOWN);
+                    return decide(open).states().getFirst().known();
+                });
         assertThat(store.breakerOpen()).isFalse();
     }
 
     private long evalshaCalls() {
         try (TestRedis admin = TestRedis.connect(server.uri())) {
             String stats = admin.redis().info("commandstats");
-            return stats.lines().filter(line -> line.startsWith("cmdstat_evalsha:")).count();
+            return stats.lines()
+                    .filter(line -> line.startsWith("cmdstat_evalsha:"))
+                    .count();
         }
     }
 
@@ -194,7 +202,9 @@ class RedisOutageTest extends PrivateRedisTest {
     }
 
     private static List<Charge> charges(Policy... policies) {
-        return java.util.Arrays.stream(policies).map(p -> new Charge(p, "key-1", 1)).toList();
+        return java.util.Arrays.stream(policies)
+                .map(p -> new Charge(p, "key-1", 1))
+                .toList();
     }
 
     private static Decision timed(Supplier<Decision> decision, Duration bound) {

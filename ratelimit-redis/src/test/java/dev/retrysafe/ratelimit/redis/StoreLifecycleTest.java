@@ -21,22 +21,25 @@ class StoreLifecycleTest {
         try (TestRedis redis = TestRedis.connect()) {
             Set<Thread> before = lettuceThreads();
             RedisRateLimitStore store = redis.store().build();
-            Decision decision = store.decide("a:1", List.of(charge(policy("p", Algorithm.GCRA, 1, Duration.ofSeconds(1)))));
+            Decision decision =
+                    store.decide("a:1", List.of(charge(policy("p", Algorithm.GCRA, 1, Duration.ofSeconds(1)))));
             assertThat(decision.states().getFirst().known()).isTrue();
             assertThat(lettuceThreads()).isNotEqualTo(before);
 
             store.close();
 
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(
-                    () -> assertThat(lettuceThreads()).isSubsetOf(before));
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(lettuceThreads()).isSubsetOf(before));
         }
     }
 
     @Test
     void theFirstDecisionAfterBuildingIsCountedNotFailedOpen() {
         // a regression: the first connection of a JVM took longer than the command timeout
-        try (TestRedis redis = TestRedis.connect(); RedisRateLimitStore store = redis.store().build()) {
-            Decision first = store.decide("a:1", List.of(charge(policy("p", Algorithm.GCRA, 1, Duration.ofSeconds(1)))));
+        try (TestRedis redis = TestRedis.connect();
+                RedisRateLimitStore store = redis.store().build()) {
+            Decision first =
+                    store.decide("a:1", List.of(charge(policy("p", Algorithm.GCRA, 1, Duration.ofSeconds(1)))));
             assertThat(first.states().getFirst().known()).isTrue();
         }
     }
@@ -46,9 +49,12 @@ class StoreLifecycleTest {
         try (TestRedis redis = TestRedis.connect()) {
             io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create();
             try {
-                RedisRateLimitStore store = RedisRateLimitStore.builder().redisClient(client, TestRedis.URI)
-                        .keyPrefix(redis.prefix()).build();
-                Decision decision = store.decide("a:1", List.of(charge(policy("p", Algorithm.GCRA, 1, Duration.ofSeconds(1)))));
+                RedisRateLimitStore store = RedisRateLimitStore.builder()
+                        .redisClient(client, TestRedis.URI)
+                        .keyPrefix(redis.prefix())
+                        .build();
+                Decision decision =
+                        store.decide("a:1", List.of(charge(policy("p", Algorithm.GCRA, 1, Duration.ofSeconds(1)))));
                 assertThat(decision.states().getFirst().known()).isTrue();
                 store.close();
                 // the client still connects
@@ -67,7 +73,10 @@ class StoreLifecycleTest {
                 .hasMessage("failuresToOpen must be at least 1: 0");
         assertThatThrownBy(() -> RedisRateLimitStore.builder().minimumKeyTtl(Duration.ofSeconds(-1)))
                 .hasMessage("minimumKeyTtl must not be negative: PT-1S");
-        assertThatThrownBy(() -> RedisRateLimitStore.builder().redisUri("redis://x").keyPrefix("a{b}").build())
+        assertThatThrownBy(() -> RedisRateLimitStore.builder()
+                        .redisUri("redis://x")
+                        .keyPrefix("a{b}")
+                        .build())
                 .hasMessage("key prefix must not contain '{' or '}': a{b}");
         assertThatThrownBy(() -> RedisRateLimitStore.builder().redisCluster(List.of()))
                 .hasMessage("a Redis Cluster needs at least one seed node");
@@ -76,7 +85,8 @@ class StoreLifecycleTest {
         assertThatThrownBy(() -> RedisRateLimitStore.builder().topologyRefreshPeriod(Duration.ZERO))
                 .hasMessage("topologyRefreshPeriod must be positive: PT0S");
         assertThatThrownBy(() -> RedisRateLimitStore.builder().build())
-                .hasMessage("a Redis store needs redisUri(...), redisClient(...), redisCluster(...) or redisClusterClient(...)");
+                .hasMessage(
+                        "a Redis store needs redisUri(...), redisClient(...), redisCluster(...) or redisClusterClient(...)");
     }
 
     private static Set<Thread> lettuceThreads() {

@@ -37,8 +37,11 @@ final class TestRedis implements AutoCloseable {
     private final RedisKeyCommands<String, String> keyCommands;
     private final Supplier<RedisRateLimitStore.Builder> target;
 
-    private TestRedis(AbstractRedisClient client, StatefulConnection<String, String> connection,
-            RedisKeyCommands<String, String> keyCommands, Supplier<RedisRateLimitStore.Builder> target) {
+    private TestRedis(
+            AbstractRedisClient client,
+            StatefulConnection<String, String> connection,
+            RedisKeyCommands<String, String> keyCommands,
+            Supplier<RedisRateLimitStore.Builder> target) {
         this.client = client;
         this.connection = connection;
         this.keyCommands = keyCommands;
@@ -54,13 +57,18 @@ final class TestRedis implements AutoCloseable {
         RedisClient client = RedisClient.create(uri);
         try {
             StatefulRedisConnection<String, String> connection = client.connect();
-            return new TestRedis(client, connection, connection.sync(),
+            return new TestRedis(
+                    client,
+                    connection,
+                    connection.sync(),
                     () -> RedisRateLimitStore.builder().redisUri(uri));
         } catch (RedisException e) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            throw new IllegalStateException("Redis at " + uri + " is required by this test and cannot be reached"
-                    + " (./test starts it; or run redis-server --daemonize yes; set RETRYSAFE_TEST_REDIS_URL"
-                    + " to use another): " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "Redis at " + uri + " is required by this test and cannot be reached"
+                            + " (./test starts it; or run redis-server --daemonize yes; set RETRYSAFE_TEST_REDIS_URL"
+                            + " to use another): " + e.getMessage(),
+                    e);
         }
     }
 
@@ -70,7 +78,10 @@ final class TestRedis implements AutoCloseable {
         RedisClusterClient client = RedisClusterClient.create(seeds);
         try {
             StatefulRedisClusterConnection<String, String> connection = client.connect();
-            return new TestRedis(client, connection, connection.sync(),
+            return new TestRedis(
+                    client,
+                    connection,
+                    connection.sync(),
                     () -> RedisRateLimitStore.builder().redisCluster(cluster.uris()));
         } catch (RedisException e) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -131,7 +142,8 @@ final class TestRedis implements AutoCloseable {
 
     private List<String> keys(RedisKeyCommands<String, String> commands) {
         List<String> keys = new ArrayList<>();
-        ScanIterator.scan(commands, ScanArgs.Builder.matches(prefix + "*").limit(500)).forEachRemaining(keys::add);
+        ScanIterator.scan(commands, ScanArgs.Builder.matches(prefix + "*").limit(500))
+                .forEachRemaining(keys::add);
         return keys;
     }
 

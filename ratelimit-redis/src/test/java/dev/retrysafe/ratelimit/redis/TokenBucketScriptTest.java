@@ -72,8 +72,11 @@ class TokenBucketScriptTest extends ScriptTestBase {
     @Test
     void refillsAtTheQuotaRateWhateverTheBurst() {
         // 2 per 10 s with room for 6: one token every 5 s
-        Policy bursty = Policy.builder("bursty").algorithm(Algorithm.TOKEN_BUCKET)
-                .limit(2, Duration.ofSeconds(10)).burst(6).build();
+        Policy bursty = Policy.builder("bursty")
+                .algorithm(Algorithm.TOKEN_BUCKET)
+                .limit(2, Duration.ofSeconds(10))
+                .burst(6)
+                .build();
         assertThat(allowedOf(10, charge(bursty))).isEqualTo(6);
         // capacity 6*10^7, refill 2 units/us: a token (10^7) in 5 s
         assertFigures(only(peek(charge(bursty))), 0, 30_000_000, 5_000_000);

@@ -31,6 +31,7 @@ public final class CoarseClock extends CoarseClockFields {
     public static final String THREAD_NAME = "retrysafe-coarse-clock";
     /** Ticks without a read after which the ticker stops: about one second. */
     static final int IDLE_TICKS = 1_000;
+
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Published while no ticker runs: readers then read the system clock and start one. */
     private static final long STOPPED = Long.MIN_VALUE;
@@ -84,8 +85,11 @@ public final class CoarseClock extends CoarseClockFields {
             READ.setOpaque(this, true);
             try {
                 // shared by the JVM: it must not pin the first caller's thread locals or class loader
-                Thread ticker = Thread.ofPlatform().daemon().name(THREAD_NAME)
-                        .inheritInheritableThreadLocals(false).unstarted(this::tick);
+                Thread ticker = Thread.ofPlatform()
+                        .daemon()
+                        .name(THREAD_NAME)
+                        .inheritInheritableThreadLocals(false)
+                        .unstarted(this::tick);
                 ticker.setContextClassLoader(null);
                 ticker.start();
             } catch (Throwable e) {

@@ -103,7 +103,11 @@ public final class InMemoryEngine {
     }
 
     /** What a decision over several charges does to them. */
-    private enum Mode { CHARGE, PEEK, REFUND }
+    private enum Mode {
+        CHARGE,
+        PEEK,
+        REFUND
+    }
 
     /** Checks every charge and spends all of them only if all fit. */
     public Decision decide(List<Charge> charges) {
@@ -156,8 +160,7 @@ public final class InMemoryEngine {
         }
     }
 
-    private Decision peekLocked(List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments,
-            long now) {
+    private Decision peekLocked(List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments, long now) {
         List<PolicyState> states = new ArrayList<>(charges.size());
         for (int i = 0; i < charges.size(); i++) {
             Charge c = charges.get(i);
@@ -174,8 +177,8 @@ public final class InMemoryEngine {
      * Refunds each tracked key, then peeks. Each charge has a policy, so a table, of its own: removing
      * one charge's key moves no other charge's key.
      */
-    private Decision refundLocked(List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments,
-            long now) {
+    private Decision refundLocked(
+            List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments, long now) {
         for (int i = 0; i < charges.size(); i++) {
             Charge c = charges.get(i);
             int off = segments[i].find(c.key(), hashes[i]);
@@ -192,8 +195,8 @@ public final class InMemoryEngine {
         return peekLocked(charges, tablesOf, hashes, segments, now);
     }
 
-    private Decision decideLocked(List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments,
-            long now) {
+    private Decision decideLocked(
+            List<Charge> charges, KeyTable[] tablesOf, int[] hashes, Segment[] segments, long now) {
         int n = charges.size();
         int[] offs = new int[n];
         long[] retryAfters = new long[n];
@@ -235,22 +238,34 @@ public final class InMemoryEngine {
         return new Decision.Allowed(states);
     }
 
-    private static Decision rejected(List<Charge> charges, KeyTable[] tablesOf, Segment[] segments, int[] offs,
-            long[] retryAfters, int refusedBy, long now) {
+    private static Decision rejected(
+            List<Charge> charges,
+            KeyTable[] tablesOf,
+            Segment[] segments,
+            int[] offs,
+            long[] retryAfters,
+            int refusedBy,
+            long now) {
         List<PolicyState> states = new ArrayList<>(charges.size());
         long retryAfterSeconds = 1;
         for (int i = 0; i < charges.size(); i++) {
             long[] state = offs[i] < 0 ? tablesOf[i].absent() : segments[i].states();
-            PolicyState s = stateOf(charges.get(i), tablesOf[i].kernel(), state, Math.max(offs[i], 0), now,
-                    retryAfters[i]);
+            PolicyState s =
+                    stateOf(charges.get(i), tablesOf[i].kernel(), state, Math.max(offs[i], 0), now, retryAfters[i]);
             states.add(s);
             retryAfterSeconds = Math.max(retryAfterSeconds, s.retryAfterSeconds());
         }
         return new Decision.Rejected(states.get(refusedBy), retryAfterSeconds, states);
     }
 
-    private static Decision unavailable(List<Charge> charges, KeyTable[] tablesOf, Segment[] segments, int[] offs,
-            boolean[] untracked, int failed, long now) {
+    private static Decision unavailable(
+            List<Charge> charges,
+            KeyTable[] tablesOf,
+            Segment[] segments,
+            int[] offs,
+            boolean[] untracked,
+            int failed,
+            long now) {
         List<PolicyState> states = new ArrayList<>(charges.size());
         for (int i = 0; i < charges.size(); i++) {
             Charge c = charges.get(i);
@@ -265,8 +280,15 @@ public final class InMemoryEngine {
     }
 
     private static PolicyState stateOf(Charge c, Kernel kernel, long[] state, int off, long now, long retryAfter) {
-        return new PolicyState(c.policy(), c.key(), c.policy().quota(), kernel.remaining(state, off, now),
-                kernel.reset(state, off, now), retryAfter, now, true);
+        return new PolicyState(
+                c.policy(),
+                c.key(),
+                c.policy().quota(),
+                kernel.remaining(state, off, now),
+                kernel.reset(state, off, now),
+                retryAfter,
+                now,
+                true);
     }
 
     /**
@@ -317,14 +339,15 @@ public final class InMemoryEngine {
         Integer[] boxed = Arrays.stream(order).boxed().toArray(Integer[]::new);
         Arrays.sort(boxed, (a, b) -> {
             int byTable = Long.compare(tablesOf[a].order(), tablesOf[b].order());
-            return byTable != 0 ? byTable
+            return byTable != 0
+                    ? byTable
                     : Integer.compare(KeyTable.segmentIndex(hashes[a]), KeyTable.segmentIndex(hashes[b]));
         });
         for (int i = 0; i < n; i++) {
             order[i] = boxed[i];
             if (i > 0 && tablesOf[order[i]] == tablesOf[order[i - 1]]) {
-                throw new IllegalArgumentException(
-                        "at most one charge per policy: " + tablesOf[order[i]].policy().name());
+                throw new IllegalArgumentException("at most one charge per policy: "
+                        + tablesOf[order[i]].policy().name());
             }
         }
         return order;

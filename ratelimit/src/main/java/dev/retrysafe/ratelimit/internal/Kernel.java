@@ -13,6 +13,7 @@ public abstract sealed class Kernel permits Gcra, TokenBucket, FixedWindow, Slid
 
     /** W, Q and B of the policy, in microseconds and units. */
     final long window;
+
     final long quota;
     final long burst;
 

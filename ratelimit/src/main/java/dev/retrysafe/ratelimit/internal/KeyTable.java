@@ -10,6 +10,7 @@ public final class KeyTable {
 
     /** Enough stripes that a few dozen threads rarely meet on one lock, few enough to stay small. */
     static final int SEGMENTS = 64;
+
     private static final int SEGMENT_MASK = SEGMENTS - 1;
 
     private final Policy policy;

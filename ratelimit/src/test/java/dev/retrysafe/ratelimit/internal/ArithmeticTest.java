@@ -30,7 +30,9 @@ class ArithmeticTest {
         assertThat(Gcra.retryAfter(tat, 101 * S, 2, t, 5, 10 * S)).isEqualTo(3 * S);
         assertThat(Gcra.remaining(tat, 103 * S, t, 5, 5)).isEqualTo(1); // 7 s of debt = 3.5 intervals
         assertThat(Gcra.reset(tat, 103 * S)).isEqualTo(7 * S);
-        assertThat(Gcra.retryAfter(tat, 100 * S, 6, t, 5, 10 * S)).as("above the burst").isEqualTo(10 * S);
+        assertThat(Gcra.retryAfter(tat, 100 * S, 6, t, 5, 10 * S))
+                .as("above the burst")
+                .isEqualTo(10 * S);
     }
 
     @Test
@@ -45,22 +47,27 @@ class ArithmeticTest {
         assertThat(TokenBucket.retryAfter(level, 2, w, 5, 5)).isEqualTo(S); // 0.5 token = 1 s
         assertThat(TokenBucket.reset(level, 5, capacity)).isEqualTo(7 * S);
         assertThat(TokenBucket.levelAt(0, 100 * S, Long.MAX_VALUE, 5, capacity, fill))
-                .as("a long absence is capped, not overflowed").isEqualTo(capacity);
+                .as("a long absence is capped, not overflowed")
+                .isEqualTo(capacity);
         assertThat(TokenBucket.levelAt(capacity, 100 * S, 50 * S, 5, capacity, fill))
-                .as("time going backwards refills nothing").isEqualTo(capacity);
+                .as("time going backwards refills nothing")
+                .isEqualTo(capacity);
     }
 
     @Test
     void aTokenBucketChargedAtAnEarlierTimeKeepsItsLastTime() {
         TokenBucket bucket = (TokenBucket) Kernel.of(dev.retrysafe.ratelimit.Policy.builder("p")
-                .algorithm(dev.retrysafe.ratelimit.Algorithm.TOKEN_BUCKET).limit(5, java.time.Duration.ofSeconds(10))
+                .algorithm(dev.retrysafe.ratelimit.Algorithm.TOKEN_BUCKET)
+                .limit(5, java.time.Duration.ofSeconds(10))
                 .build());
         long[] state = new long[2];
         bucket.writeAbsent(state, 0);
         bucket.charge(state, 0, 100 * S, 5);
 
         bucket.charge(state, 0, 90 * S, 0); // a skewed caller, a second decision at an earlier time
-        assertThat(bucket.remaining(state, 0, 100 * S)).as("no refill counted twice").isZero();
+        assertThat(bucket.remaining(state, 0, 100 * S))
+                .as("no refill counted twice")
+                .isZero();
     }
 
     @Test
@@ -99,9 +106,15 @@ class ArithmeticTest {
         long t = 2 * S;
         // tat 110 s at 103 s: 7 s of debt, 3.5 intervals
         assertThat(Gcra.refundedTat(110 * S, 103 * S, 2, t)).isEqualTo(106 * S);
-        assertThat(Gcra.refundedTat(110 * S, 103 * S, 4, t)).as("not before now").isEqualTo(103 * S);
-        assertThat(Gcra.refundedTat(110 * S, 103 * S, Long.MAX_VALUE, t)).as("no overflow").isEqualTo(103 * S);
-        assertThat(Gcra.refundedTat(100 * S, 103 * S, 1, t)).as("nothing held: unchanged").isEqualTo(100 * S);
+        assertThat(Gcra.refundedTat(110 * S, 103 * S, 4, t))
+                .as("not before now")
+                .isEqualTo(103 * S);
+        assertThat(Gcra.refundedTat(110 * S, 103 * S, Long.MAX_VALUE, t))
+                .as("no overflow")
+                .isEqualTo(103 * S);
+        assertThat(Gcra.refundedTat(100 * S, 103 * S, 1, t))
+                .as("nothing held: unchanged")
+                .isEqualTo(100 * S);
     }
 
     @Test
@@ -110,8 +123,11 @@ class ArithmeticTest {
         long capacity = 5 * w;
         // 1.5 tokens, 2 given back: 3.5
         assertThat(TokenBucket.refundedLevel(15 * S, 2, w, 5, capacity)).isEqualTo(35 * S);
-        assertThat(TokenBucket.refundedLevel(15 * S, 4, w, 5, capacity)).as("at most full").isEqualTo(capacity);
-        assertThat(TokenBucket.refundedLevel(15 * S, Long.MAX_VALUE, w, 5, capacity)).as("no overflow")
+        assertThat(TokenBucket.refundedLevel(15 * S, 4, w, 5, capacity))
+                .as("at most full")
+                .isEqualTo(capacity);
+        assertThat(TokenBucket.refundedLevel(15 * S, Long.MAX_VALUE, w, 5, capacity))
+                .as("no overflow")
                 .isEqualTo(capacity);
     }
 
@@ -138,8 +154,10 @@ class ArithmeticTest {
     void aRefundLeavesTheStateOfALaterWindowAlone() {
         // a clock that went back across a boundary: the stored window is not this one
         for (Algorithm algorithm : List.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_WINDOW)) {
-            Kernel kernel = Kernel.of(
-                    Policy.builder("p").algorithm(algorithm).limit(5, Duration.ofSeconds(10)).build());
+            Kernel kernel = Kernel.of(Policy.builder("p")
+                    .algorithm(algorithm)
+                    .limit(5, Duration.ofSeconds(10))
+                    .build());
             long[] state = new long[kernel.stride()];
             kernel.writeAbsent(state, 0);
             kernel.charge(state, 0, 25 * S, 3);
@@ -154,8 +172,10 @@ class ArithmeticTest {
 
     @Test
     void aRefundInTheNextWindowComesOffTheSlidingWindowsPreviousCount() {
-        Kernel kernel = Kernel.of(Policy.builder("p").algorithm(Algorithm.SLIDING_WINDOW)
-                .limit(5, Duration.ofSeconds(10)).build());
+        Kernel kernel = Kernel.of(Policy.builder("p")
+                .algorithm(Algorithm.SLIDING_WINDOW)
+                .limit(5, Duration.ofSeconds(10))
+                .build());
         long[] state = new long[kernel.stride()];
         kernel.writeAbsent(state, 0);
         kernel.charge(state, 0, 14 * S, 4);

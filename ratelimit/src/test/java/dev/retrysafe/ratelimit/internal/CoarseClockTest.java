@@ -34,19 +34,23 @@ class CoarseClockTest {
     void theTickerIsADaemonThatStopsWhenNobodyReadsAndRestartsOnTheNextRead() {
         CoarseClock.nowMicros();
         await().atMost(Duration.ofSeconds(10)).until(() -> tickerThreads() == 1);
-        assertThat(Thread.getAllStackTraces().keySet()).filteredOn(t -> t.getName().equals(CoarseClock.THREAD_NAME))
+        assertThat(Thread.getAllStackTraces().keySet())
+                .filteredOn(t -> t.getName().equals(CoarseClock.THREAD_NAME))
                 .allMatch(Thread::isDaemon);
 
         // no reads for about a second (IDLE_TICKS): the ticker goes
         await().atMost(Duration.ofSeconds(20)).until(() -> !CoarseClock.ticking() && tickerThreads() == 0);
 
         long before = System.currentTimeMillis() * 1000L;
-        assertThat(CoarseClock.nowMicros()).as("read while stopped: the system clock").isGreaterThanOrEqualTo(before);
+        assertThat(CoarseClock.nowMicros())
+                .as("read while stopped: the system clock")
+                .isGreaterThanOrEqualTo(before);
         await().atMost(Duration.ofSeconds(10)).until(() -> tickerThreads() == 1);
     }
 
     private static long tickerThreads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals(CoarseClock.THREAD_NAME) && t.isAlive()).count();
+                .filter(t -> t.getName().equals(CoarseClock.THREAD_NAME) && t.isAlive())
+                .count();
     }
 }

@@ -67,8 +67,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     private final Duration requestTimeout;
 
     /** A client of the API at {@code baseUri}. */
-    public DefaultRetrysafeClient(URI baseUri, String apiKey, RetryingHttpClient http, boolean ownsHttp,
-                                  Duration requestTimeout) {
+    public DefaultRetrysafeClient(
+            URI baseUri, String apiKey, RetryingHttpClient http, boolean ownsHttp, Duration requestTimeout) {
         String scheme = baseUri.getScheme();
         if (!baseUri.isAbsolute() || baseUri.getHost() == null || !("http".equals(scheme) || "https".equals(scheme))) {
             throw new IllegalArgumentException("baseUri must be an absolute http(s) URI, was " + baseUri);
@@ -89,7 +89,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     @Override
     public Payment createPayment(long amount, String currency, @Nullable String description)
             throws IOException, InterruptedException {
-        return payment(post("/v1/payments", paymentBody(amount, currency, description), null, 201).fields("payment"));
+        return payment(post("/v1/payments", paymentBody(amount, currency, description), null, 201)
+                .fields("payment"));
     }
 
     @Override
@@ -99,7 +100,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
                 .fields("payment"));
     }
 
-    private static Map<String, @Nullable Object> paymentBody(long amount, String currency, @Nullable String description) {
+    private static Map<String, @Nullable Object> paymentBody(
+            long amount, String currency, @Nullable String description) {
         Map<String, @Nullable Object> body = new LinkedHashMap<>();
         body.put("amount", amount);
         body.put("currency", Objects.requireNonNull(currency, "currency"));
@@ -115,20 +117,25 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     }
 
     @Override
-    public Page<Payment> listPayments(int limit, @Nullable String startingAfter) throws IOException, InterruptedException {
-        return page(get(listPath("/v1/payments", limit, startingAfter)).fields("list of payments"), "payment",
+    public Page<Payment> listPayments(int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException {
+        return page(
+                get(listPath("/v1/payments", limit, startingAfter)).fields("list of payments"),
+                "payment",
                 Resources::payment);
     }
 
     @Override
     public Refund createRefund(String paymentId, @Nullable Long amount) throws IOException, InterruptedException {
-        return refund(post("/v1/refunds", refundBody(paymentId, amount), null, 201).fields("refund"));
+        return refund(
+                post("/v1/refunds", refundBody(paymentId, amount), null, 201).fields("refund"));
     }
 
     @Override
     public Refund createRefund(String paymentId, @Nullable Long amount, String idempotencyKey)
             throws IOException, InterruptedException {
-        return refund(post("/v1/refunds", refundBody(paymentId, amount), key(idempotencyKey), 201).fields("refund"));
+        return refund(post("/v1/refunds", refundBody(paymentId, amount), key(idempotencyKey), 201)
+                .fields("refund"));
     }
 
     private static Map<String, @Nullable Object> refundBody(String paymentId, @Nullable Long amount) {
@@ -146,13 +153,17 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     }
 
     @Override
-    public Page<Refund> listRefunds(int limit, @Nullable String startingAfter) throws IOException, InterruptedException {
-        return page(get(listPath("/v1/refunds", limit, startingAfter)).fields("list of refunds"), "refund",
+    public Page<Refund> listRefunds(int limit, @Nullable String startingAfter)
+            throws IOException, InterruptedException {
+        return page(
+                get(listPath("/v1/refunds", limit, startingAfter)).fields("list of refunds"),
+                "refund",
                 Resources::refund);
     }
 
     @Override
-    public AcceptedJob createReport(@Nullable Instant from, @Nullable Instant to) throws IOException, InterruptedException {
+    public AcceptedJob createReport(@Nullable Instant from, @Nullable Instant to)
+            throws IOException, InterruptedException {
         Map<String, @Nullable Object> body = new LinkedHashMap<>();
         body.put("kind", PAYMENTS_CSV);
         if (from != null) {
@@ -163,7 +174,11 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
         }
         Answer answer = post("/v1/reports", body, null, 202);
         Job job = job(answer.fields("job"));
-        URI location = answer.result.response().headers().firstValue("Location").map(baseUri::resolve)
+        URI location = answer.result
+                .response()
+                .headers()
+                .firstValue("Location")
+                .map(baseUri::resolve)
                 .orElse(baseUri.resolve("/v1/jobs/" + segment(job.id())));
         return new AcceptedJob(job, location, pollAfter(answer.result.response()));
     }
@@ -200,7 +215,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     @Override
     public Job cancelJob(String id) throws IOException, InterruptedException {
-        return job(send("DELETE", uri("/v1/jobs/" + segment(id)), null, null, 200, 202).fields("job"));
+        return job(send("DELETE", uri("/v1/jobs/" + segment(id)), null, null, 200, 202)
+                .fields("job"));
     }
 
     @Override
@@ -208,8 +224,11 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
         String path = "/v1/jobs/" + segment(id) + "/result";
         HttpRequest request = request("GET", uri(path), null, null);
         // read errors as text, the file with the caller's handler
-        CallResult<Object> result = http.send(request, info -> info.statusCode() == 200
-                ? mapped(handler.apply(info)) : mapped(HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8)));
+        CallResult<Object> result = http.send(
+                request,
+                info -> info.statusCode() == 200
+                        ? mapped(handler.apply(info))
+                        : mapped(HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8)));
         if (result.statusCode() != 200) {
             throw apiException("GET", path, result, String.valueOf(result.body()));
         }
@@ -224,7 +243,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     }
 
     @Override
-    public CreatedWebhookEndpoint createWebhookEndpoint(String url, List<String> eventTypes, @Nullable String description)
+    public CreatedWebhookEndpoint createWebhookEndpoint(
+            String url, List<String> eventTypes, @Nullable String description)
             throws IOException, InterruptedException {
         Map<String, @Nullable Object> body = new LinkedHashMap<>();
         body.put("url", Objects.requireNonNull(url, "url"));
@@ -244,8 +264,10 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     @Override
     public Page<WebhookEndpoint> listWebhookEndpoints(int limit, @Nullable String startingAfter)
             throws IOException, InterruptedException {
-        return page(get(listPath("/v1/webhook_endpoints", limit, startingAfter)).fields("list of webhook endpoints"),
-                "webhook endpoint", Resources::endpoint);
+        return page(
+                get(listPath("/v1/webhook_endpoints", limit, startingAfter)).fields("list of webhook endpoints"),
+                "webhook endpoint",
+                Resources::endpoint);
     }
 
     @Override
@@ -262,7 +284,9 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     @Override
     public String getWebhookEndpointSecret(String id) throws IOException, InterruptedException {
-        return get(endpointPath(id) + "/secret").fields("webhook endpoint secret").string("secret");
+        return get(endpointPath(id) + "/secret")
+                .fields("webhook endpoint secret")
+                .string("secret");
     }
 
     @Override
@@ -280,14 +304,18 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     public Recovery recoverWebhookEndpoint(String id, Instant since) throws IOException, InterruptedException {
         Map<String, @Nullable Object> body = new LinkedHashMap<>();
         body.put("since", Objects.requireNonNull(since, "since").toString());
-        return Resources.recovery(post(endpointPath(id) + "/recover", body, null, 202).fields("recovery"));
+        return Resources.recovery(
+                post(endpointPath(id) + "/recover", body, null, 202).fields("recovery"));
     }
 
     @Override
     public Page<Delivery> listWebhookEndpointDeliveries(String id, int limit, @Nullable String startingAfter)
             throws IOException, InterruptedException {
-        return page(get(listPath(endpointPath(id) + "/deliveries", limit, startingAfter)).fields("list of deliveries"),
-                "delivery", Resources::delivery);
+        return page(
+                get(listPath(endpointPath(id) + "/deliveries", limit, startingAfter))
+                        .fields("list of deliveries"),
+                "delivery",
+                Resources::delivery);
     }
 
     @Override
@@ -297,7 +325,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     @Override
     public Delivery retryDelivery(String id) throws IOException, InterruptedException {
-        return delivery(post("/v1/deliveries/" + segment(id) + "/retry", null, 202).fields("delivery"));
+        return delivery(
+                post("/v1/deliveries/" + segment(id) + "/retry", null, 202).fields("delivery"));
     }
 
     @Override
@@ -305,7 +334,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
         if (hours < 1 || hours > MAX_STATS_HOURS) {
             throw new IllegalArgumentException("hours must be 1.." + MAX_STATS_HOURS + ", was " + hours);
         }
-        return Resources.attemptStats(get("/v1/webhook_attempt_stats?hours=" + hours).fields("attempt statistics"));
+        return Resources.attemptStats(
+                get("/v1/webhook_attempt_stats?hours=" + hours).fields("attempt statistics"));
     }
 
     @Override
@@ -382,8 +412,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
 
     private Answer send(String method, URI uri, @Nullable String json, @Nullable String idempotencyKey, int... expected)
             throws IOException, InterruptedException {
-        CallResult<String> result = http.send(request(method, uri, json, idempotencyKey),
-                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        CallResult<String> result = http.send(
+                request(method, uri, json, idempotencyKey), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         String path = uri.getRawPath();
         for (int status : expected) {
             if (result.statusCode() == status) {
@@ -398,8 +428,11 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
                 .timeout(requestTimeout)
                 .header("Authorization", authorization)
                 .header("Accept", "application/json")
-                .method(method, json == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
+                .method(
+                        method,
+                        json == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
         if (json != null) {
             b.header("Content-Type", "application/json; charset=utf-8");
         }
@@ -416,8 +449,12 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
             String type = f.optString("type");
             String title = f.optString("title");
             if (type != null || title != null) {
-                problem = new Problem(type == null ? "about:blank" : type, title == null ? "" : title,
-                        result.statusCode(), f.optString("detail"), f.members());
+                problem = new Problem(
+                        type == null ? "about:blank" : type,
+                        title == null ? "" : title,
+                        result.statusCode(),
+                        f.optString("detail"),
+                        f.members());
             }
         } catch (IOException e) {
             problem = null; // not a problem document: the status alone speaks
@@ -444,7 +481,8 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     }
 
     private static String key(String idempotencyKey) {
-        if (idempotencyKey.isEmpty() || idempotencyKey.length() > 255
+        if (idempotencyKey.isEmpty()
+                || idempotencyKey.length() > 255
                 || !idempotencyKey.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
             throw new IllegalArgumentException("idempotencyKey must be 1 to 255 printable ASCII characters");
         }
@@ -452,7 +490,9 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     }
 
     private Duration pollAfter(HttpResponse<?> response) {
-        Duration d = RetryAfterHeader.delay(response.headers().allValues(RetryAfterHeader.NAME), http.clock().instant());
+        Duration d = RetryAfterHeader.delay(
+                response.headers().allValues(RetryAfterHeader.NAME),
+                http.clock().instant());
         return clamp(d == null ? DEFAULT_POLL : d);
     }
 

@@ -35,8 +35,7 @@ final class Resources {
         T read(JsonFields f) throws IOException;
     }
 
-    private Resources() {
-    }
+    private Resources() {}
 
     /** A page {@code {"data": [...], "has_more": ...}} of items read by {@code reader}. */
     static <T> Page<T> page(JsonFields page, String itemWhat, Reader<T> reader) throws IOException {
@@ -48,12 +47,22 @@ final class Resources {
     }
 
     static Payment payment(JsonFields f) throws IOException {
-        return new Payment(f.string("id"), f.integer("amount"), f.integer("amount_refunded"), f.string("currency"),
-                f.string("status"), f.optString("description"), f.instant("created_at"));
+        return new Payment(
+                f.string("id"),
+                f.integer("amount"),
+                f.integer("amount_refunded"),
+                f.string("currency"),
+                f.string("status"),
+                f.optString("description"),
+                f.instant("created_at"));
     }
 
     static Refund refund(JsonFields f) throws IOException {
-        return new Refund(f.string("id"), f.string("payment_id"), f.integer("amount"), f.string("status"),
+        return new Refund(
+                f.string("id"),
+                f.string("payment_id"),
+                f.integer("amount"),
+                f.string("status"),
                 f.instant("created_at"));
     }
 
@@ -67,30 +76,64 @@ final class Resources {
         JsonFields error = f.optObject("error", "job error");
         Problem problem = null;
         if (error != null) {
-            problem = new Problem(error.optString("type") == null ? "about:blank" : error.string("type"),
-                    error.optString("title") == null ? "" : error.string("title"), 0, error.optString("detail"),
+            problem = new Problem(
+                    error.optString("type") == null ? "about:blank" : error.string("type"),
+                    error.optString("title") == null ? "" : error.string("title"),
+                    0,
+                    error.optString("detail"),
                     error.members());
         }
         // cancel_requested is in every job the API answers; an older server without it means "no"
         boolean cancelRequested = f.members().get("cancel_requested") != null && f.bool("cancel_requested");
-        return new Job(f.string("id"), f.string("kind"), status, f.instant("created_at"), f.optInstant("started_at"),
-                f.optInstant("finished_at"), f.optInt("progress"), cancelRequested, f.optString("result_url"), problem);
+        return new Job(
+                f.string("id"),
+                f.string("kind"),
+                status,
+                f.instant("created_at"),
+                f.optInstant("started_at"),
+                f.optInstant("finished_at"),
+                f.optInt("progress"),
+                cancelRequested,
+                f.optString("result_url"),
+                problem);
     }
 
     static WebhookEndpoint endpoint(JsonFields f) throws IOException {
-        return new WebhookEndpoint(f.string("id"), f.string("url"), f.optString("description"), f.strings("event_types"),
-                f.bool("enabled"), f.optString("disabled_reason"), f.optInt("rate_limit"), f.instant("created_at"),
-                f.instant("updated_at"), f.optInstant("failing_since"), f.optInstant("previous_secret_expires_at"));
+        return new WebhookEndpoint(
+                f.string("id"),
+                f.string("url"),
+                f.optString("description"),
+                f.strings("event_types"),
+                f.bool("enabled"),
+                f.optString("disabled_reason"),
+                f.optInt("rate_limit"),
+                f.instant("created_at"),
+                f.instant("updated_at"),
+                f.optInstant("failing_since"),
+                f.optInstant("previous_secret_expires_at"));
     }
 
     static Event event(JsonFields f) throws IOException {
-        return new Event(f.string("id"), f.string("type"), f.instant("timestamp"), f.object("data", "event data").members());
+        return new Event(
+                f.string("id"),
+                f.string("type"),
+                f.instant("timestamp"),
+                f.object("data", "event data").members());
     }
 
     static Delivery delivery(JsonFields f) throws IOException {
-        return new Delivery(f.string("id"), f.string("endpoint_id"), f.string("event_id"), f.string("event_type"),
-                f.string("status"), count(f, "attempt_count"), f.optInstant("next_attempt_at"), f.instant("created_at"),
-                f.optInstant("last_attempt_at"), f.optString("last_outcome"), f.optInt("last_status_code"));
+        return new Delivery(
+                f.string("id"),
+                f.string("endpoint_id"),
+                f.string("event_id"),
+                f.string("event_type"),
+                f.string("status"),
+                count(f, "attempt_count"),
+                f.optInstant("next_attempt_at"),
+                f.instant("created_at"),
+                f.optInstant("last_attempt_at"),
+                f.optString("last_outcome"),
+                f.optInt("last_status_code"));
     }
 
     static DeliveryDetail deliveryDetail(JsonFields f) throws IOException {
@@ -100,9 +143,15 @@ final class Resources {
         }
         List<DeliveryAttempt> attempts = new ArrayList<>();
         for (JsonFields a : f.objects("attempts", "delivery attempt")) {
-            attempts.add(new DeliveryAttempt(a.string("id"), count(a, "number"), a.instant("started_at"),
-                    a.string("outcome"), a.optInt("status_code"), Duration.ofMillis(a.integer("latency_ms")),
-                    a.string("response"), a.optString("error")));
+            attempts.add(new DeliveryAttempt(
+                    a.string("id"),
+                    count(a, "number"),
+                    a.instant("started_at"),
+                    a.string("outcome"),
+                    a.optInt("status_code"),
+                    Duration.ofMillis(a.integer("latency_ms")),
+                    a.string("response"),
+                    a.optString("error")));
         }
         return new DeliveryDetail(delivery(f), payload, attempts);
     }
@@ -121,18 +170,26 @@ final class Resources {
             }
             buckets.add(new WebhookAttemptStats.Bucket(b.instant("start"), counts));
         }
-        return new WebhookAttemptStats(f.instant("from"), f.instant("to"),
-                Duration.ofSeconds(f.integer("bucket_seconds")), buckets);
+        return new WebhookAttemptStats(
+                f.instant("from"), f.instant("to"), Duration.ofSeconds(f.integer("bucket_seconds")), buckets);
     }
 
     static RateLimitStatus rateLimits(JsonFields f) throws IOException {
         List<RateLimitBudget> policies = new ArrayList<>();
         for (JsonFields p : f.objects("policies", "rate-limit policy")) {
             Long reset = p.optLong("reset_seconds");
-            policies.add(new RateLimitBudget(p.string("name"), p.string("scope"), p.string("algorithm"),
-                    p.integer("limit"), Duration.ofMillis(p.decimal("window_seconds").movePointRight(3).longValue()),
-                    p.bool("known"), p.optLong("remaining"), p.optLong("used"),
-                    reset == null ? null : Duration.ofSeconds(reset), p.optInstant("reset_at")));
+            policies.add(new RateLimitBudget(
+                    p.string("name"),
+                    p.string("scope"),
+                    p.string("algorithm"),
+                    p.integer("limit"),
+                    Duration.ofMillis(
+                            p.decimal("window_seconds").movePointRight(3).longValue()),
+                    p.bool("known"),
+                    p.optLong("remaining"),
+                    p.optLong("used"),
+                    reset == null ? null : Duration.ofSeconds(reset),
+                    p.optInstant("reset_at")));
         }
         return new RateLimitStatus(f.bool("enabled"), policies);
     }

@@ -35,10 +35,28 @@ class JsonTest {
     }
 
     @ParameterizedTest(name = "''{0}''")
-    @ValueSource(strings = {"", "{", "{\"a\":}", "{\"a\":1,}", "[1,]", "01", "1.", "-", "\"\\x\"", "\"tab\there\"", "tru",
-            "{\"a\":1}x", "{'a':1}", "{\"a\":1,\"a\":2}", "NaN", "\"\\u12\""})
+    @ValueSource(
+            strings = {
+                "",
+                "{",
+                "{\"a\":}",
+                "{\"a\":1,}",
+                "[1,]",
+                "01",
+                "1.",
+                "-",
+                "\"\\x\"",
+                "\"tab\there\"",
+                "tru",
+                "{\"a\":1}x",
+                "{'a':1}",
+                "{\"a\":1,\"a\":2}",
+                "NaN",
+                "\"\\u12\""
+            })
     void rejectsWhatIsNotJson(String text) {
-        assertThatThrownBy(() -> Json.parse(text)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Json.parse(text))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("invalid JSON: expected");
     }
 
@@ -58,8 +76,10 @@ class JsonTest {
         value.put("list", List.of("x", 2, true));
         value.put("none", null);
         String text = Json.write(value);
-        assertThat(text).isEqualTo("{\"amount\":500,\"currency\":\"eur\",\"description\":\"a \\\"quoted\\\" line\\nand\\u0001 control\","
-                + "\"list\":[\"x\",2,true],\"none\":null}");
+        assertThat(text)
+                .isEqualTo(
+                        "{\"amount\":500,\"currency\":\"eur\",\"description\":\"a \\\"quoted\\\" line\\nand\\u0001 control\","
+                                + "\"list\":[\"x\",2,true],\"none\":null}");
         Map<String, Object> back = new LinkedHashMap<>(value);
         back.put("list", List.of("x", 2L, true));
         assertThat(Json.parse(text)).isEqualTo(back);
@@ -92,7 +112,10 @@ class JsonTest {
                 }
                 yield m;
             }
-            default -> Arrays.asList(random.ints(random.nextInt(5)).mapToObj(i -> randomValue(random, depth + 1)).toArray());
+            default ->
+                Arrays.asList(random.ints(random.nextInt(5))
+                        .mapToObj(i -> randomValue(random, depth + 1))
+                        .toArray());
         };
     }
 

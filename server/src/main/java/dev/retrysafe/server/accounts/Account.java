@@ -7,5 +7,4 @@ package dev.retrysafe.server.accounts;
  * @param name a display name
  * @param plan {@code free}, {@code pro} or {@code enterprise}
  */
-public record Account(String id, String name, String plan) {
-}
+public record Account(String id, String name, String plan) {}

@@ -18,7 +18,8 @@ public final class AccountStore {
             SELECT a.id, a.name, a.plan FROM api_keys k JOIN accounts a ON a.id = k.account_id
             WHERE k.key_hash = ?""";
     private static final String FIND_BY_NAME = "SELECT id, name, plan FROM accounts WHERE name = ? ORDER BY id LIMIT 1";
-    private static final String INSERT_ACCOUNT = "INSERT INTO accounts (id, name, plan, created_at) VALUES (?, ?, ?, ?)";
+    private static final String INSERT_ACCOUNT =
+            "INSERT INTO accounts (id, name, plan, created_at) VALUES (?, ?, ?, ?)";
     private static final String INSERT_KEY = "INSERT INTO api_keys (key_hash, account_id, created_at) VALUES (?, ?, ?)";
 
     private final Transactions transactions;

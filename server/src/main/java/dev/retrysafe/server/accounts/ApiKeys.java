@@ -18,8 +18,7 @@ public final class ApiKeys {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private ApiKeys() {
-    }
+    private ApiKeys() {}
 
     /** A new random key. */
     public static String generate() {

@@ -8,8 +8,7 @@ public final class Plan {
     /** Every plan, cheapest first. */
     public static final List<String> ALL = List.of("free", "pro", "enterprise");
 
-    private Plan() {
-    }
+    private Plan() {}
 
     /** Whether {@code name} is a plan. */
     public static boolean exists(String name) {

@@ -30,6 +30,7 @@ public final class Bank {
             WHERE charge_key = ? AND created_at < ?""";
     /** SQLSTATE of a unique violation (PostgreSQL and H2): the charge key was recorded before. */
     private static final String UNIQUE_VIOLATION = "23505";
+
     private static final String INSERT = """
             INSERT INTO bank_charges (charge_key, account_id, amount, currency, outcome, created_at)
             VALUES (?, ?, ?, ?, ?, ?)""";
@@ -65,8 +66,13 @@ public final class Bank {
      * its idempotency retention): a retry within it never charges twice, and a key reused after it
      * is a new charge, just as the server treats the request as new.
      */
-    public Bank(DataSource dataSource, BankConfig config, Clock clock, RandomGenerator random,
-                Processing processing, Duration keyRetention) {
+    public Bank(
+            DataSource dataSource,
+            BankConfig config,
+            Clock clock,
+            RandomGenerator random,
+            Processing processing,
+            Duration keyRetention) {
         this.dataSource = dataSource;
         this.config = config;
         this.clock = clock;
@@ -93,8 +99,8 @@ public final class Bank {
                 // only a new charge can fail: one recorded by an earlier try stands
                 return find(c, chargeKey, forgottenBefore, amount, currency).orElse(ChargeOutcome.UNAVAILABLE);
             }
-            ChargeOutcome outcome = random.nextDouble() < config.declineRate()
-                    ? ChargeOutcome.DECLINED : ChargeOutcome.APPROVED;
+            ChargeOutcome outcome =
+                    random.nextDouble() < config.declineRate() ? ChargeOutcome.DECLINED : ChargeOutcome.APPROVED;
             OffsetDateTime now = at(clock.instant());
             // insert first: a new charge (the common case) is one statement; a key charged before
             // makes the insert fail, and the recorded outcome wins over the one just rolled
@@ -122,8 +128,15 @@ public final class Bank {
         }
     }
 
-    private static boolean reuseExpired(Connection c, String chargeKey, String accountId, long amount, String currency,
-                                        ChargeOutcome outcome, OffsetDateTime now, OffsetDateTime forgottenBefore)
+    private static boolean reuseExpired(
+            Connection c,
+            String chargeKey,
+            String accountId,
+            long amount,
+            String currency,
+            ChargeOutcome outcome,
+            OffsetDateTime now,
+            OffsetDateTime forgottenBefore)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(REUSE_EXPIRED)) {
             ps.setString(1, accountId);
@@ -146,8 +159,9 @@ public final class Bank {
      * recorded for another amount or currency: like a real processor, the bank never lets one key
      * stand for two different charges (which would record a payment it never took).
      */
-    private static Optional<ChargeOutcome> find(Connection c, String chargeKey, OffsetDateTime forgottenBefore,
-                                                long amount, String currency) throws SQLException {
+    private static Optional<ChargeOutcome> find(
+            Connection c, String chargeKey, OffsetDateTime forgottenBefore, long amount, String currency)
+            throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(FIND)) {
             ps.setString(1, chargeKey);
             ps.setObject(2, forgottenBefore);

@@ -12,16 +12,15 @@ import java.util.HexFormat;
  */
 public final class ChargeKeys {
 
-    private ChargeKeys() {
-    }
+    private ChargeKeys() {}
 
     /** {@code ch_} + hex SHA-256 of the account id and the idempotency key. */
     public static String derive(String accountId, String idempotencyKey) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             // the length prefix keeps ("a", "bc") and ("ab", "c") apart
-            byte[] digest = sha.digest((accountId.length() + ":" + accountId + ":" + idempotencyKey)
-                    .getBytes(StandardCharsets.UTF_8));
+            byte[] digest = sha.digest(
+                    (accountId.length() + ":" + accountId + ":" + idempotencyKey).getBytes(StandardCharsets.UTF_8));
             return "ch_" + HexFormat.of().formatHex(digest);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);

@@ -38,15 +38,23 @@ final class AttemptPrinter implements AttemptListener {
         IOException failure = a.failure();
         if (failure != null) {
             line.append(failure instanceof HttpTimeoutException ? "no answer within the timeout" : "failed")
-                    .append(" (").append(failure.getClass().getSimpleName()).append(')');
+                    .append(" (")
+                    .append(failure.getClass().getSimpleName())
+                    .append(')');
         } else {
             int status = a.status().getAsInt();
-            line.append(status).append(status == 409 ? " (key in use: the first attempt is still running)" : "")
-                    .append(", Retry-After=").append(a.retryAfter() == null ? "-" : a.retryAfter());
+            line.append(status)
+                    .append(status == 409 ? " (key in use: the first attempt is still running)" : "")
+                    .append(", Retry-After=")
+                    .append(a.retryAfter() == null ? "-" : a.retryAfter());
         }
         switch (a.decision()) {
             case Decision.Retry r -> {
-                line.append(", waiting ").append(r.delay().toMillis()).append("ms (").append(why(r)).append(')');
+                line.append(", waiting ")
+                        .append(r.delay().toMillis())
+                        .append("ms (")
+                        .append(why(r))
+                        .append(')');
                 retries++;
             }
             case Decision.Stop s -> {
@@ -59,7 +67,9 @@ final class AttemptPrinter implements AttemptListener {
     }
 
     private String why(Decision.Retry r) {
-        if (r.reason() instanceof RetryReason.Status s && s.retryAfter() != null && s.retryAfter().isPositive()) {
+        if (r.reason() instanceof RetryReason.Status s
+                && s.retryAfter() != null
+                && s.retryAfter().isPositive()) {
             return "never sooner than Retry-After " + s.retryAfter().toMillis() + "ms, plus random spread";
         }
         Duration bound = policy.backoffBound(retries);

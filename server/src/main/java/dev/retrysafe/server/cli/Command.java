@@ -10,15 +10,14 @@ import org.jspecify.annotations.Nullable;
 public sealed interface Command {
 
     /** The {@code --config} file, or {@code null} for the defaults. */
-    @Nullable Path config();
+    @Nullable
+    Path config();
 
     /** {@code serve}: run the server until stopped. @param config the configuration file */
-    record Serve(@Nullable Path config) implements Command {
-    }
+    record Serve(@Nullable Path config) implements Command {}
 
     /** {@code migrate}: apply migrations and exit. @param config the configuration file */
-    record Migrate(@Nullable Path config) implements Command {
-    }
+    record Migrate(@Nullable Path config) implements Command {}
 
     /**
      * {@code create-account}: make an account and print its key.
@@ -27,8 +26,7 @@ public sealed interface Command {
      * @param name the account's name
      * @param plan its plan
      */
-    record CreateAccount(@Nullable Path config, String name, String plan) implements Command {
-    }
+    record CreateAccount(@Nullable Path config, String name, String plan) implements Command {}
 
     /**
      * {@code webhooks sign}: print the {@code webhook-signature} of the body on standard input.
@@ -60,8 +58,14 @@ public sealed interface Command {
      *     {@code null} for the current time
      * @param noTolerance check the signature whatever the timestamp's age
      */
-    record WebhookVerify(List<WebhookSecret> secrets, String id, String timestamp, String signature,
-            @Nullable Long now, boolean noTolerance) implements Command {
+    record WebhookVerify(
+            List<WebhookSecret> secrets,
+            String id,
+            String timestamp,
+            String signature,
+            @Nullable Long now,
+            boolean noTolerance)
+            implements Command {
         /** Copies the secrets. */
         public WebhookVerify {
             secrets = List.copyOf(secrets);
@@ -106,8 +110,10 @@ public sealed interface Command {
      * @param apiKey the API key for {@code url}, or {@code null}
      * @param timeoutMillis each attempt's timeout in milliseconds, or {@code null} for the demo's default
      */
-    record DemoLostAnswer(@Nullable URI url, @Nullable String apiKey, @Nullable Integer timeoutMillis)
-            implements Command {
+    record DemoLostAnswer(
+            @Nullable URI url,
+            @Nullable String apiKey,
+            @Nullable Integer timeoutMillis) implements Command {
         @Override
         public @Nullable Path config() {
             return null;
@@ -115,8 +121,8 @@ public sealed interface Command {
 
         @Override
         public String toString() {
-            return "DemoLostAnswer[url=" + url + ", apiKey=" + (apiKey == null ? null : "(hidden)")
-                    + ", timeoutMillis=" + timeoutMillis + "]";
+            return "DemoLostAnswer[url=" + url + ", apiKey=" + (apiKey == null ? null : "(hidden)") + ", timeoutMillis="
+                    + timeoutMillis + "]";
         }
     }
 

@@ -67,8 +67,7 @@ public final class CommandLine {
     private static final Set<String> COMMANDS = Set.of("serve", "create-account", "migrate", "webhooks", "demo");
     private static final Set<String> CREATE_ACCOUNT_OPTIONS = Set.of("--name", "--plan");
 
-    private CommandLine() {
-    }
+    private CommandLine() {}
 
     /** Parses {@code args}; never throws. */
     public static Command parse(String[] args) {
@@ -105,18 +104,20 @@ public final class CommandLine {
                 }
             } else if (command == null) {
                 if (!COMMANDS.contains(arg)) {
-                    return new Command.Invalid("unknown command '" + arg
-                            + "' (commands: serve, create-account, migrate, webhooks)");
+                    return new Command.Invalid(
+                            "unknown command '" + arg + "' (commands: serve, create-account, migrate, webhooks)");
                 }
                 if (arg.equals("demo")) {
-                    return options.isEmpty() && config == null ? DemoCommandLine.parse(list.subList(i + 1, list.size()))
+                    return options.isEmpty() && config == null
+                            ? DemoCommandLine.parse(list.subList(i + 1, list.size()))
                             : new Command.Invalid("demo takes no --config or create-account options");
                 }
                 if (arg.equals("webhooks")) {
                     // its own options, some repeatable: parsed apart from the server's
-                    return options.isEmpty() ? WebhookCommandLine.parse(list.subList(i + 1, list.size()))
-                            : new Command.Invalid("option " + options.keySet().iterator().next()
-                                    + " only applies to create-account");
+                    return options.isEmpty()
+                            ? WebhookCommandLine.parse(list.subList(i + 1, list.size()))
+                            : new Command.Invalid(
+                                    "option " + options.keySet().iterator().next() + " only applies to create-account");
                 }
                 command = arg;
             } else {
@@ -127,7 +128,8 @@ public final class CommandLine {
             command = "serve";
         }
         if (!command.equals("create-account") && !options.isEmpty()) {
-            return new Command.Invalid("option " + options.keySet().iterator().next() + " only applies to create-account");
+            return new Command.Invalid(
+                    "option " + options.keySet().iterator().next() + " only applies to create-account");
         }
         return switch (command) {
             case "migrate" -> new Command.Migrate(config);

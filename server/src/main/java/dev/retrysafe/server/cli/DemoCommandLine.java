@@ -14,16 +14,17 @@ final class DemoCommandLine {
     /** Longest attempt timeout the lost-answer demo takes, in milliseconds. */
     static final int MAX_TIMEOUT_MILLIS = 60_000;
 
-    private DemoCommandLine() {
-    }
+    private DemoCommandLine() {}
 
     /** Parses {@code args} (what follows {@code demo}); never throws. */
     static Command parse(List<String> args) {
-        if (args.isEmpty() || !(args.getFirst().equals("retry") || args.getFirst().equals("lost-answer"))) {
+        if (args.isEmpty()
+                || !(args.getFirst().equals("retry") || args.getFirst().equals("lost-answer"))) {
             return new Command.Invalid("demo needs a name: retry or lost-answer");
         }
         if (args.getFirst().equals("retry")) {
-            return args.size() == 1 ? new Command.DemoRetry()
+            return args.size() == 1
+                    ? new Command.DemoRetry()
                     : new Command.Invalid("demo retry takes no options, got '" + args.get(1) + "'");
         }
         Map<String, String> options = new HashMap<>();
@@ -37,8 +38,10 @@ final class DemoCommandLine {
                 value = arg.substring(eq + 1);
             }
             if (!LOST_ANSWER_OPTIONS.contains(name)) {
-                return new Command.Invalid(arg.startsWith("-") ? "unknown option '" + name + "' for demo lost-answer"
-                        : "unexpected argument '" + arg + "'");
+                return new Command.Invalid(
+                        arg.startsWith("-")
+                                ? "unknown option '" + name + "' for demo lost-answer"
+                                : "unexpected argument '" + arg + "'");
             }
             if (value == null) {
                 if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
@@ -55,14 +58,16 @@ final class DemoCommandLine {
             try {
                 url = new URI(options.get("--url"));
             } catch (URISyntaxException e) {
-                return new Command.Invalid("--url must be a URL such as http://localhost:8080, was '" + options.get("--url") + "'");
+                return new Command.Invalid(
+                        "--url must be a URL such as http://localhost:8080, was '" + options.get("--url") + "'");
             }
             if (!("http".equals(url.getScheme()) || "https".equals(url.getScheme())) || url.getHost() == null) {
                 return new Command.Invalid("--url must be an http(s) URL such as http://localhost:8080, was '"
                         + options.get("--url") + "'");
             }
             if (!options.containsKey("--api-key")) {
-                return new Command.Invalid("demo lost-answer --url needs --api-key KEY (./run create-account prints one)");
+                return new Command.Invalid(
+                        "demo lost-answer --url needs --api-key KEY (./run create-account prints one)");
             }
         } else if (options.containsKey("--api-key")) {
             return new Command.Invalid("--api-key only applies with --url (the embedded server makes its own key)");
@@ -71,7 +76,8 @@ final class DemoCommandLine {
         if (options.containsKey("--timeout")) {
             String t = options.get("--timeout");
             if (!t.matches("\\d{1,5}") || Integer.parseInt(t) < 1 || Integer.parseInt(t) > MAX_TIMEOUT_MILLIS) {
-                return new Command.Invalid("--timeout must be milliseconds from 1 to " + MAX_TIMEOUT_MILLIS + ", was '" + t + "'");
+                return new Command.Invalid(
+                        "--timeout must be milliseconds from 1 to " + MAX_TIMEOUT_MILLIS + ", was '" + t + "'");
             }
             timeout = Integer.parseInt(t);
         }

@@ -19,8 +19,12 @@ import java.util.random.RandomGenerator;
  * @param bankProcessing the embedded server's bank
  * @param embeddedServerStarted told the embedded server's URI and API key once it listens
  */
-public record DemoEnvironment(Clock clock, Sleeper sleeper, RandomGenerator random, Bank.Processing bankProcessing,
-                              BiConsumer<URI, String> embeddedServerStarted) {
+public record DemoEnvironment(
+        Clock clock,
+        Sleeper sleeper,
+        RandomGenerator random,
+        Bank.Processing bankProcessing,
+        BiConsumer<URI, String> embeddedServerStarted) {
 
     /** Checks the values. */
     public DemoEnvironment {
@@ -33,7 +37,11 @@ public record DemoEnvironment(Clock clock, Sleeper sleeper, RandomGenerator rand
 
     /** Real time, real waiting, a real bank. */
     public static DemoEnvironment system() {
-        return new DemoEnvironment(Clock.systemUTC(), Sleeper.system(), RandomGenerator.getDefault(),
-                Bank.Processing.SLEEP, (uri, key) -> { });
+        return new DemoEnvironment(
+                Clock.systemUTC(),
+                Sleeper.system(),
+                RandomGenerator.getDefault(),
+                Bank.Processing.SLEEP,
+                (uri, key) -> {});
     }
 }

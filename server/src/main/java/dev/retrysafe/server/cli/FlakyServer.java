@@ -26,8 +26,7 @@ final class FlakyServer implements AutoCloseable {
      * @param status the status
      * @param retryAfter the {@code Retry-After} value, or {@code null} for none
      */
-    record Answer(int status, @Nullable String retryAfter) {
-    }
+    record Answer(int status, @Nullable String retryAfter) {}
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> {

@@ -30,8 +30,7 @@ public final class Main {
     /** Exit code of a failure at run time. */
     public static final int FAILURE = 1;
 
-    private Main() {
-    }
+    private Main() {}
 
     /** Runs the command in {@code args} and exits with its code (serving until SIGTERM). */
     public static void main(String[] args) {
@@ -62,8 +61,7 @@ public final class Main {
         return run(CommandLine.parse(args), env, in, out, err);
     }
 
-    private static int run(Command command, Map<String, String> env, InputStream in, PrintStream out,
-            PrintStream err) {
+    private static int run(Command command, Map<String, String> env, InputStream in, PrintStream out, PrintStream err) {
         try {
             return switch (command) {
                 case Command.Help h -> {
@@ -82,7 +80,7 @@ public final class Main {
                     yield 0;
                 }
                 case Command.CreateAccount c ->
-                        createAccount(c, RetrysafeServer.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
+                    createAccount(c, RetrysafeServer.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
                 case Command.WebhookSign sign -> WebhookCommands.sign(sign, in, out, err);
                 case Command.WebhookVerify verify -> WebhookCommands.verify(verify, in, out, err, Clock.systemUTC());
                 case Command.WebhookListen listen -> WebhookCommands.listen(listen, out, err, Clock.systemUTC());
@@ -129,10 +127,13 @@ public final class Main {
             return FAILURE;
         }
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "retrysafe-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            server.close();
+                            stopped.countDown();
+                        },
+                        "retrysafe-shutdown"));
         out.println("Retrysafe is ready on http://localhost:" + server.port() + " (Ctrl-C stops it)");
         try {
             stopped.await();

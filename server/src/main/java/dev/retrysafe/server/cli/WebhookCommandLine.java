@@ -22,10 +22,10 @@ final class WebhookCommandLine {
     private static final String NO_TOLERANCE = "--no-tolerance";
     /** The port {@code listen} takes unless told otherwise. */
     static final int DEFAULT_LISTEN_PORT = 9000;
+
     private static final int MAX_PORT = 65535;
 
-    private WebhookCommandLine() {
-    }
+    private WebhookCommandLine() {}
 
     /** Parses {@code args} (what follows {@code webhooks}); never throws. */
     static Command parse(List<String> args) {
@@ -58,8 +58,10 @@ final class WebhookCommandLine {
                 value = arg.substring(eq + 1);
             }
             if (!allowed.contains(name)) {
-                return new Command.Invalid(arg.startsWith("-") ? "unknown option '" + name + "' for webhooks "
-                        + args.getFirst() : "unexpected argument '" + arg + "'");
+                return new Command.Invalid(
+                        arg.startsWith("-")
+                                ? "unknown option '" + name + "' for webhooks " + args.getFirst()
+                                : "unexpected argument '" + arg + "'");
             }
             if (value == null) {
                 // a signature may start with anything but "--"; values are taken as they are
@@ -96,8 +98,8 @@ final class WebhookCommandLine {
         if (sign) {
             Long timestamp = seconds(options.get("--timestamp"));
             if (timestamp == null) {
-                return new Command.Invalid("--timestamp must be seconds since the epoch, was '"
-                        + options.get("--timestamp") + "'");
+                return new Command.Invalid(
+                        "--timestamp must be seconds since the epoch, was '" + options.get("--timestamp") + "'");
             }
             return new Command.WebhookSign(secrets, options.get("--id"), timestamp);
         }
@@ -111,15 +113,17 @@ final class WebhookCommandLine {
                 return new Command.Invalid("--now must be seconds since the epoch, was '" + options.get("--now") + "'");
             }
         }
-        return new Command.WebhookVerify(secrets, options.get("--id"), options.get("--timestamp"),
-                options.get("--signature"), now, noTolerance);
+        return new Command.WebhookVerify(
+                secrets, options.get("--id"), options.get("--timestamp"), options.get("--signature"), now, noTolerance);
     }
 
     private static Command listen(List<WebhookSecret> secrets, @Nullable String portText) {
         if (portText == null) {
             return new Command.WebhookListen(secrets, DEFAULT_LISTEN_PORT);
         }
-        if (portText.isEmpty() || portText.length() > 5 || !portText.chars().allMatch(c -> c >= '0' && c <= '9')
+        if (portText.isEmpty()
+                || portText.length() > 5
+                || !portText.chars().allMatch(c -> c >= '0' && c <= '9')
                 || Integer.parseInt(portText) > MAX_PORT) {
             return new Command.Invalid("--port must be 0 to " + MAX_PORT + ", was '" + portText + "'");
         }

@@ -26,15 +26,16 @@ public final class WebhookCommands {
     /** Exit code of a rejected delivery, and of an id the signer refuses. */
     static final int REJECTED = 1;
 
-    private WebhookCommands() {
-    }
+    private WebhookCommands() {}
 
     /** Prints the signature header of the body on {@code in}; returns the exit code. */
     public static int sign(Command.WebhookSign command, InputStream in, PrintStream out, PrintStream err)
             throws IOException {
         byte[] body = in.readAllBytes();
         try {
-            out.println(WebhookSigner.builder().secrets(command.secrets()).build()
+            out.println(WebhookSigner.builder()
+                    .secrets(command.secrets())
+                    .build()
                     .sign(command.id(), command.timestamp(), body));
             return 0;
         } catch (IllegalArgumentException e) {
@@ -61,15 +62,24 @@ public final class WebhookCommands {
     }
 
     /** Prints {@code ok} or why the body on {@code in} was rejected; returns the exit code. */
-    public static int verify(Command.WebhookVerify command, InputStream in, PrintStream out, PrintStream err,
-            Clock clock) throws IOException {
+    public static int verify(
+            Command.WebhookVerify command, InputStream in, PrintStream out, PrintStream err, Clock clock)
+            throws IOException {
         byte[] body = in.readAllBytes();
-        WebhookVerifier verifier = WebhookVerifier.builder().secrets(command.secrets())
-                .clock(clockFor(command, clock)).build();
+        WebhookVerifier verifier = WebhookVerifier.builder()
+                .secrets(command.secrets())
+                .clock(clockFor(command, clock))
+                .build();
         try {
-            verifier.verify(HeaderLookup.of(Map.of(SignedHeaders.WEBHOOK_ID, command.id(),
-                    SignedHeaders.WEBHOOK_TIMESTAMP, command.timestamp(),
-                    SignedHeaders.WEBHOOK_SIGNATURE, command.signature())), body);
+            verifier.verify(
+                    HeaderLookup.of(Map.of(
+                            SignedHeaders.WEBHOOK_ID,
+                            command.id(),
+                            SignedHeaders.WEBHOOK_TIMESTAMP,
+                            command.timestamp(),
+                            SignedHeaders.WEBHOOK_SIGNATURE,
+                            command.signature())),
+                    body);
             out.println("ok");
             return 0;
         } catch (WebhookVerificationException e) {

@@ -105,7 +105,8 @@ final class WebhookListener implements AutoCloseable {
 
     /** One line; what a stranger sent is printed without control characters and bounded. */
     private void print(@Nullable String id, String what) {
-        String shownId = id == null ? "-" : printable(id.length() > MAX_PRINTED_ID ? id.substring(0, MAX_PRINTED_ID) : id);
+        String shownId =
+                id == null ? "-" : printable(id.length() > MAX_PRINTED_ID ? id.substring(0, MAX_PRINTED_ID) : id);
         synchronized (out) {
             out.println(shownId + " " + printable(what));
             out.flush();

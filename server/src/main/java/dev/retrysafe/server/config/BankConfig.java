@@ -13,11 +13,15 @@ public record BankConfig(Duration latency, double declineRate, double errorRate)
 
     /** Checks every value. */
     public BankConfig {
-        ConfigException.check(!latency.isNegative() && latency.compareTo(Duration.ofMinutes(1)) <= 0,
-                "bank.latency", "must be between 0ms and 60s, was " + Durations.format(latency));
-        ConfigException.check(declineRate >= 0 && declineRate <= 1,
-                "bank.decline_rate", "must be between 0 and 1, was " + declineRate);
-        ConfigException.check(errorRate >= 0 && errorRate <= 1,
-                "bank.error_rate", "must be between 0 and 1, was " + errorRate);
+        ConfigException.check(
+                !latency.isNegative() && latency.compareTo(Duration.ofMinutes(1)) <= 0,
+                "bank.latency",
+                "must be between 0ms and 60s, was " + Durations.format(latency));
+        ConfigException.check(
+                declineRate >= 0 && declineRate <= 1,
+                "bank.decline_rate",
+                "must be between 0 and 1, was " + declineRate);
+        ConfigException.check(
+                errorRate >= 0 && errorRate <= 1, "bank.error_rate", "must be between 0 and 1, was " + errorRate);
     }
 }

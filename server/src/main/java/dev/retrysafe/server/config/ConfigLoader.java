@@ -1,7 +1,7 @@
 package dev.retrysafe.server.config;
 
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -51,8 +51,7 @@ public final class ConfigLoader {
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
-    private ConfigLoader() {
-    }
+    private ConfigLoader() {}
 
     /**
      * The configuration from {@code file} (or only the defaults when {@code null}) with the
@@ -69,7 +68,9 @@ public final class ConfigLoader {
             return build(new Settings(tree));
         } catch (ConfigException e) {
             String variable = setBy.get(e.setting());
-            throw variable == null ? e : new ConfigException(e.setting(), e.getMessage() + " (set by " + variable + ")");
+            throw variable == null
+                    ? e
+                    : new ConfigException(e.setting(), e.getMessage() + " (set by " + variable + ")");
         }
     }
 
@@ -90,19 +91,33 @@ public final class ConfigLoader {
                 s.nonBlank("host"),
                 s.integer("port"),
                 Path.of(s.nonBlank("data_dir")),
-                new DatabaseConfig(jdbcUrl, user, password, s.text("database.pool_size").isBlank()
-                        ? DatabaseConfig.defaultPoolSize(jdbcUrl) : s.integer("database.pool_size")),
+                new DatabaseConfig(
+                        jdbcUrl,
+                        user,
+                        password,
+                        s.text("database.pool_size").isBlank()
+                                ? DatabaseConfig.defaultPoolSize(jdbcUrl)
+                                : s.integer("database.pool_size")),
                 new RedisConfig(redis.isBlank() ? null : uri("redis.url", redis.trim())),
-                new BankConfig(s.duration("bank.latency"), s.decimal("bank.decline_rate"), s.decimal("bank.error_rate")),
-                new IdempotencyConfig(s.bool("idempotency.enabled"), s.duration("idempotency.lease"),
-                        s.duration("idempotency.retention"), s.duration("idempotency.purge_interval"), claims(s)),
+                new BankConfig(
+                        s.duration("bank.latency"), s.decimal("bank.decline_rate"), s.decimal("bank.error_rate")),
+                new IdempotencyConfig(
+                        s.bool("idempotency.enabled"),
+                        s.duration("idempotency.lease"),
+                        s.duration("idempotency.retention"),
+                        s.duration("idempotency.purge_interval"),
+                        claims(s)),
                 rateLimits(s, redis),
                 webhooks(s),
                 jobs(s),
                 streams(s),
-                new LimitsConfig(s.integer("limits.max_body_bytes"), s.duration("limits.body_timeout"),
-                        s.integer("limits.min_body_rate"), s.duration("limits.min_body_rate_grace"),
-                        s.longInteger("limits.max_buffered_body_bytes"), s.integer("limits.max_in_flight_per_key"),
+                new LimitsConfig(
+                        s.integer("limits.max_body_bytes"),
+                        s.duration("limits.body_timeout"),
+                        s.integer("limits.min_body_rate"),
+                        s.duration("limits.min_body_rate_grace"),
+                        s.longInteger("limits.max_buffered_body_bytes"),
+                        s.integer("limits.max_in_flight_per_key"),
                         s.integer("limits.max_in_flight_per_address")),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
@@ -113,8 +128,11 @@ public final class ConfigLoader {
             case "auto", "" -> IdempotencyConfig.Claims.AUTO;
             case "locks" -> IdempotencyConfig.Claims.LOCKS;
             case "rows" -> IdempotencyConfig.Claims.ROWS;
-            default -> throw new ConfigException("idempotency.claims", "idempotency.claims must be auto, locks or rows,"
-                    + " was '" + s.text("idempotency.claims") + "'");
+            default ->
+                throw new ConfigException(
+                        "idempotency.claims",
+                        "idempotency.claims must be auto, locks or rows," + " was '" + s.text("idempotency.claims")
+                                + "'");
         };
     }
 
@@ -123,22 +141,31 @@ public final class ConfigLoader {
             case "auto", "" -> RateLimitConfig.Store.AUTO;
             case "memory" -> RateLimitConfig.Store.MEMORY;
             case "redis" -> RateLimitConfig.Store.REDIS;
-            default -> throw new ConfigException("rate_limits.store", "rate_limits.store must be auto, memory or redis,"
-                    + " was '" + s.text("rate_limits.store") + "'");
+            default ->
+                throw new ConfigException(
+                        "rate_limits.store",
+                        "rate_limits.store must be auto, memory or redis," + " was '" + s.text("rate_limits.store")
+                                + "'");
         };
         if (store == RateLimitConfig.Store.REDIS && redisUrl.isBlank()) {
-            throw new ConfigException("rate_limits.store", "rate_limits.store is redis but redis.url is not set"
-                    + " (RETRYSAFE_REDIS_URL)");
+            throw new ConfigException(
+                    "rate_limits.store",
+                    "rate_limits.store is redis but redis.url is not set" + " (RETRYSAFE_REDIS_URL)");
         }
         Map<String, Double> plans = new java.util.LinkedHashMap<>();
         for (Iterator<String> it = s.node("rate_limits.plans").fieldNames(); it.hasNext(); ) {
             String plan = it.next();
             plans.put(plan, s.decimal("rate_limits.plans." + plan));
         }
-        return new RateLimitConfig(s.bool("rate_limits.enabled"), store,
-                RateLimitPolicies.parse(s.node("rate_limits.policies")), plans,
-                s.duration("rate_limits.retry_after_jitter"), s.duration("rate_limits.redis_timeout"),
-                s.nonBlank("rate_limits.redis_key_prefix"), s.bool("rate_limits.redis_direct_connection"),
+        return new RateLimitConfig(
+                s.bool("rate_limits.enabled"),
+                store,
+                RateLimitPolicies.parse(s.node("rate_limits.policies")),
+                plans,
+                s.duration("rate_limits.retry_after_jitter"),
+                s.duration("rate_limits.redis_timeout"),
+                s.nonBlank("rate_limits.redis_key_prefix"),
+                s.bool("rate_limits.redis_direct_connection"),
                 s.list("rate_limits.trusted_proxies"));
     }
 
@@ -147,14 +174,23 @@ public final class ConfigLoader {
         for (String entry : s.list("webhooks.retry_schedule")) {
             schedule.add(Durations.parse("webhooks.retry_schedule", entry));
         }
-        return new WebhooksConfig(s.duration("webhooks.timeout"), schedule, s.decimal("webhooks.jitter"),
-                s.duration("webhooks.disable_after"), s.integer("webhooks.max_in_flight_per_endpoint"),
-                s.list("webhooks.allow_private_targets"), s.bool("webhooks.require_https"));
+        return new WebhooksConfig(
+                s.duration("webhooks.timeout"),
+                schedule,
+                s.decimal("webhooks.jitter"),
+                s.duration("webhooks.disable_after"),
+                s.integer("webhooks.max_in_flight_per_endpoint"),
+                s.list("webhooks.allow_private_targets"),
+                s.bool("webhooks.require_https"));
     }
 
     private static JobsConfig jobs(Settings s) {
-        return new JobsConfig(s.integer("jobs.workers"), s.duration("jobs.lease"), s.integer("jobs.max_attempts"),
-                s.duration("jobs.result_retention"), s.duration("jobs.report_min_duration"));
+        return new JobsConfig(
+                s.integer("jobs.workers"),
+                s.duration("jobs.lease"),
+                s.integer("jobs.max_attempts"),
+                s.duration("jobs.result_retention"),
+                s.duration("jobs.report_min_duration"));
     }
 
     /** Every environment variable the loader reads, to the setting it overrides. */
@@ -163,12 +199,20 @@ public final class ConfigLoader {
     }
 
     private static StreamsConfig streams(Settings s) {
-        return new StreamsConfig(s.integer("streams.max_connections_per_account"), s.integer("streams.message_limit"),
-                s.duration("streams.message_window"), s.integer("streams.flood_close_after"),
-                s.integer("streams.max_message_bytes"), s.integer("streams.buffer_messages"),
-                s.integer("streams.buffer_bytes"), s.duration("streams.ping_interval"),
-                s.duration("streams.pong_timeout"), s.duration("streams.auth_timeout"), s.integer("streams.max_replay"),
-                s.duration("streams.poll_interval"), s.duration("streams.connection_lease"));
+        return new StreamsConfig(
+                s.integer("streams.max_connections_per_account"),
+                s.integer("streams.message_limit"),
+                s.duration("streams.message_window"),
+                s.integer("streams.flood_close_after"),
+                s.integer("streams.max_message_bytes"),
+                s.integer("streams.buffer_messages"),
+                s.integer("streams.buffer_bytes"),
+                s.duration("streams.ping_interval"),
+                s.duration("streams.pong_timeout"),
+                s.duration("streams.auth_timeout"),
+                s.integer("streams.max_replay"),
+                s.duration("streams.poll_interval"),
+                s.duration("streams.connection_lease"));
     }
 
     private static ObjectNode defaults() {
@@ -189,15 +233,19 @@ public final class ConfigLoader {
                 return YAML.createObjectNode(); // an empty file keeps every default
             }
             if (!node.isObject()) {
-                throw new ConfigException("--config", "configuration file " + file
-                        + " must hold a mapping of settings, found a " + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+                throw new ConfigException(
+                        "--config",
+                        "configuration file " + file + " must hold a mapping of settings, found a "
+                                + node.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
             }
             return node;
         } catch (NoSuchFileException e) {
             throw new ConfigException("--config", "configuration file " + file + " does not exist");
         } catch (JsonProcessingException e) {
-            throw new ConfigException("--config", "configuration file " + file + " is not valid YAML: "
-                    + e.getOriginalMessage() + " (line " + e.getLocation().getLineNr() + ")");
+            throw new ConfigException(
+                    "--config",
+                    "configuration file " + file + " is not valid YAML: " + e.getOriginalMessage() + " (line "
+                            + e.getLocation().getLineNr() + ")");
         } catch (IOException e) {
             throw new ConfigException("--config", "configuration file " + file + " cannot be read: " + e);
         }
@@ -209,11 +257,13 @@ public final class ConfigLoader {
             String path = prefix + e.getKey();
             JsonNode current = target.get(e.getKey());
             if (current == null) {
-                throw new ConfigException(path, "unknown setting '" + path + "' (see retrysafe-defaults.yaml for every setting)");
+                throw new ConfigException(
+                        path, "unknown setting '" + path + "' (see retrysafe-defaults.yaml for every setting)");
             }
             if (current.isObject()) {
                 if (!e.getValue().isObject()) {
-                    throw new ConfigException(path, path + " must be a mapping of settings, was '" + e.getValue() + "'");
+                    throw new ConfigException(
+                            path, path + " must be a mapping of settings, was '" + e.getValue() + "'");
                 }
                 merge((ObjectNode) current, e.getValue(), path + ".");
             } else if (e.getValue().isObject()) {
@@ -253,7 +303,8 @@ public final class ConfigLoader {
         } catch (NumberFormatException e) {
             // reported below, with the variable's name
         }
-        throw new ConfigException("bank.latency", variable + " must be a whole number of milliseconds >= 0, was '" + value + "'");
+        throw new ConfigException(
+                "bank.latency", variable + " must be a whole number of milliseconds >= 0, was '" + value + "'");
     }
 
     private static URI uri(String setting, String text) {
@@ -297,8 +348,10 @@ public final class ConfigLoader {
         int integer(String setting) {
             long value = longInteger(setting);
             if (value != (int) value) {
-                throw new ConfigException(setting, setting + " must be a whole number from " + Integer.MIN_VALUE + " to "
-                        + Integer.MAX_VALUE + ", was " + value);
+                throw new ConfigException(
+                        setting,
+                        setting + " must be a whole number from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE
+                                + ", was " + value);
             }
             return (int) value;
         }

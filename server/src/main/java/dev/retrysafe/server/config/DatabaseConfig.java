@@ -16,10 +16,12 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
 
     /** Checks every value. */
     public DatabaseConfig {
-        ConfigException.check(url == null || url.startsWith("jdbc:postgresql:") || url.startsWith("jdbc:h2:"),
-                "database.url", "must start with jdbc:postgresql:, postgresql:// or jdbc:h2:, was '" + url + "'");
-        ConfigException.check(poolSize >= 1 && poolSize <= 1000,
-                "database.pool_size", "must be between 1 and 1000, was " + poolSize);
+        ConfigException.check(
+                url == null || url.startsWith("jdbc:postgresql:") || url.startsWith("jdbc:h2:"),
+                "database.url",
+                "must start with jdbc:postgresql:, postgresql:// or jdbc:h2:, was '" + url + "'");
+        ConfigException.check(
+                poolSize >= 1 && poolSize <= 1000, "database.pool_size", "must be between 1 and 1000, was " + poolSize);
     }
 
     /**
@@ -42,7 +44,9 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
     /** The pool size for {@code url} when none is set: by where the database runs. */
     public static int defaultPoolSize(@Nullable String url) {
         boolean server = url != null
-                && (url.startsWith("jdbc:postgresql:") || url.startsWith("jdbc:h2:tcp:") || url.startsWith("jdbc:h2:ssl:"));
+                && (url.startsWith("jdbc:postgresql:")
+                        || url.startsWith("jdbc:h2:tcp:")
+                        || url.startsWith("jdbc:h2:ssl:"));
         return server ? POSTGRES_DEFAULT_POOL_SIZE : H2_DEFAULT_POOL_SIZE;
     }
 

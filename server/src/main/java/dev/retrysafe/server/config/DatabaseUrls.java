@@ -13,30 +13,33 @@ import org.jspecify.annotations.Nullable;
 final class DatabaseUrls {
 
     /** A JDBC URL and the credentials that were embedded in the original form, if any. */
-    record Parsed(String jdbcUrl, @Nullable String user, @Nullable String password) {
-    }
+    record Parsed(
+            String jdbcUrl, @Nullable String user, @Nullable String password) {}
 
-    private DatabaseUrls() {
-    }
+    private DatabaseUrls() {}
 
     static Parsed parse(String setting, String url) {
         if (url.startsWith("jdbc:")) {
             return new Parsed(url, null, null);
         }
         if (!url.startsWith("postgresql://") && !url.startsWith("postgres://")) {
-            throw new ConfigException(setting, setting
-                    + " must start with jdbc:postgresql:, postgresql:// or jdbc:h2:, was '" + redact(url) + "'");
+            throw new ConfigException(
+                    setting,
+                    setting + " must start with jdbc:postgresql:, postgresql:// or jdbc:h2:, was '" + redact(url)
+                            + "'");
         }
         URI uri;
         try {
             uri = new URI(url);
         } catch (URISyntaxException e) {
-            throw new ConfigException(setting, setting + " is not a valid URL (" + e.getReason() + "): '"
-                    + redact(url) + "'");
+            throw new ConfigException(
+                    setting, setting + " is not a valid URL (" + e.getReason() + "): '" + redact(url) + "'");
         }
         if (uri.getHost() == null || uri.getPath() == null || uri.getPath().length() < 2) {
-            throw new ConfigException(setting, setting
-                    + " must name a host and a database, like postgresql://user@host:5432/db, was '" + redact(url) + "'");
+            throw new ConfigException(
+                    setting,
+                    setting + " must name a host and a database, like postgresql://user@host:5432/db, was '"
+                            + redact(url) + "'");
         }
         String user = null;
         String password = null;

@@ -10,15 +10,14 @@ public final class Durations {
 
     private static final Pattern FORM = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /** The duration {@code text} stands for; {@code setting} names it in the error. */
     public static Duration parse(String setting, String text) {
         Matcher m = FORM.matcher(text.trim().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
-            throw new ConfigException(setting, setting
-                    + " must be a duration such as 100ms, 30s, 5m, 24h or 2d, was '" + text + "'");
+            throw new ConfigException(
+                    setting, setting + " must be a duration such as 100ms, 30s, 5m, 24h or 2d, was '" + text + "'");
         }
         long n = Long.parseLong(m.group(1));
         return switch (m.group(2)) {

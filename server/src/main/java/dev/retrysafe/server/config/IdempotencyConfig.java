@@ -12,8 +12,8 @@ import java.time.Duration;
  * @param purgeInterval how often expired keys are deleted, at least 1s
  * @param claims how a key is held while its request runs
  */
-public record IdempotencyConfig(boolean enabled, Duration lease, Duration retention, Duration purgeInterval,
-        Claims claims) {
+public record IdempotencyConfig(
+        boolean enabled, Duration lease, Duration retention, Duration purgeInterval, Claims claims) {
 
     /** The {@code idempotency.claims} setting. */
     public enum Claims {
@@ -37,15 +37,18 @@ public record IdempotencyConfig(boolean enabled, Duration lease, Duration retent
      * @throws ConfigException for {@code locks} on an external H2
      */
     public ClaimMode claimMode(DatabaseConfig database) {
-        ClaimMode locks = database.postgres() ? ClaimMode.POSTGRES_ADVISORY_LOCKS
+        ClaimMode locks = database.postgres()
+                ? ClaimMode.POSTGRES_ADVISORY_LOCKS
                 : database.embedded() ? ClaimMode.IN_PROCESS : null;
         return switch (claims) {
             case ROWS -> ClaimMode.ROWS;
             case AUTO -> locks != null ? locks : ClaimMode.ROWS;
             case LOCKS -> {
                 if (locks == null) {
-                    throw new ConfigException("idempotency.claims", "idempotency.claims is locks, which needs PostgreSQL or the embedded database;"
-                            + " an external H2 may be shared by several instances: use rows");
+                    throw new ConfigException(
+                            "idempotency.claims",
+                            "idempotency.claims is locks, which needs PostgreSQL or the embedded database;"
+                                    + " an external H2 may be shared by several instances: use rows");
                 }
                 yield locks;
             }
@@ -54,15 +57,23 @@ public record IdempotencyConfig(boolean enabled, Duration lease, Duration retent
 
     /** Checks every value. */
     public IdempotencyConfig {
-        ConfigException.check(lease.compareTo(Duration.ofSeconds(1)) >= 0 && lease.compareTo(Duration.ofHours(1)) <= 0,
-                "idempotency.lease", "must be between 1s and 1h, was " + Durations.format(lease));
-        ConfigException.check(retention.compareTo(Duration.ofMinutes(1)) >= 0,
-                "idempotency.retention", "must be at least 1m, was " + Durations.format(retention));
+        ConfigException.check(
+                lease.compareTo(Duration.ofSeconds(1)) >= 0 && lease.compareTo(Duration.ofHours(1)) <= 0,
+                "idempotency.lease",
+                "must be between 1s and 1h, was " + Durations.format(lease));
+        ConfigException.check(
+                retention.compareTo(Duration.ofMinutes(1)) >= 0,
+                "idempotency.retention",
+                "must be at least 1m, was " + Durations.format(retention));
         // a key must outlive its own lease, or a slow first try could be purged while running
-        ConfigException.check(retention.compareTo(lease) > 0,
-                "idempotency.retention", "must be longer than idempotency.lease ("
-                        + Durations.format(lease) + "), was " + Durations.format(retention));
-        ConfigException.check(purgeInterval.compareTo(Duration.ofSeconds(1)) >= 0,
-                "idempotency.purge_interval", "must be at least 1s, was " + Durations.format(purgeInterval));
+        ConfigException.check(
+                retention.compareTo(lease) > 0,
+                "idempotency.retention",
+                "must be longer than idempotency.lease (" + Durations.format(lease) + "), was "
+                        + Durations.format(retention));
+        ConfigException.check(
+                purgeInterval.compareTo(Duration.ofSeconds(1)) >= 0,
+                "idempotency.purge_interval",
+                "must be at least 1s, was " + Durations.format(purgeInterval));
     }
 }

@@ -52,24 +52,34 @@ public record RateLimitConfig(
         plans = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(plans));
         java.util.Set<String> names = new java.util.HashSet<>();
         for (Policy policy : policies) {
-            ConfigException.check(names.add(policy.name()), "rate_limits.policies",
+            ConfigException.check(
+                    names.add(policy.name()),
+                    "rate_limits.policies",
                     "policy names must be unique, '" + policy.name() + "' is used twice");
         }
         for (Map.Entry<String, Double> plan : plans.entrySet()) {
-            ConfigException.check(plan.getValue() > 0 && plan.getValue() <= 1_000_000,
-                    "rate_limits.plans." + plan.getKey(), "must be a factor above 0 and at most 1000000, was "
-                            + plan.getValue());
+            ConfigException.check(
+                    plan.getValue() > 0 && plan.getValue() <= 1_000_000,
+                    "rate_limits.plans." + plan.getKey(),
+                    "must be a factor above 0 and at most 1000000, was " + plan.getValue());
         }
-        ConfigException.check(!retryAfterJitter.isNegative() && retryAfterJitter.compareTo(Duration.ofMinutes(1)) <= 0,
-                "rate_limits.retry_after_jitter", "must be between 0s and 1m, was " + Durations.format(retryAfterJitter));
+        ConfigException.check(
+                !retryAfterJitter.isNegative() && retryAfterJitter.compareTo(Duration.ofMinutes(1)) <= 0,
+                "rate_limits.retry_after_jitter",
+                "must be between 0s and 1m, was " + Durations.format(retryAfterJitter));
         // Retry-After counts whole seconds: 1500ms would silently act as 1s, 500ms as no jitter
-        ConfigException.check(retryAfterJitter.toMillisPart() == 0 && retryAfterJitter.toNanosPart() == 0,
-                "rate_limits.retry_after_jitter", "must be whole seconds (Retry-After counts seconds), was "
-                        + Durations.format(retryAfterJitter));
-        ConfigException.check(redisTimeout.compareTo(Duration.ofMillis(1)) >= 0
+        ConfigException.check(
+                retryAfterJitter.toMillisPart() == 0 && retryAfterJitter.toNanosPart() == 0,
+                "rate_limits.retry_after_jitter",
+                "must be whole seconds (Retry-After counts seconds), was " + Durations.format(retryAfterJitter));
+        ConfigException.check(
+                redisTimeout.compareTo(Duration.ofMillis(1)) >= 0
                         && redisTimeout.compareTo(Duration.ofSeconds(10)) <= 0,
-                "rate_limits.redis_timeout", "must be between 1ms and 10s, was " + Durations.format(redisTimeout));
-        ConfigException.check(redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"), "rate_limits.redis_key_prefix",
+                "rate_limits.redis_timeout",
+                "must be between 1ms and 10s, was " + Durations.format(redisTimeout));
+        ConfigException.check(
+                redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"),
+                "rate_limits.redis_key_prefix",
                 "must be 1..64 characters of A-Z a-z 0-9 _ . : -, was '" + redisKeyPrefix + "'");
         trustedProxies = List.copyOf(trustedProxies);
         try {
@@ -81,31 +91,71 @@ public record RateLimitConfig(
 
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
     public RateLimitConfig disabled() {
-        return new RateLimitConfig(false, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
-                redisDirectConnection, trustedProxies);
+        return new RateLimitConfig(
+                false,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies);
     }
 
     /** The same settings with other policies. */
     public RateLimitConfig withPolicies(List<Policy> newPolicies) {
-        return new RateLimitConfig(true, store, newPolicies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
-                redisDirectConnection, trustedProxies);
+        return new RateLimitConfig(
+                true,
+                store,
+                newPolicies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies);
     }
 
     /** The same settings with another store. */
     public RateLimitConfig withStore(Store newStore) {
-        return new RateLimitConfig(enabled, newStore, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
-                redisDirectConnection, trustedProxies);
+        return new RateLimitConfig(
+                enabled,
+                newStore,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies);
     }
 
     /** The same limits, waiting at most {@code timeout} for Redis. */
     public RateLimitConfig withRedisTimeout(Duration timeout) {
-        return new RateLimitConfig(enabled, store, policies, plans, retryAfterJitter, timeout, redisKeyPrefix,
-                redisDirectConnection, trustedProxies);
+        return new RateLimitConfig(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                timeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies);
     }
 
     /** The same limits with these trusted proxies. */
     public RateLimitConfig withTrustedProxies(List<String> newTrustedProxies) {
-        return new RateLimitConfig(enabled, store, policies, plans, retryAfterJitter, redisTimeout, redisKeyPrefix,
-                redisDirectConnection, newTrustedProxies);
+        return new RateLimitConfig(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                newTrustedProxies);
     }
 }

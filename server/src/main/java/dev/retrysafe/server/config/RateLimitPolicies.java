@@ -23,11 +23,10 @@ import org.jspecify.annotations.Nullable;
 final class RateLimitPolicies {
 
     private static final String SETTING = "rate_limits.policies";
-    private static final Set<String> FIELDS = Set.of("name", "scope", "algorithm", "quota", "window", "burst",
-            "cost", "fail", "route_group", "applies_to");
+    private static final Set<String> FIELDS = Set.of(
+            "name", "scope", "algorithm", "quota", "window", "burst", "cost", "fail", "route_group", "applies_to");
 
-    private RateLimitPolicies() {
-    }
+    private RateLimitPolicies() {}
 
     static List<Policy> parse(JsonNode list) {
         if (list.isNull() || list.isMissingNode()) {
@@ -50,8 +49,10 @@ final class RateLimitPolicies {
         for (Iterator<String> it = entry.fieldNames(); it.hasNext(); ) {
             String field = it.next();
             if (!FIELDS.contains(field)) {
-                throw new ConfigException(at + "." + field, "unknown setting '" + at + "." + field
-                        + "' (a policy has " + String.join(", ", new java.util.TreeSet<>(FIELDS)) + ")");
+                throw new ConfigException(
+                        at + "." + field,
+                        "unknown setting '" + at + "." + field + "' (a policy has "
+                                + String.join(", ", new java.util.TreeSet<>(FIELDS)) + ")");
             }
         }
         String name = required(entry, at, "name");
@@ -78,8 +79,10 @@ final class RateLimitPolicies {
             case "all" -> null;
             case "authenticated" -> facts -> facts.accountId() == null ? null : scope.keyFor(facts);
             case "unauthenticated" -> facts -> facts.accountId() != null ? null : scope.keyFor(facts);
-            default -> throw new ConfigException(at + ".applies_to", at + ".applies_to must be all, authenticated"
-                    + " or unauthenticated, was '" + appliesTo + "'");
+            default ->
+                throw new ConfigException(
+                        at + ".applies_to",
+                        at + ".applies_to must be all, authenticated" + " or unauthenticated, was '" + appliesTo + "'");
         };
         return key == null ? scope : Scope.custom(scope.id(), key);
     }
@@ -120,6 +123,7 @@ final class RateLimitPolicies {
         if (n.isIntegralNumber() && n.canConvertToLong()) {
             return n.longValue();
         }
-        throw new ConfigException(at + "." + field, at + "." + field + " must be a whole number, was '" + n.asText() + "'");
+        throw new ConfigException(
+                at + "." + field, at + "." + field + " must be a whole number, was '" + n.asText() + "'");
     }
 }

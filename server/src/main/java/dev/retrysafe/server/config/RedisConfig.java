@@ -54,17 +54,29 @@ public record RedisConfig(@Nullable URI url) {
 
     private static List<URI> nodes(URI url) {
         String scheme = String.valueOf(url.getScheme());
-        ConfigException.check(List.of("redis", "rediss", "redis-cluster", "rediss-cluster").contains(scheme), SETTING,
-                "must start with redis://, rediss://, redis-cluster:// or rediss-cluster://, was '" + redacted(url) + "'");
+        ConfigException.check(
+                List.of("redis", "rediss", "redis-cluster", "rediss-cluster").contains(scheme),
+                SETTING,
+                "must start with redis://, rediss://, redis-cluster:// or rediss-cluster://, was '" + redacted(url)
+                        + "'");
         if (!scheme.endsWith(CLUSTER_SUFFIX)) {
-            ConfigException.check(url.getHost() != null && !url.getHost().isEmpty(),
-                    SETTING, "must name a host, was '" + redacted(url) + "'");
+            ConfigException.check(
+                    url.getHost() != null && !url.getHost().isEmpty(),
+                    SETTING,
+                    "must name a host, was '" + redacted(url) + "'");
             return List.of(withPort(url));
         }
-        ConfigException.check(url.getRawAuthority() != null, SETTING,
+        ConfigException.check(
+                url.getRawAuthority() != null,
+                SETTING,
                 "must name at least one node of the Redis Cluster, was '" + redacted(url) + "'");
-        ConfigException.check((url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/"))
-                        && url.getRawQuery() == null && url.getRawFragment() == null, SETTING,
+        ConfigException.check(
+                (url.getRawPath() == null
+                                || url.getRawPath().isEmpty()
+                                || url.getRawPath().equals("/"))
+                        && url.getRawQuery() == null
+                        && url.getRawFragment() == null,
+                SETTING,
                 "a Redis Cluster URL names nodes only (a Cluster has only database 0), was '" + redacted(url) + "'");
         String authority = url.getRawAuthority();
         int at = authority.lastIndexOf('@');
@@ -79,8 +91,10 @@ public record RedisConfig(@Nullable URI url) {
                 // reported below
             }
             if (parsed == null || parsed.getHost() == null || parsed.getHost().isEmpty() || parsed.getPort() > 65_535) {
-                throw new ConfigException(SETTING, SETTING + " names each node of a Redis Cluster as host or host:port,"
-                        + " was '" + node + "' in '" + redacted(url) + "'");
+                throw new ConfigException(
+                        SETTING,
+                        SETTING + " names each node of a Redis Cluster as host or host:port," + " was '" + node
+                                + "' in '" + redacted(url) + "'");
             }
             nodes.add(withPort(parsed));
         }
@@ -92,7 +106,13 @@ public record RedisConfig(@Nullable URI url) {
             return url;
         }
         try {
-            return new URI(url.getScheme(), url.getUserInfo(), url.getHost(), DEFAULT_PORT, url.getPath(), url.getQuery(),
+            return new URI(
+                    url.getScheme(),
+                    url.getUserInfo(),
+                    url.getHost(),
+                    DEFAULT_PORT,
+                    url.getPath(),
+                    url.getQuery(),
                     url.getFragment());
         } catch (URISyntaxException e) {
             throw new IllegalStateException("a valid URL with a port added is valid: " + e.getMessage(), e);

@@ -48,14 +48,18 @@ public record ServerConfig(
     public ServerConfig {
         ConfigException.check(!host.isBlank(), "host", "must not be empty");
         ConfigException.check(port >= 0 && port <= 65535, "port", "must be between 0 and 65535, was " + port);
-        ConfigException.check(!shutdownTimeout.isNegative() && shutdownTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
-                "shutdown.timeout", "must be between 0s and 10m, was " + Durations.format(shutdownTimeout));
+        ConfigException.check(
+                !shutdownTimeout.isNegative() && shutdownTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
+                "shutdown.timeout",
+                "must be between 0s and 10m, was " + Durations.format(shutdownTimeout));
         bootstrapApiKeys = List.copyOf(bootstrapApiKeys);
         for (String key : bootstrapApiKeys) {
             // never echo the key itself: it is a secret
-            ConfigException.check(BOOTSTRAP_KEY.matcher(key).matches(), "bootstrap_api_keys",
-                    "entries must be 16..200 characters of A-Z a-z 0-9 _ - . ~, one is not (length "
-                            + key.length() + ")");
+            ConfigException.check(
+                    BOOTSTRAP_KEY.matcher(key).matches(),
+                    "bootstrap_api_keys",
+                    "entries must be 16..200 characters of A-Z a-z 0-9 _ - . ~, one is not (length " + key.length()
+                            + ")");
         }
     }
 
@@ -66,68 +70,211 @@ public record ServerConfig(
 
     /** A copy listening on another address. */
     public ServerConfig withHost(String newHost) {
-        return new ServerConfig(newHost, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                newHost,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy on another port. */
     public ServerConfig withPort(int newPort) {
-        return new ServerConfig(host, newPort, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                newPort,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with another data folder. */
     public ServerConfig withDataDir(Path newDataDir) {
-        return new ServerConfig(host, port, newDataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                newDataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with another database. */
     public ServerConfig withDatabase(DatabaseConfig newDatabase) {
-        return new ServerConfig(host, port, dataDir, newDatabase, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                newDatabase,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with another Redis. */
     public ServerConfig withRedis(RedisConfig newRedis) {
-        return new ServerConfig(host, port, dataDir, database, newRedis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                newRedis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with another bank. */
     public ServerConfig withBank(BankConfig newBank) {
-        return new ServerConfig(host, port, dataDir, database, redis, newBank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                newBank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with other idempotency settings. */
     public ServerConfig withIdempotency(IdempotencyConfig newIdempotency) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, newIdempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                newIdempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with other rate limits. */
     public ServerConfig withRateLimits(RateLimitConfig newRateLimits) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, newRateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                newRateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with other webhook settings. */
     public ServerConfig withWebhooks(WebhooksConfig newWebhooks) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, newWebhooks, jobs, streams,
-                limits, shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                newWebhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with other job settings. */
     public ServerConfig withJobs(JobsConfig newJobs) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, newJobs, streams,
-                limits, shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                newJobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with other live stream settings. */
     public ServerConfig withStreams(StreamsConfig newStreams) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs,
-                newStreams, limits, shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                newStreams,
+                limits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with another body limit. */
@@ -137,8 +284,21 @@ public record ServerConfig(
 
     /** A copy with other request limits. */
     public ServerConfig withLimits(LimitsConfig newLimits) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, newLimits,
-                shutdownTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                newLimits,
+                shutdownTimeout,
+                bootstrapApiKeys);
     }
 
     /** The largest request body ({@code limits.max_body_bytes}). */
@@ -148,13 +308,39 @@ public record ServerConfig(
 
     /** A copy with another shutdown timeout. */
     public ServerConfig withShutdownTimeout(Duration newTimeout) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                newTimeout, bootstrapApiKeys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                newTimeout,
+                bootstrapApiKeys);
     }
 
     /** A copy with other bootstrap keys. */
     public ServerConfig withBootstrapApiKeys(List<String> keys) {
-        return new ServerConfig(host, port, dataDir, database, redis, bank, idempotency, rateLimits, webhooks, jobs, streams, limits,
-                shutdownTimeout, keys);
+        return new ServerConfig(
+                host,
+                port,
+                dataDir,
+                database,
+                redis,
+                bank,
+                idempotency,
+                rateLimits,
+                webhooks,
+                jobs,
+                streams,
+                limits,
+                shutdownTimeout,
+                keys);
     }
 }

@@ -61,65 +61,157 @@ public record StreamsConfig(
 
     /** A copy with another client message limit (tests). */
     public StreamsConfig withMessageLimit(int limit, Duration window, int closeAfter) {
-        return new StreamsConfig(maxConnectionsPerAccount, limit, window, closeAfter, maxMessageBytes, bufferMessages,
-                bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval, connectionLease);
+        return new StreamsConfig(
+                maxConnectionsPerAccount,
+                limit,
+                window,
+                closeAfter,
+                maxMessageBytes,
+                bufferMessages,
+                bufferBytes,
+                pingInterval,
+                pongTimeout,
+                authTimeout,
+                maxReplay,
+                pollInterval,
+                connectionLease);
     }
 
     /** A copy with another send buffer (tests). */
     public StreamsConfig withBuffer(int messages, int bytes) {
-        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, messages, bytes, pingInterval, pongTimeout, authTimeout, maxReplay,
-                pollInterval, connectionLease);
+        return new StreamsConfig(
+                maxConnectionsPerAccount,
+                messageLimit,
+                messageWindow,
+                floodCloseAfter,
+                maxMessageBytes,
+                messages,
+                bytes,
+                pingInterval,
+                pongTimeout,
+                authTimeout,
+                maxReplay,
+                pollInterval,
+                connectionLease);
     }
 
     /** A copy with other liveness timings (tests). */
     public StreamsConfig withTimings(Duration ping, Duration pong, Duration auth) {
-        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, bufferMessages, bufferBytes, ping, pong, auth, maxReplay, pollInterval,
+        return new StreamsConfig(
+                maxConnectionsPerAccount,
+                messageLimit,
+                messageWindow,
+                floodCloseAfter,
+                maxMessageBytes,
+                bufferMessages,
+                bufferBytes,
+                ping,
+                pong,
+                auth,
+                maxReplay,
+                pollInterval,
                 connectionLease);
     }
 
     /** A copy with another per-account connection limit (tests). */
     public StreamsConfig withMaxConnectionsPerAccount(int max) {
-        return new StreamsConfig(max, messageLimit, messageWindow, floodCloseAfter, maxMessageBytes, bufferMessages,
-                bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval, connectionLease);
+        return new StreamsConfig(
+                max,
+                messageLimit,
+                messageWindow,
+                floodCloseAfter,
+                maxMessageBytes,
+                bufferMessages,
+                bufferBytes,
+                pingInterval,
+                pongTimeout,
+                authTimeout,
+                maxReplay,
+                pollInterval,
+                connectionLease);
     }
 
     /** A copy with another message size limit (tests). */
     public StreamsConfig withMaxMessageBytes(int bytes) {
-        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter, bytes,
-                bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay, pollInterval,
+        return new StreamsConfig(
+                maxConnectionsPerAccount,
+                messageLimit,
+                messageWindow,
+                floodCloseAfter,
+                bytes,
+                bufferMessages,
+                bufferBytes,
+                pingInterval,
+                pongTimeout,
+                authTimeout,
+                maxReplay,
+                pollInterval,
                 connectionLease);
     }
 
     /** A copy with another replay limit (tests). */
     public StreamsConfig withMaxReplay(int events) {
-        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, events,
-                pollInterval, connectionLease);
+        return new StreamsConfig(
+                maxConnectionsPerAccount,
+                messageLimit,
+                messageWindow,
+                floodCloseAfter,
+                maxMessageBytes,
+                bufferMessages,
+                bufferBytes,
+                pingInterval,
+                pongTimeout,
+                authTimeout,
+                events,
+                pollInterval,
+                connectionLease);
     }
 
     /** A copy with another poll interval (tests). */
     public StreamsConfig withPollInterval(Duration interval) {
-        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout,
-                maxReplay, interval, connectionLease);
+        return new StreamsConfig(
+                maxConnectionsPerAccount,
+                messageLimit,
+                messageWindow,
+                floodCloseAfter,
+                maxMessageBytes,
+                bufferMessages,
+                bufferBytes,
+                pingInterval,
+                pongTimeout,
+                authTimeout,
+                maxReplay,
+                interval,
+                connectionLease);
     }
 
     /** A copy with another connection lease (tests). */
     public StreamsConfig withConnectionLease(Duration lease) {
-        return new StreamsConfig(maxConnectionsPerAccount, messageLimit, messageWindow, floodCloseAfter,
-                maxMessageBytes, bufferMessages, bufferBytes, pingInterval, pongTimeout, authTimeout, maxReplay,
-                pollInterval, lease);
+        return new StreamsConfig(
+                maxConnectionsPerAccount,
+                messageLimit,
+                messageWindow,
+                floodCloseAfter,
+                maxMessageBytes,
+                bufferMessages,
+                bufferBytes,
+                pingInterval,
+                pongTimeout,
+                authTimeout,
+                maxReplay,
+                pollInterval,
+                lease);
     }
 
     private static void range(String setting, int value, int min, int max) {
-        ConfigException.check(value >= min && value <= max, setting,
-                "must be between " + min + " and " + max + ", was " + value);
+        ConfigException.check(
+                value >= min && value <= max, setting, "must be between " + min + " and " + max + ", was " + value);
     }
 
     private static void range(String setting, Duration value, Duration min, Duration max) {
-        ConfigException.check(value.compareTo(min) >= 0 && value.compareTo(max) <= 0, setting,
+        ConfigException.check(
+                value.compareTo(min) >= 0 && value.compareTo(max) <= 0,
+                setting,
                 "must be between " + Durations.format(min) + " and " + Durations.format(max) + ", was "
                         + Durations.format(value));
     }

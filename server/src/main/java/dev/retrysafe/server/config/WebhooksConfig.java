@@ -30,28 +30,41 @@ public record WebhooksConfig(
 
     /** Checks every value and copies the lists. */
     public WebhooksConfig {
-        ConfigException.check(timeout.compareTo(Duration.ofMillis(1)) >= 0 && timeout.compareTo(Duration.ofMinutes(10)) <= 0,
-                "webhooks.timeout", "must be between 1ms and 10m, was " + Durations.format(timeout));
+        ConfigException.check(
+                timeout.compareTo(Duration.ofMillis(1)) >= 0 && timeout.compareTo(Duration.ofMinutes(10)) <= 0,
+                "webhooks.timeout",
+                "must be between 1ms and 10m, was " + Durations.format(timeout));
         retrySchedule = List.copyOf(retrySchedule);
-        ConfigException.check(!retrySchedule.isEmpty() && retrySchedule.size() <= MAX_SCHEDULE,
-                "webhooks.retry_schedule", "must list 1 to " + MAX_SCHEDULE + " durations, had " + retrySchedule.size());
-        ConfigException.check(retrySchedule.getFirst().isZero(), "webhooks.retry_schedule",
-                "must start with 0s (the first attempt is made at once), was " + Durations.format(retrySchedule.getFirst()));
+        ConfigException.check(
+                !retrySchedule.isEmpty() && retrySchedule.size() <= MAX_SCHEDULE,
+                "webhooks.retry_schedule",
+                "must list 1 to " + MAX_SCHEDULE + " durations, had " + retrySchedule.size());
+        ConfigException.check(
+                retrySchedule.getFirst().isZero(),
+                "webhooks.retry_schedule",
+                "must start with 0s (the first attempt is made at once), was "
+                        + Durations.format(retrySchedule.getFirst()));
         for (Duration d : retrySchedule) {
-            ConfigException.check(!d.isNegative() && d.compareTo(LONGEST_DELAY) <= 0, "webhooks.retry_schedule",
+            ConfigException.check(
+                    !d.isNegative() && d.compareTo(LONGEST_DELAY) <= 0,
+                    "webhooks.retry_schedule",
                     "entries must be between 0s and 30d, one was " + Durations.format(d));
         }
         ConfigException.check(jitter >= 0 && jitter <= 1, "webhooks.jitter", "must be between 0 and 1, was " + jitter);
-        ConfigException.check(disableAfter.compareTo(Duration.ofMinutes(1)) >= 0
-                        && disableAfter.compareTo(Duration.ofDays(365)) <= 0,
-                "webhooks.disable_after", "must be between 1m and 365d, was " + Durations.format(disableAfter));
-        ConfigException.check(maxInFlightPerEndpoint >= 1 && maxInFlightPerEndpoint <= 10_000,
-                "webhooks.max_in_flight_per_endpoint", "must be between 1 and 10000, was " + maxInFlightPerEndpoint);
+        ConfigException.check(
+                disableAfter.compareTo(Duration.ofMinutes(1)) >= 0 && disableAfter.compareTo(Duration.ofDays(365)) <= 0,
+                "webhooks.disable_after",
+                "must be between 1m and 365d, was " + Durations.format(disableAfter));
+        ConfigException.check(
+                maxInFlightPerEndpoint >= 1 && maxInFlightPerEndpoint <= 10_000,
+                "webhooks.max_in_flight_per_endpoint",
+                "must be between 1 and 10000, was " + maxInFlightPerEndpoint);
         allowPrivateTargets = List.copyOf(allowPrivateTargets);
         try {
             TargetGuard.builder().allowPrivateTargets(allowPrivateTargets);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("webhooks.allow_private_targets",
+            throw new ConfigException(
+                    "webhooks.allow_private_targets",
                     "webhooks.allow_private_targets entries must be CIDR blocks such as 127.0.0.0/8 or ::1/128: "
                             + e.getMessage());
         }
@@ -59,19 +72,37 @@ public record WebhooksConfig(
 
     /** The same settings with another retry schedule and jitter (tests compress the schedule). */
     public WebhooksConfig withRetrySchedule(List<Duration> newSchedule, double newJitter) {
-        return new WebhooksConfig(timeout, newSchedule, newJitter, disableAfter, maxInFlightPerEndpoint,
-                allowPrivateTargets, requireHttps);
+        return new WebhooksConfig(
+                timeout,
+                newSchedule,
+                newJitter,
+                disableAfter,
+                maxInFlightPerEndpoint,
+                allowPrivateTargets,
+                requireHttps);
     }
 
     /** The same settings with other private targets and HTTPS rule (tests with a loopback receiver). */
     public WebhooksConfig withTargets(List<String> newAllowPrivateTargets, boolean newRequireHttps) {
-        return new WebhooksConfig(timeout, retrySchedule, jitter, disableAfter, maxInFlightPerEndpoint,
-                newAllowPrivateTargets, newRequireHttps);
+        return new WebhooksConfig(
+                timeout,
+                retrySchedule,
+                jitter,
+                disableAfter,
+                maxInFlightPerEndpoint,
+                newAllowPrivateTargets,
+                newRequireHttps);
     }
 
     /** The same settings with another attempt timeout. */
     public WebhooksConfig withTimeout(Duration newTimeout) {
-        return new WebhooksConfig(newTimeout, retrySchedule, jitter, disableAfter, maxInFlightPerEndpoint,
-                allowPrivateTargets, requireHttps);
+        return new WebhooksConfig(
+                newTimeout,
+                retrySchedule,
+                jitter,
+                disableAfter,
+                maxInFlightPerEndpoint,
+                allowPrivateTargets,
+                requireHttps);
     }
 }

@@ -28,8 +28,7 @@ public final class DashboardAssets {
             "dashboard.css", Asset.load("dashboard.css", "text/css; charset=utf-8"),
             "dashboard.js", Asset.load("dashboard.js", "text/javascript; charset=utf-8"));
 
-    private DashboardAssets() {
-    }
+    private DashboardAssets() {}
 
     /** {@code GET /dashboard}. */
     public static void page(Context ctx) {

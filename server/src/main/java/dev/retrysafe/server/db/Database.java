@@ -51,7 +51,8 @@ public final class Database implements AutoCloseable {
     /** Like {@link #open(DatabaseConfig, Path, String, int)}, with the given commit durability. */
     public static Database open(DatabaseConfig config, Path dataDir, String name, int size, Durability durability) {
         HikariConfig hc = new HikariConfig();
-        if (durability == Durability.MAY_LOSE_UNFLUSHED && config.jdbcUrl(dataDir).startsWith("jdbc:postgresql:")) {
+        if (durability == Durability.MAY_LOSE_UNFLUSHED
+                && config.jdbcUrl(dataDir).startsWith("jdbc:postgresql:")) {
             hc.setConnectionInitSql("SET synchronous_commit = off");
         }
         hc.setPoolName(name);
@@ -83,9 +84,7 @@ public final class Database implements AutoCloseable {
      * history of a database whose V2 to V6 ran as the Java classes they were ({@link FormerJavaMigrations}).
      */
     public void migrate() {
-        FluentConfiguration flyway = Flyway.configure()
-                .dataSource(pool)
-                .locations("classpath:db/migration");
+        FluentConfiguration flyway = Flyway.configure().dataSource(pool).locations("classpath:db/migration");
         try {
             int realigned = FormerJavaMigrations.realign(pool, flyway);
             if (realigned > 0) {

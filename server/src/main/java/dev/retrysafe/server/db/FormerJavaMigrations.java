@@ -33,13 +33,13 @@ final class FormerJavaMigrations {
             "4", "db.migration.V4__Jobs",
             "5", "db.migration.V5__Webhook_rate_limit",
             "6", "db.migration.V6__Dashboard_indexes");
+
     private static final String REALIGN = "UPDATE \"" + HISTORY + "\" SET \"type\" = 'SQL', \"script\" = ?,"
             + " \"checksum\" = ? WHERE \"version\" = ? AND \"type\" = 'JDBC' AND \"script\" = ? AND \"success\"";
     private static final String ANY_FORMER = "SELECT COUNT(*) FROM \"" + HISTORY + "\" WHERE \"type\" = 'JDBC'"
             + " AND \"script\" IN (" + String.join(", ", List.of("?", "?", "?", "?", "?")) + ")";
 
-    private FormerJavaMigrations() {
-    }
+    private FormerJavaMigrations() {}
 
     /**
      * Rewrites the rows of the former Java migrations, if any, as the SQL migrations of
@@ -105,7 +105,8 @@ final class FormerJavaMigrations {
      * version: read as pending against a history table that does not exist (reading creates nothing).
      */
     private static Map<String, MigrationInfo> resolved(FluentConfiguration flyway) {
-        FluentConfiguration probe = new FluentConfiguration(flyway.getClassLoader()).configuration(flyway)
+        FluentConfiguration probe = new FluentConfiguration(flyway.getClassLoader())
+                .configuration(flyway)
                 .table("retrysafe_no_history");
         Map<String, MigrationInfo> byVersion = new HashMap<>();
         for (MigrationInfo m : probe.load().info().pending()) {

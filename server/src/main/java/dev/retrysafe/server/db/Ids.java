@@ -46,6 +46,7 @@ public final class Ids {
 
     /** Whether {@code id} has the form of an id with {@code prefix} (it may still not exist). */
     public static boolean looksLike(String prefix, String id) {
-        return id.startsWith(prefix) && BODY.matcher(id.substring(prefix.length())).matches();
+        return id.startsWith(prefix)
+                && BODY.matcher(id.substring(prefix.length())).matches();
     }
 }

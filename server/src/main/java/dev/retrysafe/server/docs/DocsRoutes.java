@@ -23,8 +23,7 @@ public final class DocsRoutes {
             + "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
     /** A file of the page. @param contentType its media type @param bytes its content */
-    private record Asset(String contentType, byte[] bytes) {
-    }
+    private record Asset(String contentType, byte[] bytes) {}
 
     private final byte[] openApi;
     private final Asset page;

@@ -25,10 +25,18 @@ public final class OpenApiDocument {
     /** Where the source is, on the class path. */
     public static final String SOURCE = "openapi/openapi.yaml";
     /** The headers every answer under {@code /v1} carries while rate limits are enabled. */
-    static final List<String> RATE_LIMIT_HEADERS = List.of("RateLimit-Policy", "RateLimit", "X-RateLimit-Limit",
-            "X-RateLimit-Remaining", "X-RateLimit-Used", "X-RateLimit-Reset", "X-RateLimit-Resource");
+    static final List<String> RATE_LIMIT_HEADERS = List.of(
+            "RateLimit-Policy",
+            "RateLimit",
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Used",
+            "X-RateLimit-Reset",
+            "X-RateLimit-Resource");
+
     static final String REPLAYED_HEADER = "Idempotent-Replayed";
-    private static final Set<String> METHODS = Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
+    private static final Set<String> METHODS =
+            Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
     private static final String SHARED_RESPONSE = "#/components/responses/";
 
     private final byte[] json;
@@ -70,7 +78,8 @@ public final class OpenApiDocument {
                     continue;
                 }
                 boolean post = operation.getKey().equals("post");
-                for (Map.Entry<String, JsonNode> response : operation.getValue().path("responses").properties()) {
+                for (Map.Entry<String, JsonNode> response :
+                        operation.getValue().path("responses").properties()) {
                     String ref = response.getValue().path("$ref").asText("");
                     if (ref.startsWith(SHARED_RESPONSE)) {
                         shared.add(ref.substring(SHARED_RESPONSE.length()));

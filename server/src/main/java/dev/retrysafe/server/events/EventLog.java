@@ -39,7 +39,8 @@ public final class EventLog {
      * Appends an event of {@code type} about {@code data} (the full object) in the transaction of
      * {@code c}, which must not be in auto-commit mode; returns its id.
      */
-    public String append(Connection c, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
+    public String append(Connection c, String accountId, String type, Instant at, Map<String, ?> data)
+            throws SQLException {
         return append(Pipeline.immediate(c), accountId, type, at, data);
     }
 
@@ -48,13 +49,14 @@ public final class EventLog {
      * PostgreSQL the event's row, with the writes held back before it, goes in the round trip
      * that looks up the subscribed endpoints. {@code p} has nothing held back on return.
      */
-    public String append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
+    public String append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data)
+            throws SQLException {
         String id = ids.next("evt_");
         byte[] dataJson = Json.bytes(data);
         EventStore.insert(p, id, accountId, type, at, new String(dataJson, StandardCharsets.UTF_8));
         try {
-            int deliveries = outbox.appendCounting(p, new OutboxEvent(id, accountId, type, at,
-                    Json.bytes(envelope(id, type, at, data))));
+            int deliveries = outbox.appendCounting(
+                    p, new OutboxEvent(id, accountId, type, at, Json.bytes(envelope(id, type, at, data))));
             RequestEffects.eventsRecorded(deliveries);
         } catch (DeliveryStoreException e) {
             throw e.getCause() instanceof SQLException sql ? sql : new SQLException("outbox append failed", e);
@@ -73,7 +75,12 @@ public final class EventLog {
             try {
                 JsonNode envelope = Json.MAPPER.readTree(event.payload());
                 JsonNode data = envelope.path("data");
-                EventStore.insert(Pipeline.immediate(transaction), event.id(), event.accountId(), event.type(), event.createdAt(),
+                EventStore.insert(
+                        Pipeline.immediate(transaction),
+                        event.id(),
+                        event.accountId(),
+                        event.type(),
+                        event.createdAt(),
                         data.isMissingNode() ? "{}" : Json.MAPPER.writeValueAsString(data));
             } catch (SQLException e) {
                 throw new DeliveryStoreException("recording event " + event.id() + " failed", e);

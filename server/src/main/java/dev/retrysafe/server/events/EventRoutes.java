@@ -4,12 +4,12 @@ import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.http.FieldError;
+import dev.retrysafe.server.http.ListQuery;
+import dev.retrysafe.server.http.Page;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.Problems;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.http.Responses;
-import dev.retrysafe.server.http.ListQuery;
-import dev.retrysafe.server.http.Page;
 import io.javalin.http.Context;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -39,13 +39,15 @@ public final class EventRoutes {
         Optional<Map<String, Object>> found = Ids.looksLike("evt_", id)
                 ? transactions.inNewTransaction(c -> EventStore.find(c, account.id(), id))
                 : Optional.empty();
-        found.ifPresentOrElse(e -> Responses.json(ctx, 200, e),
-                () -> Problems.respond(ctx, Problem.notFound("event", "evt_", id)));
+        found.ifPresentOrElse(
+                e -> Responses.json(ctx, 200, e), () -> Problems.respond(ctx, Problem.notFound("event", "evt_", id)));
     }
 
     /** Whether the account has the event {@code id}. */
     public boolean has(String accountId, String id) throws SQLException {
-        return transactions.inNewTransaction(c -> EventStore.find(c, accountId, id)).isPresent();
+        return transactions
+                .inNewTransaction(c -> EventStore.find(c, accountId, id))
+                .isPresent();
     }
 
     /** {@code GET /v1/events?type=&limit=&starting_after=}, newest first. */
@@ -53,7 +55,8 @@ public final class EventRoutes {
         Account account = RequestAccount.require(ctx.req());
         List<FieldError> errors = new ArrayList<>();
         String type = ctx.queryParam("type");
-        if (type != null && (type.length() > MAX_TYPE_LENGTH || !TYPE.matcher(type).matches())) {
+        if (type != null
+                && (type.length() > MAX_TYPE_LENGTH || !TYPE.matcher(type).matches())) {
             errors.add(new FieldError("type", "must be an event type such as payment.succeeded"));
         }
         ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), "evt_");
@@ -65,7 +68,8 @@ public final class EventRoutes {
             return;
         }
         ListQuery query = ((ListQuery.Valid) parsed).query();
-        Page<Map<String, Object>> page = transactions.inNewTransaction(c -> EventStore.list(c, account.id(), type, query));
+        Page<Map<String, Object>> page =
+                transactions.inNewTransaction(c -> EventStore.list(c, account.id(), type, query));
         Responses.json(ctx, 200, page.json(Function.identity()));
     }
 }

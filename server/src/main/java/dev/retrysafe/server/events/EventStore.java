@@ -21,17 +21,23 @@ import org.jspecify.annotations.Nullable;
 /** The SQL of the {@code events} table, every read scoped to one account. */
 final class EventStore {
 
-    private static final String INSERT = "INSERT INTO events (id, account_id, type, created_at, data) VALUES (?, ?, ?, ?, ?)";
+    private static final String INSERT =
+            "INSERT INTO events (id, account_id, type, created_at, data) VALUES (?, ?, ?, ?, ?)";
     private static final String COLUMNS = "id, type, created_at, data";
     private static final String FIND = "SELECT " + COLUMNS + " FROM events WHERE account_id = ? AND id = ?";
 
-    private EventStore() {
-    }
+    private EventStore() {}
 
     /** Inserts an event through {@code p} (held back with the writes before the next query on PostgreSQL). */
-    static void insert(Pipeline p, String id, String accountId, String type, Instant at, String data) throws SQLException {
-        p.write(INSERT, b -> b.string(id).string(accountId).string(type)
-                .object(OffsetDateTime.ofInstant(at, ZoneOffset.UTC)).string(data));
+    static void insert(Pipeline p, String id, String accountId, String type, Instant at, String data)
+            throws SQLException {
+        p.write(
+                INSERT,
+                b -> b.string(id)
+                        .string(accountId)
+                        .string(type)
+                        .object(OffsetDateTime.ofInstant(at, ZoneOffset.UTC))
+                        .string(data));
     }
 
     static Optional<Map<String, Object>> find(Connection c, String accountId, String id) throws SQLException {
@@ -79,8 +85,8 @@ final class EventStore {
     static Map<String, Object> read(ResultSet rs) throws SQLException {
         Instant at = rs.getObject("created_at", OffsetDateTime.class).toInstant();
         try {
-            return EventLog.envelope(rs.getString("id"), rs.getString("type"), at,
-                    Json.MAPPER.readTree(rs.getString("data")));
+            return EventLog.envelope(
+                    rs.getString("id"), rs.getString("type"), at, Json.MAPPER.readTree(rs.getString("data")));
         } catch (JsonProcessingException e) {
             throw new SQLException("event " + rs.getString("id") + " holds no JSON", e);
         }

@@ -24,9 +24,13 @@ public final class EventTypes {
     public static final String WEBHOOK_ENDPOINT_DISABLED = EventSink.ENDPOINT_DISABLED;
 
     /** All of them. */
-    public static final List<String> ALL = List.of(PAYMENT_SUCCEEDED, PAYMENT_FAILED, REFUND_CREATED,
-            REPORT_SUCCEEDED, REPORT_FAILED, WEBHOOK_ENDPOINT_DISABLED);
+    public static final List<String> ALL = List.of(
+            PAYMENT_SUCCEEDED,
+            PAYMENT_FAILED,
+            REFUND_CREATED,
+            REPORT_SUCCEEDED,
+            REPORT_FAILED,
+            WEBHOOK_ENDPOINT_DISABLED);
 
-    private EventTypes() {
-    }
+    private EventTypes() {}
 }

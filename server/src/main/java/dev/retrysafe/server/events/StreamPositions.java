@@ -40,8 +40,7 @@ public final class StreamPositions {
     /** Keeps IN lists well below every driver's limit on parameters. */
     private static final int IN_CHUNK = 500;
 
-    private StreamPositions() {
-    }
+    private StreamPositions() {}
 
     /**
      * What {@link #assign} did.
@@ -49,8 +48,7 @@ public final class StreamPositions {
      * @param last     the account's last position now (0 before its first event)
      * @param numbered how many events it numbered; {@code max} means more may be waiting
      */
-    public record Assigned(long last, int numbered) {
-    }
+    public record Assigned(long last, int numbered) {}
 
     /**
      * Numbers up to {@code max} of the account's committed events without a position, in the

@@ -28,7 +28,8 @@ public final class AccountRequired implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         Object failure = req.getAttribute(AuthFilter.FAILURE_ATTRIBUTE);
         HttpServletRequest request = (HttpServletRequest) req;
         boolean keyInBand = inBand.contains(request.getRequestURI()) && request.getHeader("Authorization") == null;
@@ -46,6 +47,7 @@ public final class AccountRequired implements Filter {
             // does not reuse a connection Jetty closes for its unread body (it raced and got no answer)
             response.setHeader("Connection", "close");
         }
-        Problems.respond(response, Problem.of(ProblemType.UNAUTHORIZED, detail).withHeader("WWW-Authenticate", "Bearer"));
+        Problems.respond(
+                response, Problem.of(ProblemType.UNAUTHORIZED, detail).withHeader("WWW-Authenticate", "Bearer"));
     }
 }

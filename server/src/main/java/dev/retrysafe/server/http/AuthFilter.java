@@ -49,10 +49,12 @@ public final class AuthFilter implements Filter {
     }
 
     @Override
-    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         HttpServletResponse response = (HttpServletResponse) res;
-        if (!request.getRequestURI().startsWith("/v1/") && !request.getRequestURI().equals("/v1")) {
+        if (!request.getRequestURI().startsWith("/v1/")
+                && !request.getRequestURI().equals("/v1")) {
             chain.doFilter(req, res);
             return;
         }
@@ -68,9 +70,13 @@ public final class AuthFilter implements Filter {
             account = lookUp(hash);
         } catch (SQLException e) {
             LOG.warn("cannot check an API key: database unavailable: {}", e.toString());
-            Problems.respond(response, Problem.of(ProblemType.SERVICE_UNAVAILABLE,
-                            "The API key cannot be checked right now because the database is unavailable.")
-                    .with("retryable", true).withHeader("Retry-After", "1"));
+            Problems.respond(
+                    response,
+                    Problem.of(
+                                    ProblemType.SERVICE_UNAVAILABLE,
+                                    "The API key cannot be checked right now because the database is unavailable.")
+                            .with("retryable", true)
+                            .withHeader("Retry-After", "1"));
             return;
         }
         if (account.isEmpty()) {

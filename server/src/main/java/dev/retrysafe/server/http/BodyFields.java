@@ -21,6 +21,7 @@ public final class BodyFields {
 
     /** The start of an RFC 3339 time: a year of exactly four digits. */
     private static final Pattern FOUR_DIGIT_YEAR = Pattern.compile("[0-9]{4}-");
+
     private final ObjectNode body;
     private final List<FieldError> errors = new ArrayList<>();
 
@@ -73,8 +74,10 @@ public final class BodyFields {
             return null;
         }
         if (!storable(n.textValue())) {
-            errors.add(new FieldError(name, "must not contain control characters (other than tab and"
-                    + " line breaks) or unpaired surrogates"));
+            errors.add(new FieldError(
+                    name,
+                    "must not contain control characters (other than tab and"
+                            + " line breaks) or unpaired surrogates"));
             return null;
         }
         return n.textValue();
@@ -146,7 +149,9 @@ public final class BodyFields {
             if (Character.isISOControl(ch) && ch != '\t' && ch != '\n' && ch != '\r') {
                 return false;
             }
-            if (Character.isHighSurrogate(ch) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+            if (Character.isHighSurrogate(ch)
+                    && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(ch)) {
                 return false;

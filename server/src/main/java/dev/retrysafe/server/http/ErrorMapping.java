@@ -28,25 +28,30 @@ public final class ErrorMapping {
 
     /** For Javalin's {@link HttpResponseException}s. */
     public void httpResponse(HttpResponseException e, Context ctx) {
-        Problems.respond(ctx, switch (e.getStatus()) {
-            case 404 -> Problem.of(ProblemType.NOT_FOUND, "No route " + ctx.method() + " " + ctx.path() + ".");
-            case 405 -> methodNotAllowed(e.getDetails(), ctx);
-            case 413 -> JsonBody.tooLarge(maxBodyBytes);
-            default -> {
-                if (e.getStatus() >= 500) {
-                    yield internal(e, ctx);
-                }
-                yield Problem.of(ProblemType.VALIDATION_FAILED, "The request is invalid: " + e.getMessage());
-            }
-        });
+        Problems.respond(
+                ctx,
+                switch (e.getStatus()) {
+                    case 404 -> Problem.of(ProblemType.NOT_FOUND, "No route " + ctx.method() + " " + ctx.path() + ".");
+                    case 405 -> methodNotAllowed(e.getDetails(), ctx);
+                    case 413 -> JsonBody.tooLarge(maxBodyBytes);
+                    default -> {
+                        if (e.getStatus() >= 500) {
+                            yield internal(e, ctx);
+                        }
+                        yield Problem.of(ProblemType.VALIDATION_FAILED, "The request is invalid: " + e.getMessage());
+                    }
+                });
     }
 
     /** For every other exception. */
     public void unexpected(Exception e, Context ctx) {
         if (DatabaseOutage.causedBy(e)) {
             LOG.warn("database unavailable for {} {}: {}", ctx.method(), ctx.path(), e.toString());
-            Problems.respond(ctx, Problem.of(ProblemType.SERVICE_UNAVAILABLE, "The database is unavailable right now.")
-                    .with("retryable", true).withHeader("Retry-After", "1"));
+            Problems.respond(
+                    ctx,
+                    Problem.of(ProblemType.SERVICE_UNAVAILABLE, "The database is unavailable right now.")
+                            .with("retryable", true)
+                            .withHeader("Retry-After", "1"));
             return;
         }
         Problems.respond(ctx, internal(e, ctx));
@@ -55,8 +60,12 @@ public final class ErrorMapping {
     private static Problem internal(Exception e, Context ctx) {
         String reference = UUID.randomUUID().toString();
         LOG.error("internal error {} on {} {}", reference, ctx.method(), ctx.path(), e);
-        return Problem.of(ProblemType.INTERNAL_ERROR, "Something failed inside the server (reference " + reference
-                + "). Nothing was changed; retrying is safe.").with("retryable", true).with("reference", reference);
+        return Problem.of(
+                        ProblemType.INTERNAL_ERROR,
+                        "Something failed inside the server (reference " + reference
+                                + "). Nothing was changed; retrying is safe.")
+                .with("retryable", true)
+                .with("reference", reference);
     }
 
     private static Problem methodNotAllowed(Map<String, String> details, Context ctx) {
@@ -70,7 +79,10 @@ public final class ErrorMapping {
                 }
             }
         }
-        return Problem.of(ProblemType.METHOD_NOT_ALLOWED, ctx.path() + " does not accept " + ctx.method()
-                + (allow.isEmpty() ? "." : "; it accepts " + allow + ".")).withHeader("Allow", allow.toString());
+        return Problem.of(
+                        ProblemType.METHOD_NOT_ALLOWED,
+                        ctx.path() + " does not accept " + ctx.method()
+                                + (allow.isEmpty() ? "." : "; it accepts " + allow + "."))
+                .withHeader("Allow", allow.toString());
     }
 }

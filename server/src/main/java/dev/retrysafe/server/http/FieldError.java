@@ -6,5 +6,4 @@ package dev.retrysafe.server.http;
  * @param field the JSON member or query parameter, e.g. {@code amount}
  * @param detail what is wrong, for a human
  */
-public record FieldError(String field, String detail) {
-}
+public record FieldError(String field, String detail) {}

@@ -12,7 +12,8 @@ import java.util.List;
 public final class IdempotentRoutes {
 
     /** The routes that refuse a request without a key, as {@code "POST /v1/payments"} (templates). */
-    public static final List<String> KEY_REQUIRED = List.of("POST /v1/payments", "POST /v1/refunds", "POST /v1/reports");
+    public static final List<String> KEY_REQUIRED =
+            List.of("POST /v1/payments", "POST /v1/refunds", "POST /v1/reports");
     /** Every other POST honours a key when one is sent. */
     private static final boolean HONOUR_EVERY_POST = true;
 
@@ -26,8 +27,7 @@ public final class IdempotentRoutes {
         IGNORED
     }
 
-    private IdempotentRoutes() {
-    }
+    private IdempotentRoutes() {}
 
     /** {@code builder} with these routes: the required ones, and every other {@code POST} honoured. */
     public static IdempotencyFilter.Builder configure(IdempotencyFilter.Builder builder) {

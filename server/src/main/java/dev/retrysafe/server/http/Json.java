@@ -21,8 +21,7 @@ public final class Json {
     /** The media type of problem responses. */
     public static final String PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-    private Json() {
-    }
+    private Json() {}
 
     /** {@code value} as UTF-8 JSON bytes. */
     public static byte[] bytes(Object value) {

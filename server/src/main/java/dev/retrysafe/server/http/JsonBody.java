@@ -17,26 +17,24 @@ import java.util.Locale;
 public final class JsonBody {
 
     /** The outcome of reading a body. */
-    public sealed interface Result permits Parsed, Rejected {
-    }
+    public sealed interface Result permits Parsed, Rejected {}
 
     /** The body, a JSON object. @param object the parsed body */
-    public record Parsed(ObjectNode object) implements Result {
-    }
+    public record Parsed(ObjectNode object) implements Result {}
 
     /** The body cannot be used. @param problem what to answer */
-    public record Rejected(Problem problem) implements Result {
-    }
+    public record Rejected(Problem problem) implements Result {}
 
-    private JsonBody() {
-    }
+    private JsonBody() {}
 
     /** Reads the body of {@code ctx}, accepting at most {@code maxBytes}. */
     public static Result read(Context ctx, int maxBytes) throws IOException {
         String contentType = ctx.req().getContentType();
         if (!isJson(contentType)) {
-            return new Rejected(Problem.of(ProblemType.UNSUPPORTED_MEDIA_TYPE,
-                    "Expected Content-Type: application/json, got " + (contentType == null ? "none" : "'" + contentType + "'") + "."));
+            return new Rejected(Problem.of(
+                    ProblemType.UNSUPPORTED_MEDIA_TYPE,
+                    "Expected Content-Type: application/json, got "
+                            + (contentType == null ? "none" : "'" + contentType + "'") + "."));
         }
         long declared = ctx.req().getContentLengthLong();
         byte[] bytes;
@@ -52,7 +50,8 @@ public final class JsonBody {
         }
         StrictUtf8.Decoded decoded = StrictUtf8.decode(bytes);
         if (decoded instanceof StrictUtf8.NotUtf8 notUtf8) {
-            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body must be UTF-8: " + notUtf8.reason() + "."));
+            return new Rejected(
+                    Problem.of(ProblemType.MALFORMED_JSON, "The body must be UTF-8: " + notUtf8.reason() + "."));
         }
         JsonNode node;
         try {
@@ -61,16 +60,20 @@ public final class JsonBody {
         } catch (JsonProcessingException e) {
             // limits (number length, nesting depth) are reported without a location
             JsonLocation at = e.getLocation();
-            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body is not valid JSON: "
-                    + e.getOriginalMessage()
-                    + (at == null ? "." : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ").")));
+            return new Rejected(Problem.of(
+                    ProblemType.MALFORMED_JSON,
+                    "The body is not valid JSON: "
+                            + e.getOriginalMessage()
+                            + (at == null ? "." : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ").")));
         }
         if (node == null || node.isMissingNode()) {
             return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body is empty; expected a JSON object."));
         }
         if (!(node instanceof ObjectNode object)) {
-            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON,
-                    "The body must be a JSON object, got " + node.getNodeType().name().toLowerCase(Locale.ROOT) + "."));
+            return new Rejected(Problem.of(
+                    ProblemType.MALFORMED_JSON,
+                    "The body must be a JSON object, got "
+                            + node.getNodeType().name().toLowerCase(Locale.ROOT) + "."));
         }
         return new Parsed(object);
     }

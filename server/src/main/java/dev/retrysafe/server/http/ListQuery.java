@@ -21,16 +21,13 @@ public record ListQuery(int limit, @Nullable String startingAfter) {
     public static final int MAX_LIMIT = 100;
 
     /** The outcome of reading the parameters. */
-    public sealed interface Parsed permits Valid, Invalid {
-    }
+    public sealed interface Parsed permits Valid, Invalid {}
 
     /** The parameters are valid. @param query the query */
-    public record Valid(ListQuery query) implements Parsed {
-    }
+    public record Valid(ListQuery query) implements Parsed {}
 
     /** They are not. @param errors one entry per bad parameter */
-    public record Invalid(List<FieldError> errors) implements Parsed {
-    }
+    public record Invalid(List<FieldError> errors) implements Parsed {}
 
     /** Validates the raw parameters; {@code idPrefix} is the prefix of the listed ids (made by {@link Ids}). */
     public static Parsed parse(@Nullable String limit, @Nullable String startingAfter, String idPrefix) {
@@ -41,8 +38,8 @@ public record ListQuery(int limit, @Nullable String startingAfter) {
      * Validates the raw parameters of a list whose ids have a form of their own: {@code plausibleId}
      * tells whether {@code starting_after} has it; {@code idPrefix} names it in the message.
      */
-    public static Parsed parse(@Nullable String limit, @Nullable String startingAfter, String idPrefix,
-                               Predicate<String> plausibleId) {
+    public static Parsed parse(
+            @Nullable String limit, @Nullable String startingAfter, String idPrefix, Predicate<String> plausibleId) {
         List<FieldError> errors = new ArrayList<>();
         OptionalInt n = QueryInts.inRange(limit, DEFAULT_LIMIT, 1, MAX_LIMIT);
         if (n.isEmpty()) {

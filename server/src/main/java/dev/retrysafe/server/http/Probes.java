@@ -46,8 +46,12 @@ public final class Probes {
             checks.put("redis", redisAnswers() ? "ok" : "unreachable");
         }
         if (checks.get("database").equals("unreachable")) {
-            Problems.respond(ctx, Problem.of(ProblemType.SERVICE_UNAVAILABLE, "Not ready: " + checks + ".")
-                    .with("checks", checks).with("retryable", true).withHeader("Retry-After", "1"));
+            Problems.respond(
+                    ctx,
+                    Problem.of(ProblemType.SERVICE_UNAVAILABLE, "Not ready: " + checks + ".")
+                            .with("checks", checks)
+                            .with("retryable", true)
+                            .withHeader("Retry-After", "1"));
             return;
         }
         ctx.contentType(Json.CONTENT_TYPE);

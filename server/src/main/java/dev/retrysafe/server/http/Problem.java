@@ -31,9 +31,11 @@ public record Problem(ProblemType type, String detail, Map<String, Object> exten
      */
     public static Problem notFound(String noun, String idPrefix, String id) {
         boolean showable = id.startsWith(idPrefix) && SHOWABLE_ID.matcher(id).matches();
-        return of(ProblemType.NOT_FOUND, showable
-                ? "No " + noun + " '" + id + "' in this account."
-                : "No " + noun + " with that id in this account.");
+        return of(
+                ProblemType.NOT_FOUND,
+                showable
+                        ? "No " + noun + " '" + id + "' in this account."
+                        : "No " + noun + " with that id in this account.");
     }
 
     /** A problem with no extensions or headers. */

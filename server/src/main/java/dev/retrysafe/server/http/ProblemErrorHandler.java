@@ -16,8 +16,7 @@ import org.eclipse.jetty.util.Callback;
 public final class ProblemErrorHandler extends ErrorHandler {
 
     /** A handler for the server and the servlet context. */
-    public ProblemErrorHandler() {
-    }
+    public ProblemErrorHandler() {}
 
     /**
      * Every method gets its problem body. Jetty's default writes a body only for GET, POST and
@@ -29,8 +28,8 @@ public final class ProblemErrorHandler extends ErrorHandler {
     }
 
     @Override
-    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
-                                    Callback callback) {
+    protected void generateResponse(
+            Request request, Response response, int code, String message, Throwable cause, Callback callback) {
         ProblemType type = switch (code) {
             case 404 -> ProblemType.NOT_FOUND;
             case 405 -> ProblemType.METHOD_NOT_ALLOWED;

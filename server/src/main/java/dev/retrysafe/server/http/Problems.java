@@ -8,8 +8,7 @@ import java.util.Map;
 /** Writes problems as {@code application/problem+json}, from Javalin handlers and from servlet filters. */
 public final class Problems {
 
-    private Problems() {
-    }
+    private Problems() {}
 
     /** Answers {@code problem} through Javalin. */
     public static void respond(Context ctx, Problem problem) {

@@ -30,7 +30,10 @@ public final class PrometheusText implements MetricsWriter {
 
     /** One sample of a decimal value, such as seconds with millisecond precision. */
     public PrometheusText sample(String series, java.math.BigDecimal value) {
-        out.append(series).append(' ').append(value.stripTrailingZeros().toPlainString()).append('\n');
+        out.append(series)
+                .append(' ')
+                .append(value.stripTrailingZeros().toPlainString())
+                .append('\n');
         return this;
     }
 

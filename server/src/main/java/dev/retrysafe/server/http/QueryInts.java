@@ -6,8 +6,7 @@ import org.jspecify.annotations.Nullable;
 /** Integer query parameters with a range, read alike by every route that takes one. */
 public final class QueryInts {
 
-    private QueryInts() {
-    }
+    private QueryInts() {}
 
     /**
      * The value of {@code raw} when it is a decimal integer from {@code min} to {@code max},

@@ -19,8 +19,7 @@ import javax.net.ssl.SSLSocketFactory;
  */
 final class RedisPing {
 
-    private RedisPing() {
-    }
+    private RedisPing() {}
 
     /** Whether the Redis at {@code url} answers {@code +PONG} within {@code timeout}. */
     static boolean ping(URI url, int port, Duration timeout) {
@@ -42,8 +41,8 @@ final class RedisPing {
      */
     private static String ask(URI url, int port, Duration timeout, String... command) {
         int millis = (int) Math.max(1, timeout.toMillis());
-        try (Socket socket = "rediss".equals(url.getScheme())
-                ? SSLSocketFactory.getDefault().createSocket() : new Socket()) {
+        try (Socket socket =
+                "rediss".equals(url.getScheme()) ? SSLSocketFactory.getDefault().createSocket() : new Socket()) {
             socket.connect(new InetSocketAddress(url.getHost(), port), millis);
             socket.setSoTimeout(millis);
             OutputStream out = socket.getOutputStream();
@@ -70,7 +69,11 @@ final class RedisPing {
     private static byte[] command(String... args) {
         StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");
         for (String a : args) {
-            sb.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
+            sb.append('$')
+                    .append(a.getBytes(StandardCharsets.UTF_8).length)
+                    .append("\r\n")
+                    .append(a)
+                    .append("\r\n");
         }
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }

@@ -12,8 +12,7 @@ public final class RequestAccount {
     /** The request attribute holding the id of the API key used ({@code key_} + 16 hex digits). */
     public static final String KEY_ID_ATTRIBUTE = "dev.retrysafe.server.api-key-id";
 
-    private RequestAccount() {
-    }
+    private RequestAccount() {}
 
     /** The request's account, or {@code null} when it is not authenticated. */
     public static @Nullable Account of(ServletRequest request) {

@@ -22,8 +22,7 @@ public final class RequestEffects {
     private boolean deliveries;
     private boolean jobs;
 
-    private RequestEffects() {
-    }
+    private RequestEffects() {}
 
     /** The handling of a request (a filter chain's rest). */
     @FunctionalInterface

@@ -57,17 +57,24 @@ public final class RequestLimits implements Supplier<String> {
     @Override
     public String get() {
         PrometheusText text = new PrometheusText()
-                .family("retrysafe_http_request_bodies_refused_total", "counter",
+                .family(
+                        "retrysafe_http_request_bodies_refused_total",
+                        "counter",
                         "Request bodies this instance refused or lost, by reason (too_large, timed_out, client_gone, busy).");
         for (Map.Entry<RequestBodyFilter.Refusal, LongAdder> e : refused.entrySet()) {
-            text.sample("retrysafe_http_request_bodies_refused_total{reason=\"" + e.getKey().name().toLowerCase(Locale.ROOT)
-                    + "\"}", e.getValue().sum());
+            text.sample(
+                    "retrysafe_http_request_bodies_refused_total{reason=\""
+                            + e.getKey().name().toLowerCase(Locale.ROOT) + "\"}",
+                    e.getValue().sum());
         }
-        return text
-                .family("retrysafe_http_request_body_buffered_bytes", "gauge",
+        return text.family(
+                        "retrysafe_http_request_body_buffered_bytes",
+                        "gauge",
                         "Memory the request bodies in flight hold now.")
                 .sample("retrysafe_http_request_body_buffered_bytes", bodies.bufferedBytes())
-                .family("retrysafe_http_request_body_buffered_bytes_max", "gauge",
+                .family(
+                        "retrysafe_http_request_body_buffered_bytes_max",
+                        "gauge",
                         "The most memory request bodies in flight may hold (limits.max_buffered_body_bytes).")
                 .sample("retrysafe_http_request_body_buffered_bytes_max", maxBuffered)
                 .toString();

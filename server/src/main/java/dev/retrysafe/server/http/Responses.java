@@ -5,8 +5,7 @@ import io.javalin.http.Context;
 /** Writes JSON success responses. */
 public final class Responses {
 
-    private Responses() {
-    }
+    private Responses() {}
 
     /** Answers {@code status} with {@code body} as JSON. */
     public static void json(Context ctx, int status, Object body) {

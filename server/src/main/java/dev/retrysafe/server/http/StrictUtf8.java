@@ -21,19 +21,15 @@ import org.jspecify.annotations.Nullable;
 final class StrictUtf8 {
 
     /** The outcome of decoding. */
-    sealed interface Decoded permits Text, NotUtf8 {
-    }
+    sealed interface Decoded permits Text, NotUtf8 {}
 
     /** The body as characters, without a UTF-8 byte order mark. @param text the characters */
-    record Text(String text) implements Decoded {
-    }
+    record Text(String text) implements Decoded {}
 
     /** The body is not UTF-8. @param reason what was found where, e.g. {@code an invalid byte 0xC0 at offset 12} */
-    record NotUtf8(String reason) implements Decoded {
-    }
+    record NotUtf8(String reason) implements Decoded {}
 
-    private StrictUtf8() {
-    }
+    private StrictUtf8() {}
 
     /** {@code bytes} as UTF-8 text, or why they are not. */
     static Decoded decode(byte[] bytes) {
@@ -49,7 +45,8 @@ final class StrictUtf8 {
         int start = startsWith(bytes, 0xEF, 0xBB, 0xBF) ? 3 : 0;
         ByteBuffer in = ByteBuffer.wrap(bytes, start, bytes.length - start);
         CharBuffer out = CharBuffer.allocate(bytes.length); // UTF-8 never gives more chars than bytes
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
         CoderResult result = decoder.decode(in, out, true);
@@ -58,8 +55,8 @@ final class StrictUtf8 {
         }
         if (result.isError()) {
             // the buffer stops at the first byte of the sequence it refused
-            return new NotUtf8(String.format(Locale.ROOT, "an invalid byte 0x%02X at offset %d",
-                    bytes[in.position()] & 0xFF, in.position()));
+            return new NotUtf8(String.format(
+                    Locale.ROOT, "an invalid byte 0x%02X at offset %d", bytes[in.position()] & 0xFF, in.position()));
         }
         return new Text(out.flip().toString());
     }

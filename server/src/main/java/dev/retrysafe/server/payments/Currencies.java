@@ -14,8 +14,7 @@ final class Currencies {
             .filter(code -> !code.equals("xxx") && !code.equals("xts"))
             .collect(Collectors.toUnmodifiableSet());
 
-    private Currencies() {
-    }
+    private Currencies() {}
 
     static boolean isValid(String code) {
         return CODES.contains(code);

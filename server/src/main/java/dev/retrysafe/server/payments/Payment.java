@@ -17,8 +17,15 @@ import org.jspecify.annotations.Nullable;
  * @param description free text, or {@code null}
  * @param createdAt when it was made
  */
-public record Payment(String id, String accountId, long amount, long amountRefunded, String currency,
-                      String status, @Nullable String description, Instant createdAt) {
+public record Payment(
+        String id,
+        String accountId,
+        long amount,
+        long amountRefunded,
+        String currency,
+        String status,
+        @Nullable String description,
+        Instant createdAt) {
 
     /** Status of a payment the bank approved. */
     public static final String SUCCEEDED = "succeeded";

@@ -16,10 +16,12 @@ public final class PaymentExport {
 
     /** Rows fetched per round trip. */
     private static final int FETCH_SIZE = 500;
+
     private static final String RANGE = " FROM payments WHERE account_id = ? AND created_at >= ? AND created_at < ?";
     private static final String COUNT = "SELECT COUNT(*)" + RANGE;
-    private static final String SELECT = "SELECT id, account_id, amount, amount_refunded, currency, status, description,"
-            + " created_at" + RANGE + " ORDER BY created_at, id";
+    private static final String SELECT =
+            "SELECT id, account_id, amount, amount_refunded, currency, status, description," + " created_at" + RANGE
+                    + " ORDER BY created_at, id";
 
     /** Receives the payments one by one. */
     @FunctionalInterface
@@ -28,12 +30,12 @@ public final class PaymentExport {
         void accept(Payment payment) throws Exception;
     }
 
-    private PaymentExport() {
-    }
+    private PaymentExport() {}
 
     /** How many of the account's payments were created in {@code [from, to)}. */
     public static long count(Connection c, String accountId, Instant from, Instant to) throws SQLException {
-        try (PreparedStatement ps = range(c, COUNT, accountId, from, to); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = range(c, COUNT, accountId, from, to);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         }

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  * @param currency lower-case ISO 4217 code
  * @param description at most 1000 characters, or {@code null}
  */
-public record PaymentRequest(long amount, String currency, @Nullable String description) {
+public record PaymentRequest(
+        long amount, String currency, @Nullable String description) {
 
     /** Largest amount, in minor units. */
     public static final long MAX_AMOUNT = 99_999_999;

@@ -47,12 +47,21 @@ public final class PaymentRoutes {
                 ctx.header("Location", "/v1/payments/" + created.payment().id());
                 Responses.json(ctx, 201, created.payment().json());
             }
-            case Payments.BankUnavailable u -> Problems.respond(ctx, Problem.of(ProblemType.BANK_UNAVAILABLE,
-                            "The bank could not process the charge. Nothing was charged; retry with the same Idempotency-Key.")
-                    .with("retryable", true).withHeader("Retry-After", "1"));
-            case Payments.ChargeKeyReused r -> Problems.respond(ctx, Problem.of(ProblemType.IDEMPOTENCY_KEY_REUSED,
-                    "This Idempotency-Key was already used at the bank for a charge of another amount or currency."
-                            + " Nothing was charged; use a new key for a new payment."));
+            case Payments.BankUnavailable u ->
+                Problems.respond(
+                        ctx,
+                        Problem.of(
+                                        ProblemType.BANK_UNAVAILABLE,
+                                        "The bank could not process the charge. Nothing was charged; retry with the same Idempotency-Key.")
+                                .with("retryable", true)
+                                .withHeader("Retry-After", "1"));
+            case Payments.ChargeKeyReused r ->
+                Problems.respond(
+                        ctx,
+                        Problem.of(
+                                ProblemType.IDEMPOTENCY_KEY_REUSED,
+                                "This Idempotency-Key was already used at the bank for a charge of another amount or currency."
+                                        + " Nothing was charged; use a new key for a new payment."));
         }
     }
 

@@ -15,26 +15,37 @@ import org.jspecify.annotations.Nullable;
 /** The SQL of payments. Every query names the account, so one account never sees another's rows. */
 final class PaymentStore {
 
-    private static final String COLUMNS = "id, account_id, amount, amount_refunded, currency, status, description, created_at";
-    private static final String INSERT = "INSERT INTO payments (" + COLUMNS + ", idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String COLUMNS =
+            "id, account_id, amount, amount_refunded, currency, status, description, created_at";
+    private static final String INSERT =
+            "INSERT INTO payments (" + COLUMNS + ", idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String FIND = "SELECT " + COLUMNS + " FROM payments WHERE account_id = ? AND id = ?";
     /** Locks the row so that concurrent refunds of one payment run one after the other. */
     private static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";
+
     private static final String ADD_REFUNDED = """
             UPDATE payments SET amount_refunded = amount_refunded + ?
             WHERE account_id = ? AND id = ? AND amount_refunded + ? <= amount""";
-    private static final String LIST_FIRST = "SELECT " + COLUMNS + " FROM payments WHERE account_id = ? ORDER BY id DESC LIMIT ?";
-    private static final String LIST_AFTER = "SELECT " + COLUMNS
-            + " FROM payments WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
+    private static final String LIST_FIRST =
+            "SELECT " + COLUMNS + " FROM payments WHERE account_id = ? ORDER BY id DESC LIMIT ?";
+    private static final String LIST_AFTER =
+            "SELECT " + COLUMNS + " FROM payments WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
 
-    private PaymentStore() {
-    }
+    private PaymentStore() {}
 
     /** Inserts a payment through {@code pipeline} (held back with the writes before the next query on PostgreSQL). */
     static void insert(Pipeline pipeline, Payment p, @Nullable String idempotencyKey) throws SQLException {
-        pipeline.write(INSERT, b -> b.string(p.id()).string(p.accountId()).longValue(p.amount())
-                .longValue(p.amountRefunded()).string(p.currency()).string(p.status()).string(p.description())
-                .object(Times.sql(p.createdAt())).string(idempotencyKey));
+        pipeline.write(
+                INSERT,
+                b -> b.string(p.id())
+                        .string(p.accountId())
+                        .longValue(p.amount())
+                        .longValue(p.amountRefunded())
+                        .string(p.currency())
+                        .string(p.status())
+                        .string(p.description())
+                        .object(Times.sql(p.createdAt()))
+                        .string(idempotencyKey));
     }
 
     static Optional<Payment> find(Connection c, String accountId, String id) throws SQLException {
@@ -86,8 +97,14 @@ final class PaymentStore {
     }
 
     static Payment read(ResultSet rs) throws SQLException {
-        return new Payment(rs.getString("id"), rs.getString("account_id"), rs.getLong("amount"),
-                rs.getLong("amount_refunded"), rs.getString("currency"), rs.getString("status"),
-                rs.getString("description"), Times.read(rs, "created_at"));
+        return new Payment(
+                rs.getString("id"),
+                rs.getString("account_id"),
+                rs.getLong("amount"),
+                rs.getLong("amount_refunded"),
+                rs.getString("currency"),
+                rs.getString("status"),
+                rs.getString("description"),
+                Times.read(rs, "created_at"));
     }
 }

@@ -16,23 +16,19 @@ import org.jspecify.annotations.Nullable;
 public final class Payments {
 
     /** What creating a payment led to. */
-    public sealed interface Outcome permits Created, BankUnavailable, ChargeKeyReused {
-    }
+    public sealed interface Outcome permits Created, BankUnavailable, ChargeKeyReused {}
 
     /** Recorded (succeeded or failed). @param payment the payment */
-    public record Created(Payment payment) implements Outcome {
-    }
+    public record Created(Payment payment) implements Outcome {}
 
     /** The bank could not process the charge; nothing happened. */
-    public record BankUnavailable() implements Outcome {
-    }
+    public record BankUnavailable() implements Outcome {}
 
     /**
      * The bank knows this idempotency key for another amount or currency (a key reused after a
      * failed first try with a different body); nothing was charged or recorded.
      */
-    public record ChargeKeyReused() implements Outcome {
-    }
+    public record ChargeKeyReused() implements Outcome {}
 
     private final Bank bank;
     private final Ids ids;
@@ -65,13 +61,17 @@ public final class Payments {
         }
         Instant now = Times.now(clock);
         String status = charged == ChargeOutcome.APPROVED ? Payment.SUCCEEDED : Payment.FAILED;
-        Payment payment = new Payment(id, account.id(), request.amount(), 0, request.currency(), status,
-                request.description(), now);
+        Payment payment = new Payment(
+                id, account.id(), request.amount(), 0, request.currency(), status, request.description(), now);
         // on PostgreSQL the payment, its event and the lookup of the endpoints it goes to: one round trip
         Pipeline p = Pipeline.on(c);
         PaymentStore.insert(p, payment, idempotencyKey);
-        events.append(p, account.id(), status.equals(Payment.SUCCEEDED) ? Events.PAYMENT_SUCCEEDED : Events.PAYMENT_FAILED,
-                now, payment.json());
+        events.append(
+                p,
+                account.id(),
+                status.equals(Payment.SUCCEEDED) ? Events.PAYMENT_SUCCEEDED : Events.PAYMENT_FAILED,
+                now,
+                payment.json());
         p.flush(); // nothing is held back after an event; kept so that a change above cannot lose a write
         return new Created(payment);
     }

@@ -38,13 +38,23 @@ public final class RefundRoutes {
                 ctx.header("Location", "/v1/refunds/" + created.refund().id());
                 Responses.json(ctx, 201, created.refund().json());
             }
-            case Refunds.PaymentNotFound n -> Problems.respond(ctx,
-                    Problem.notFound("payment", "pay_", request.paymentId()));
-            case Refunds.NotRefundable n -> Problems.respond(ctx, Problem.of(ProblemType.PAYMENT_NOT_REFUNDABLE,
-                    "Payment " + request.paymentId() + " has status '" + n.status() + "'; only succeeded payments can be refunded."));
-            case Refunds.ExceedsRemaining e -> Problems.respond(ctx, Problem.of(ProblemType.REFUND_EXCEEDS_PAYMENT,
-                            "Only " + e.remaining() + " of payment " + request.paymentId() + " remains to be refunded.")
-                    .with("remaining", e.remaining()));
+            case Refunds.PaymentNotFound n ->
+                Problems.respond(ctx, Problem.notFound("payment", "pay_", request.paymentId()));
+            case Refunds.NotRefundable n ->
+                Problems.respond(
+                        ctx,
+                        Problem.of(
+                                ProblemType.PAYMENT_NOT_REFUNDABLE,
+                                "Payment " + request.paymentId() + " has status '" + n.status()
+                                        + "'; only succeeded payments can be refunded."));
+            case Refunds.ExceedsRemaining e ->
+                Problems.respond(
+                        ctx,
+                        Problem.of(
+                                        ProblemType.REFUND_EXCEEDS_PAYMENT,
+                                        "Only " + e.remaining() + " of payment " + request.paymentId()
+                                                + " remains to be refunded.")
+                                .with("remaining", e.remaining()));
         }
     }
 

@@ -16,12 +16,12 @@ final class RefundStore {
     private static final String COLUMNS = "id, account_id, payment_id, amount, status, created_at";
     private static final String INSERT = "INSERT INTO refunds (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)";
     private static final String FIND = "SELECT " + COLUMNS + " FROM refunds WHERE account_id = ? AND id = ?";
-    private static final String LIST_FIRST = "SELECT " + COLUMNS + " FROM refunds WHERE account_id = ? ORDER BY id DESC LIMIT ?";
-    private static final String LIST_AFTER = "SELECT " + COLUMNS
-            + " FROM refunds WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
+    private static final String LIST_FIRST =
+            "SELECT " + COLUMNS + " FROM refunds WHERE account_id = ? ORDER BY id DESC LIMIT ?";
+    private static final String LIST_AFTER =
+            "SELECT " + COLUMNS + " FROM refunds WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
 
-    private RefundStore() {
-    }
+    private RefundStore() {}
 
     static void insert(Connection c, Refund r) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(INSERT)) {
@@ -65,7 +65,12 @@ final class RefundStore {
     }
 
     private static Refund read(ResultSet rs) throws SQLException {
-        return new Refund(rs.getString("id"), rs.getString("account_id"), rs.getString("payment_id"),
-                rs.getLong("amount"), rs.getString("status"), Times.read(rs, "created_at"));
+        return new Refund(
+                rs.getString("id"),
+                rs.getString("account_id"),
+                rs.getString("payment_id"),
+                rs.getLong("amount"),
+                rs.getString("status"),
+                Times.read(rs, "created_at"));
     }
 }

@@ -6,31 +6,25 @@ import dev.retrysafe.server.db.Ids;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.Optional;
 
 /** Creates refunds, never more than what remains of a payment. This class is threadsafe. */
 public final class Refunds {
 
     /** What asking for a refund led to. */
-    public sealed interface Outcome permits Created, PaymentNotFound, NotRefundable, ExceedsRemaining {
-    }
+    public sealed interface Outcome permits Created, PaymentNotFound, NotRefundable, ExceedsRemaining {}
 
     /** Refunded. @param refund the refund */
-    public record Created(Refund refund) implements Outcome {
-    }
+    public record Created(Refund refund) implements Outcome {}
 
     /** No such payment in this account. */
-    public record PaymentNotFound() implements Outcome {
-    }
+    public record PaymentNotFound() implements Outcome {}
 
     /** The payment failed, so there is nothing to refund. @param status its status */
-    public record NotRefundable(String status) implements Outcome {
-    }
+    public record NotRefundable(String status) implements Outcome {}
 
     /** More than remains was asked. @param remaining what remains */
-    public record ExceedsRemaining(long remaining) implements Outcome {
-    }
+    public record ExceedsRemaining(long remaining) implements Outcome {}
 
     private final Ids ids;
     private final Events events;
@@ -54,7 +48,8 @@ public final class Refunds {
             return new NotRefundable(payment.status());
         }
         long amount = request.amount() != null ? request.amount() : payment.remaining();
-        if (amount > payment.remaining() || amount < 1
+        if (amount > payment.remaining()
+                || amount < 1
                 || !PaymentStore.addRefunded(c, account.id(), payment.id(), amount)) {
             return new ExceedsRemaining(payment.remaining());
         }

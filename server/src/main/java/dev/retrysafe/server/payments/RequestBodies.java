@@ -11,8 +11,7 @@ import java.util.function.Function;
 /** Reads and validates the JSON body of a create request, answering the problem when it fails. */
 public final class RequestBodies {
 
-    private RequestBodies() {
-    }
+    private RequestBodies() {}
 
     /**
      * The validated request, or empty when the body was refused (too large, wrong type, not JSON,

@@ -34,24 +34,31 @@ final class ResourceReads {
         Page<T> list(Connection c, String accountId, ListQuery query) throws SQLException;
     }
 
-    private ResourceReads() {
-    }
+    private ResourceReads() {}
 
     /** Answers the resource with the id in the path, or a 404 problem naming {@code noun}. */
-    static <T> void one(Context ctx, Transactions transactions, String idPrefix, String noun, Finder<T> finder,
-                        Function<T, Object> render) throws SQLException {
+    static <T> void one(
+            Context ctx,
+            Transactions transactions,
+            String idPrefix,
+            String noun,
+            Finder<T> finder,
+            Function<T, Object> render)
+            throws SQLException {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
         Optional<T> found = Ids.looksLike(idPrefix, id)
                 ? transactions.inNewTransaction(c -> finder.find(c, account.id(), id))
                 : Optional.empty();
-        found.ifPresentOrElse(r -> Responses.json(ctx, 200, render.apply(r)),
+        found.ifPresentOrElse(
+                r -> Responses.json(ctx, 200, render.apply(r)),
                 () -> Problems.respond(ctx, Problem.notFound(noun, idPrefix, id)));
     }
 
     /** Answers a page selected by {@code ?limit=&starting_after=}, newest first, or a 400 problem. */
-    static <T> void page(Context ctx, Transactions transactions, String idPrefix, Lister<T> lister,
-                         Function<T, ?> render) throws SQLException {
+    static <T> void page(
+            Context ctx, Transactions transactions, String idPrefix, Lister<T> lister, Function<T, ?> render)
+            throws SQLException {
         Account account = RequestAccount.require(ctx.req());
         ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), idPrefix);
         if (parsed instanceof ListQuery.Invalid invalid) {
@@ -62,5 +69,4 @@ final class ResourceReads {
         Page<T> page = transactions.inNewTransaction(c -> lister.list(c, account.id(), query));
         Responses.json(ctx, 200, page.json(render));
     }
-
 }

@@ -12,8 +12,7 @@ import java.time.temporal.ChronoUnit;
 /** Times as stored (UTC, milliseconds, so a value reads back exactly) and as shown (RFC 3339). */
 final class Times {
 
-    private Times() {
-    }
+    private Times() {}
 
     static Instant now(Clock clock) {
         return clock.instant().truncatedTo(ChronoUnit.MILLIS);

@@ -12,10 +12,8 @@ import java.util.List;
 public sealed interface Validated<T> permits Validated.Valid, Validated.Invalid {
 
     /** The body is valid. @param request the request @param <T> the request type */
-    record Valid<T>(T request) implements Validated<T> {
-    }
+    record Valid<T>(T request) implements Validated<T> {}
 
     /** The body is not. @param errors one entry per bad field @param <T> the request type */
-    record Invalid<T>(List<FieldError> errors) implements Validated<T> {
-    }
+    record Invalid<T>(List<FieldError> errors) implements Validated<T> {}
 }

@@ -16,8 +16,7 @@ final class CallerFacts {
     /** The route group of {@code POST /v1/reports} and everything under it. */
     static final String REPORTS = "reports";
 
-    private CallerFacts() {
-    }
+    private CallerFacts() {}
 
     static @Nullable RequestFacts of(HttpServletRequest request) {
         String path = request.getRequestURI();

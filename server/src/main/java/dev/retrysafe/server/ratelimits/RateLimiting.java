@@ -19,8 +19,7 @@ public final class RateLimiting {
 
     private static final Logger LOG = LoggerFactory.getLogger(RateLimiting.class);
 
-    private RateLimiting() {
-    }
+    private RateLimiting() {}
 
     /**
      * The filter as configured, or {@code null} when rate limits are off. Its store is added to
@@ -50,27 +49,37 @@ public final class RateLimiting {
     static Plans plans(RateLimitConfig limits) {
         Plans.Builder plans = Plans.builder();
         limits.plans().forEach(plans::plan);
-        return plans.defaultPlan(limits.plans().containsKey("free") ? "free" : limits.plans().keySet().iterator().next())
+        return plans.defaultPlan(
+                        limits.plans().containsKey("free")
+                                ? "free"
+                                : limits.plans().keySet().iterator().next())
                 .build();
     }
 
     private static RateLimitStore store(ServerConfig config, Clock clock) {
         RateLimitConfig limits = config.rateLimits();
         boolean redis = limits.store() == RateLimitConfig.Store.REDIS
-                || limits.store() == RateLimitConfig.Store.AUTO && config.redis().configured();
+                || limits.store() == RateLimitConfig.Store.AUTO
+                        && config.redis().configured();
         if (redis && config.redis().url() != null) {
             RedisRateLimitStore.Builder store = RedisRateLimitStore.builder();
             if (config.redis().cluster()) {
-                LOG.info("rate-limit counters in Redis Cluster (shared by every instance, {} seed nodes), timeout {} ms",
-                        config.redis().nodes().size(), limits.redisTimeout().toMillis());
-                store.redisCluster(config.redis().nodes().stream().map(URI::toString).toList());
+                LOG.info(
+                        "rate-limit counters in Redis Cluster (shared by every instance, {} seed nodes), timeout {} ms",
+                        config.redis().nodes().size(),
+                        limits.redisTimeout().toMillis());
+                store.redisCluster(
+                        config.redis().nodes().stream().map(URI::toString).toList());
             } else {
-                LOG.info("rate-limit counters in Redis (shared by every instance), timeout {} ms",
+                LOG.info(
+                        "rate-limit counters in Redis (shared by every instance), timeout {} ms",
                         limits.redisTimeout().toMillis());
                 store.redisUri(config.redis().url().toString());
                 store.directConnection(limits.redisDirectConnection());
             }
-            return store.commandTimeout(limits.redisTimeout()).keyPrefix(limits.redisKeyPrefix()).build();
+            return store.commandTimeout(limits.redisTimeout())
+                    .keyPrefix(limits.redisKeyPrefix())
+                    .build();
         }
         LOG.info("rate-limit counters in memory (this instance only)");
         return InMemoryRateLimitStore.builder().clock(clock).build();

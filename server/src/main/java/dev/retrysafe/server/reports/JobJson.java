@@ -13,8 +13,7 @@ import org.jspecify.annotations.Nullable;
 /** The API representation of a job, as {@code GET /v1/jobs/{id}} and the report events show it. */
 final class JobJson {
 
-    private JobJson() {
-    }
+    private JobJson() {}
 
     /** The job's path. */
     static String path(Job job) {

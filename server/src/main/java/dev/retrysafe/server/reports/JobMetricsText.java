@@ -33,14 +33,20 @@ public final class JobMetricsText implements Supplier<String> {
                 .sample("retrysafe_jobs_queued", stats.queued())
                 .family("retrysafe_jobs_running", "gauge", "Jobs being run, across all instances.")
                 .sample("retrysafe_jobs_running", stats.running())
-                .family("retrysafe_jobs_oldest_queued_age_seconds", "gauge",
+                .family(
+                        "retrysafe_jobs_oldest_queued_age_seconds",
+                        "gauge",
                         "How long the oldest queued job has waited (0 when none waits).")
-                .sample("retrysafe_jobs_oldest_queued_age_seconds", PrometheusText.seconds(age == null ? Duration.ZERO : age))
+                .sample(
+                        "retrysafe_jobs_oldest_queued_age_seconds",
+                        PrometheusText.seconds(age == null ? Duration.ZERO : age))
                 .family("retrysafe_jobs_finished_total", "counter", "Jobs this instance finished, by final status.")
                 .sample("retrysafe_jobs_finished_total{status=\"succeeded\"}", metrics.succeeded())
                 .sample("retrysafe_jobs_finished_total{status=\"failed\"}", metrics.failed())
                 .sample("retrysafe_jobs_finished_total{status=\"canceled\"}", metrics.canceled())
-                .family("retrysafe_jobs_lease_expired_total", "counter",
+                .family(
+                        "retrysafe_jobs_lease_expired_total",
+                        "counter",
                         "Jobs this instance took over after another worker's lease ran out.")
                 .sample("retrysafe_jobs_lease_expired_total", metrics.leaseExpiredRetries())
                 .toString();

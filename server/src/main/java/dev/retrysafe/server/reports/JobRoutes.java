@@ -34,6 +34,7 @@ public final class JobRoutes {
 
     /** Seconds a client should wait before polling an unfinished job again. */
     static final String POLL_AFTER_SECONDS = "1";
+
     private static final int MAX_ID_LENGTH = 64;
 
     private final Jobs jobs;
@@ -86,17 +87,20 @@ public final class JobRoutes {
      */
     public void list(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
-        ListQuery.Parsed parsed = ListQuery.parse(ctx.queryParam("limit"), ctx.queryParam("starting_after"), "job_",
-                JobRoutes::plausible);
+        ListQuery.Parsed parsed = ListQuery.parse(
+                ctx.queryParam("limit"), ctx.queryParam("starting_after"), "job_", JobRoutes::plausible);
         if (parsed instanceof ListQuery.Invalid invalid) {
             Problems.respond(ctx, Problem.invalid(invalid.errors()));
             return;
         }
         ListQuery q = ((ListQuery.Valid) parsed).query();
-        jobs.list(account.id(), q.startingAfter(), q.limit()).ifPresentOrElse(
-                page -> Responses.json(ctx, 200, new Page<>(page.jobs(), page.hasMore()).json(JobJson::of)),
-                () -> Problems.respond(ctx, Problem.invalid(List.of(new FieldError("starting_after",
-                        "must be the id of a job in this account")))));
+        jobs.list(account.id(), q.startingAfter(), q.limit())
+                .ifPresentOrElse(
+                        page -> Responses.json(ctx, 200, new Page<>(page.jobs(), page.hasMore()).json(JobJson::of)),
+                        () -> Problems.respond(
+                                ctx,
+                                Problem.invalid(List.of(
+                                        new FieldError("starting_after", "must be the id of a job in this account")))));
     }
 
     /**
@@ -114,9 +118,14 @@ public final class JobRoutes {
             case CancelResult.NotFound n -> notFound(ctx);
             case CancelResult.Canceled c -> respond(ctx, 200, c.job());
             case CancelResult.CancelRequested r -> respond(ctx, 202, r.job());
-            case CancelResult.AlreadyFinished f -> Problems.respond(ctx, Problem.of(ProblemType.JOB_FINISHED,
-                    "Job " + f.job().id() + " has already " + f.job().status().wireName() + "; there is nothing to cancel.")
-                    .with("job", JobJson.of(f.job())));
+            case CancelResult.AlreadyFinished f ->
+                Problems.respond(
+                        ctx,
+                        Problem.of(
+                                        ProblemType.JOB_FINISHED,
+                                        "Job " + f.job().id() + " has already "
+                                                + f.job().status().wireName() + "; there is nothing to cancel.")
+                                .with("job", JobJson.of(f.job())));
         }
     }
 
@@ -131,13 +140,21 @@ public final class JobRoutes {
         switch (lookup) {
             case ResultLookup.NotFound n -> notFound(ctx);
             case ResultLookup.NotReady r -> {
-                Problem p = Problem.of(ProblemType.JOB_RESULT_NOT_READY, "Job " + id + " is "
-                        + r.job().status().wireName() + " and has no result.").with("job", JobJson.of(r.job()));
-                Problems.respond(ctx, r.job().status().finished() ? p : p.withHeader("Retry-After", POLL_AFTER_SECONDS));
+                Problem p = Problem.of(
+                                ProblemType.JOB_RESULT_NOT_READY,
+                                "Job " + id + " is " + r.job().status().wireName() + " and has no result.")
+                        .with("job", JobJson.of(r.job()));
+                Problems.respond(
+                        ctx, r.job().status().finished() ? p : p.withHeader("Retry-After", POLL_AFTER_SECONDS));
             }
-            case ResultLookup.Expired e -> Problems.respond(ctx, Problem.of(ProblemType.JOB_RESULT_EXPIRED,
-                    "The result of job " + id + " expired at " + e.job().resultExpiresAt() + ".")
-                    .with("job", JobJson.of(e.job())));
+            case ResultLookup.Expired e ->
+                Problems.respond(
+                        ctx,
+                        Problem.of(
+                                        ProblemType.JOB_RESULT_EXPIRED,
+                                        "The result of job " + id + " expired at "
+                                                + e.job().resultExpiresAt() + ".")
+                                .with("job", JobJson.of(e.job())));
             case ResultLookup.Ready ready -> {
                 ctx.status(200);
                 ctx.contentType(ready.contentType());

@@ -36,6 +36,7 @@ final class PaymentsCsv implements JobHandler {
 
     /** The columns, in order. */
     static final String HEADER = "id,created_at,amount,amount_refunded,currency,status,description";
+
     static final String CONTENT_TYPE = "text/csv; charset=utf-8";
     private static final long PAUSE_MILLIS = 50;
 
@@ -51,9 +52,11 @@ final class PaymentsCsv implements JobHandler {
 
     /** The job's parameters as stored: the range, with {@code to} fixed when the report was asked for. */
     static String params(@Nullable Instant from, Instant to) {
-        return new String(Json.bytes(Map.of(
-                "from", DateTimeFormatter.ISO_INSTANT.format(from == null ? Instant.EPOCH : from),
-                "to", DateTimeFormatter.ISO_INSTANT.format(to))), StandardCharsets.UTF_8);
+        return new String(
+                Json.bytes(Map.of(
+                        "from", DateTimeFormatter.ISO_INSTANT.format(from == null ? Instant.EPOCH : from),
+                        "to", DateTimeFormatter.ISO_INSTANT.format(to))),
+                StandardCharsets.UTF_8);
     }
 
     @Override
@@ -78,7 +81,8 @@ final class PaymentsCsv implements JobHandler {
         });
     }
 
-    private void write(JobContext context, String accountId, Instant from, Instant to, Writer csv) throws SQLException, IOException {
+    private void write(JobContext context, String accountId, Instant from, Instant to, Writer csv)
+            throws SQLException, IOException {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             c.setReadOnly(true);
@@ -134,7 +138,9 @@ final class PaymentsCsv implements JobHandler {
             case '=', '+', '-', '@', '\t', '\r' -> "'" + text;
             default -> text;
         };
-        boolean quote = value.indexOf(',') >= 0 || value.indexOf('"') >= 0 || value.indexOf('\n') >= 0
+        boolean quote = value.indexOf(',') >= 0
+                || value.indexOf('"') >= 0
+                || value.indexOf('\n') >= 0
                 || value.indexOf('\r') >= 0;
         return quote ? '"' + value.replace("\"", "\"\"") + '"' : value;
     }

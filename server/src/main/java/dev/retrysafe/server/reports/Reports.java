@@ -31,6 +31,7 @@ public final class Reports {
     static final String REPORT_SUCCEEDED = EventTypes.REPORT_SUCCEEDED;
     /** A report that failed (its {@code error} says why). */
     static final String REPORT_FAILED = EventTypes.REPORT_FAILED;
+
     private static final Duration MAX_SHUTDOWN = Duration.ofHours(1);
 
     private final Jobs jobs;
@@ -48,11 +49,18 @@ public final class Reports {
      * so they stop before the pools opened earlier. Every job change, once committed, is told to
      * {@code streams}. Reports spend their least duration through {@code pacing}.
      */
-    public static Reports start(ServerConfig config, DataSource dataSource, Ids ids, Clock clock,
-                                List<AutoCloseable> resources, StreamSignals streams, ReportPacing pacing) {
+    public static Reports start(
+            ServerConfig config,
+            DataSource dataSource,
+            Ids ids,
+            Clock clock,
+            List<AutoCloseable> resources,
+            StreamSignals streams,
+            ReportPacing pacing) {
         JobsConfig settings = config.jobs();
         EventLog events = new EventLog(ids);
-        Duration shutdown = config.shutdownTimeout().compareTo(MAX_SHUTDOWN) > 0 ? MAX_SHUTDOWN : config.shutdownTimeout();
+        Duration shutdown =
+                config.shutdownTimeout().compareTo(MAX_SHUTDOWN) > 0 ? MAX_SHUTDOWN : config.shutdownTimeout();
         Jobs jobs = Jobs.builder(dataSource)
                 .clock(clock)
                 .lease(settings.lease())
@@ -62,7 +70,9 @@ public final class Reports {
                 .shutdownTimeout(shutdown)
                 // reports read the whole range of an account's payments: at most as many at once,
                 // across every instance, as one instance has workers, so reports cannot starve the API
-                .handler(ReportRequest.PAYMENTS_CSV, new PaymentsCsv(dataSource, settings.reportMinDuration(), pacing),
+                .handler(
+                        ReportRequest.PAYMENTS_CSV,
+                        new PaymentsCsv(dataSource, settings.reportMinDuration(), pacing),
                         settings.workers())
                 .listener((transaction, job) -> announce(events, transaction, job))
                 // after the commit: a finished report's event is in the same transaction
@@ -77,7 +87,11 @@ public final class Reports {
     private static void announce(EventLog events, Connection transaction, Job job) throws SQLException {
         if (job.status() == JobStatus.SUCCEEDED || job.status() == JobStatus.FAILED) {
             String type = job.status() == JobStatus.SUCCEEDED ? REPORT_SUCCEEDED : REPORT_FAILED;
-            events.append(transaction, job.owner(), type, job.finishedAt() == null ? job.createdAt() : job.finishedAt(),
+            events.append(
+                    transaction,
+                    job.owner(),
+                    type,
+                    job.finishedAt() == null ? job.createdAt() : job.finishedAt(),
                     JobJson.of(job));
         }
     }

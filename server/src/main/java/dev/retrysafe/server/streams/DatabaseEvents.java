@@ -22,7 +22,8 @@ final class DatabaseEvents implements EventSource {
 
     @Override
     public Numbered number(String accountId, int max) throws SQLException {
-        StreamPositions.Assigned assigned = transactions.inNewTransaction(c -> StreamPositions.assign(c, accountId, max));
+        StreamPositions.Assigned assigned =
+                transactions.inNewTransaction(c -> StreamPositions.assign(c, accountId, max));
         return new Numbered(assigned.last(), assigned.numbered());
     }
 

@@ -44,15 +44,14 @@ public final class EventStream {
     /** The topic of job changes. */
     public static final String JOB_UPDATED = "job.updated";
 
-    private EventStream() {
-    }
+    private EventStream() {}
 
     /**
      * Starts the stream over {@code dataSource}, its keys checked by {@code auth}; the result
      * joins {@code resources} (start it before whatever signals it, so that it closes after them).
      */
-    public static LiveEvents start(ServerConfig config, DataSource dataSource, AuthFilter auth, Clock clock,
-                                   List<AutoCloseable> resources) {
+    public static LiveEvents start(
+            ServerConfig config, DataSource dataSource, AuthFilter auth, Clock clock, List<AutoCloseable> resources) {
         LiveEvents.Builder builder = LiveEvents.builder()
                 .config(settings(config.streams()))
                 .events(new DatabaseEvents(new Transactions(dataSource)))
@@ -77,9 +76,20 @@ public final class EventStream {
     }
 
     static LiveEventsConfig settings(StreamsConfig s) {
-        return new LiveEventsConfig(s.maxConnectionsPerAccount(), s.messageLimit(), s.messageWindow(),
-                s.floodCloseAfter(), s.maxMessageBytes(), s.bufferMessages(), s.bufferBytes(), s.pingInterval(),
-                s.pongTimeout(), s.authTimeout(), s.maxReplay(), s.pollInterval(), s.connectionLease());
+        return new LiveEventsConfig(
+                s.maxConnectionsPerAccount(),
+                s.messageLimit(),
+                s.messageWindow(),
+                s.floodCloseAfter(),
+                s.maxMessageBytes(),
+                s.bufferMessages(),
+                s.bufferBytes(),
+                s.pingInterval(),
+                s.pongTimeout(),
+                s.authTimeout(),
+                s.maxReplay(),
+                s.pollInterval(),
+                s.connectionLease());
     }
 
     private static Callers callers(AuthFilter auth) {

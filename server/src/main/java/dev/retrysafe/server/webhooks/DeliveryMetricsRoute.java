@@ -36,13 +36,18 @@ public final class DeliveryMetricsRoute implements Supplier<String> {
         PrometheusText out = new PrometheusText();
         out.family("retrysafe_webhook_attempts_total", "counter", "Webhook delivery attempts by outcome.");
         for (Outcome outcome : Outcome.values()) {
-            out.sample("retrysafe_webhook_attempts_total{outcome=\"" + outcome.name().toLowerCase(Locale.ROOT) + "\"}",
+            out.sample(
+                    "retrysafe_webhook_attempts_total{outcome=\""
+                            + outcome.name().toLowerCase(Locale.ROOT) + "\"}",
                     metrics.attempts(outcome));
         }
         out.family("retrysafe_webhook_deliveries_total", "counter", "Deliveries finished, by final status.")
                 .sample("retrysafe_webhook_deliveries_total{status=\"succeeded\"}", metrics.deliveriesSucceeded())
                 .sample("retrysafe_webhook_deliveries_total{status=\"failed\"}", metrics.deliveriesFailed())
-                .family("retrysafe_webhook_endpoints_disabled_total", "counter", "Endpoints disabled by failures or 410 Gone.")
+                .family(
+                        "retrysafe_webhook_endpoints_disabled_total",
+                        "counter",
+                        "Endpoints disabled by failures or 410 Gone.")
                 .sample("retrysafe_webhook_endpoints_disabled_total", metrics.endpointsDisabled())
                 .family("retrysafe_webhook_attempts_in_flight", "gauge", "Attempts this instance is sending now.")
                 .sample("retrysafe_webhook_attempts_in_flight", metrics.inFlight())
@@ -61,8 +66,12 @@ public final class DeliveryMetricsRoute implements Supplier<String> {
         long cumulative = 0;
         for (int i = 0; i < bounds.size(); i++) {
             cumulative += latency.bucketCounts().get(i);
-            out.sample(name + "_bucket{le=\"" + PrometheusText.seconds(bounds.get(i)).stripTrailingZeros().toPlainString()
-                    + "\"}", cumulative);
+            out.sample(
+                    name + "_bucket{le=\""
+                            + PrometheusText.seconds(bounds.get(i))
+                                    .stripTrailingZeros()
+                                    .toPlainString() + "\"}",
+                    cumulative);
         }
         cumulative += latency.bucketCounts().get(bounds.size());
         out.sample(name + "_bucket{le=\"+Inf\"}", cumulative)

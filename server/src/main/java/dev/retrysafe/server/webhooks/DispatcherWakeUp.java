@@ -69,9 +69,12 @@ public final class DispatcherWakeUp implements Filter {
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         RequestEffects effects = RequestEffects.collect(() -> chain.doFilter(request, response));
-        if (request instanceof HttpServletRequest http && response instanceof HttpServletResponse answer
-                && "POST".equals(http.getMethod()) && http.getRequestURI().startsWith("/v1/")
-                && answer.getStatus() >= 200 && answer.getStatus() <= 299) {
+        if (request instanceof HttpServletRequest http
+                && response instanceof HttpServletResponse answer
+                && "POST".equals(http.getMethod())
+                && http.getRequestURI().startsWith("/v1/")
+                && answer.getStatus() >= 200
+                && answer.getStatus() <= 299) {
             if (effects.deliveries()) {
                 targets.deliveries();
             }

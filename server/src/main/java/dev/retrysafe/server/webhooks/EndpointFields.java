@@ -18,8 +18,7 @@ final class EndpointFields {
     private static final int MAX_EVENT_TYPE_LENGTH = 255;
     private static final Pattern EVENT_TYPE = Pattern.compile("[a-z0-9_]+(\\.[a-z0-9_]+)*");
 
-    private EndpointFields() {
-    }
+    private EndpointFields() {}
 
     /**
      * What a request body says about the rate limit: nothing ({@code present} false), no limit
@@ -45,10 +44,14 @@ final class EndpointFields {
         if (n.isNull()) {
             return new RateLimit(true, null);
         }
-        if (!n.isIntegralNumber() || !n.canConvertToInt() || n.intValue() < 1
+        if (!n.isIntegralNumber()
+                || !n.canConvertToInt()
+                || n.intValue() < 1
                 || n.intValue() > WebhookEndpoints.MAX_RATE_LIMIT) {
-            f.reject(name, "must be an integer from 1 to " + WebhookEndpoints.MAX_RATE_LIMIT
-                    + " (attempts per second), or null for no limit");
+            f.reject(
+                    name,
+                    "must be an integer from 1 to " + WebhookEndpoints.MAX_RATE_LIMIT
+                            + " (attempts per second), or null for no limit");
             return RateLimit.ABSENT;
         }
         return new RateLimit(true, n.intValue());
@@ -64,14 +67,18 @@ final class EndpointFields {
             return null;
         }
         if (!n.isArray() || n.isEmpty() || n.size() > MAX_EVENT_TYPES) {
-            f.reject(name, "must be a list of 1 to " + MAX_EVENT_TYPES
-                    + " event types such as \"payment.succeeded\", or [\"*\"] for every type");
+            f.reject(
+                    name,
+                    "must be a list of 1 to " + MAX_EVENT_TYPES
+                            + " event types such as \"payment.succeeded\", or [\"*\"] for every type");
             return null;
         }
         Set<String> types = new LinkedHashSet<>();
         for (JsonNode item : n) {
-            if (!item.isTextual() || item.textValue().length() > MAX_EVENT_TYPE_LENGTH
-                    || !(item.textValue().equals("*") || EVENT_TYPE.matcher(item.textValue()).matches())) {
+            if (!item.isTextual()
+                    || item.textValue().length() > MAX_EVENT_TYPE_LENGTH
+                    || !(item.textValue().equals("*")
+                            || EVENT_TYPE.matcher(item.textValue()).matches())) {
                 f.reject(name, "entries must be event types such as \"payment.succeeded\" or \"*\"");
                 return null;
             }

@@ -53,7 +53,10 @@ public final class EndpointSecretReplays implements StoredAnswerTransform {
             return stored;
         }
         // also overwrites a secret stored in the clear before this transform existed
-        String current = endpoints.secret(account, body.get("id").asText()).map(WebhookSecret::encoded).orElse(null);
+        String current = endpoints
+                .secret(account, body.get("id").asText())
+                .map(WebhookSecret::encoded)
+                .orElse(null);
         return answered(stored, body.put(SECRET, current));
     }
 

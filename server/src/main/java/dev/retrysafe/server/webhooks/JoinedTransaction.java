@@ -23,8 +23,10 @@ final class JoinedTransaction implements DataSource {
 
     JoinedTransaction(Connection requestTransaction) {
         Connection target = requestTransaction;
-        this.joined = (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> switch (method.getName()) {
+        this.joined = (Connection) Proxy.newProxyInstance(
+                Connection.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
+                (proxy, method, args) -> switch (method.getName()) {
                     case "close", "commit", "rollback", "setAutoCommit" -> null;
                     case "getAutoCommit" -> Boolean.FALSE;
                     case "isClosed" -> target.isClosed();

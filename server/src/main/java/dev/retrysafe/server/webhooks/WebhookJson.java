@@ -23,8 +23,7 @@ import org.jspecify.annotations.Nullable;
 /** The API representations of endpoints, deliveries and attempts. */
 final class WebhookJson {
 
-    private WebhookJson() {
-    }
+    private WebhookJson() {}
 
     /** Hours of attempts an endpoint's {@code health} covers. */
     static final int HEALTH_WINDOW_HOURS = 24;
@@ -37,7 +36,9 @@ final class WebhookJson {
         m.put("description", e.description());
         m.put("event_types", e.eventTypes().stream().sorted().toList());
         m.put("enabled", e.enabled());
-        m.put("disabled_reason", e.disabledReason() == null ? null : e.disabledReason().wireName());
+        m.put(
+                "disabled_reason",
+                e.disabledReason() == null ? null : e.disabledReason().wireName());
         m.put("created_at", time(e.createdAt()));
         m.put("updated_at", time(e.updatedAt()));
         m.put("failing_since", time(e.failingSince()));
@@ -69,14 +70,20 @@ final class WebhookJson {
         m.put("from", time(from));
         m.put("to", time(from.plus(Duration.ofHours(hours))));
         m.put("bucket_seconds", Duration.ofHours(1).toSeconds());
-        m.put("buckets", buckets.stream().map(b -> {
-            Map<String, Object> outcomes = new LinkedHashMap<>();
-            b.counts().forEach((outcome, n) -> outcomes.put(wire(outcome), n)); // an EnumMap: declaration order
-            Map<String, Object> bucket = new LinkedHashMap<>();
-            bucket.put("start", time(b.start()));
-            bucket.put("outcomes", outcomes);
-            return bucket;
-        }).toList());
+        m.put(
+                "buckets",
+                buckets.stream()
+                        .map(b -> {
+                            Map<String, Object> outcomes = new LinkedHashMap<>();
+                            b.counts()
+                                    .forEach((outcome, n) ->
+                                            outcomes.put(wire(outcome), n)); // an EnumMap: declaration order
+                            Map<String, Object> bucket = new LinkedHashMap<>();
+                            bucket.put("start", time(b.start()));
+                            bucket.put("outcomes", outcomes);
+                            return bucket;
+                        })
+                        .toList());
         return m;
     }
 
@@ -134,7 +141,9 @@ final class WebhookJson {
         Map<String, @Nullable Object> m = new LinkedHashMap<>();
         m.put("delivery_id", stored.attempt().deliveryId());
         m.put("endpoint_id", stored.endpointId());
-        m.put("delivery_status", stored.deliveryStatus() == null ? null : stored.deliveryStatus().wireName());
+        m.put(
+                "delivery_status",
+                stored.deliveryStatus() == null ? null : stored.deliveryStatus().wireName());
         m.put("endpoint_disabled", stored.endpointDisabled());
         Map<String, @Nullable Object> attempt = attempt(stored.attempt());
         attempt.remove("response");

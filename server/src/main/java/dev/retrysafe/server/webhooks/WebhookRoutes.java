@@ -18,6 +18,7 @@ import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.http.BodyFields;
 import dev.retrysafe.server.http.FieldError;
 import dev.retrysafe.server.http.JsonBody;
+import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.server.http.Problem;
 import dev.retrysafe.server.http.ProblemType;
 import dev.retrysafe.server.http.Problems;
@@ -25,7 +26,6 @@ import dev.retrysafe.server.http.QueryInts;
 import dev.retrysafe.server.http.RequestAccount;
 import dev.retrysafe.server.http.RequestEffects;
 import dev.retrysafe.server.http.Responses;
-import dev.retrysafe.server.http.ListQuery;
 import dev.retrysafe.servlet.RequestTransaction;
 import io.javalin.http.Context;
 import java.net.URI;
@@ -58,7 +58,8 @@ public final class WebhookRoutes {
     private static final String ENDPOINT = "we_";
     private static final String DELIVERY = "msg_";
     private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description", "rate_limit");
-    private static final Set<String> UPDATE_FIELDS = Set.of("url", "event_types", "description", "enabled", "rate_limit");
+    private static final Set<String> UPDATE_FIELDS =
+            Set.of("url", "event_types", "description", "enabled", "rate_limit");
 
     private static final String EVENT = "evt_";
     /** Most hours {@code GET /v1/webhook_attempt_stats} covers (a week). */
@@ -83,8 +84,13 @@ public final class WebhookRoutes {
      * source (the request's transaction); {@code guard} checks every URL; {@code events} tells
      * whose an event is; {@code clock} ends the health window.
      */
-    public WebhookRoutes(WebhookEndpoints endpoints, Function<DataSource, WebhookEndpoints> storeOver, TargetGuard guard,
-                         EventLookup events, Clock clock, int maxBodyBytes) {
+    public WebhookRoutes(
+            WebhookEndpoints endpoints,
+            Function<DataSource, WebhookEndpoints> storeOver,
+            TargetGuard guard,
+            EventLookup events,
+            Clock clock,
+            int maxBodyBytes) {
         this.endpoints = endpoints;
         this.storeOver = storeOver;
         this.guard = guard;
@@ -113,8 +119,10 @@ public final class WebhookRoutes {
         if (target == null) {
             return;
         }
-        EndpointWithSecret created = writer(ctx).create(account.id(),
-                new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond()));
+        EndpointWithSecret created = writer(ctx)
+                .create(
+                        account.id(),
+                        new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond()));
         ctx.header("Location", "/v1/webhook_endpoints/" + created.endpoint().id());
         Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created, EndpointHealth.NONE));
     }
@@ -125,8 +133,8 @@ public final class WebhookRoutes {
         PageRequest page = pageRequest(ctx, ENDPOINT);
         if (page != null) {
             Page<WebhookEndpoint> found = endpoints.list(account.id(), page);
-            Map<String, EndpointHealth> health = health(account,
-                    found.items().stream().map(WebhookEndpoint::id).toList());
+            Map<String, EndpointHealth> health = health(
+                    account, found.items().stream().map(WebhookEndpoint::id).toList());
             Responses.json(ctx, 200, list(found, e -> WebhookJson.endpoint(e, health.get(e.id()))));
         }
     }
@@ -170,8 +178,21 @@ public final class WebhookRoutes {
                 return;
             }
         }
-        answer(ctx, account, id, writer(ctx).update(account.id(), id, new EndpointUpdate(target, types, description, enabled,
-                rate.perSecond(), rate.present() && rate.perSecond() == null)));
+        answer(
+                ctx,
+                account,
+                id,
+                writer(ctx)
+                        .update(
+                                account.id(),
+                                id,
+                                new EndpointUpdate(
+                                        target,
+                                        types,
+                                        description,
+                                        enabled,
+                                        rate.perSecond(),
+                                        rate.present() && rate.perSecond() == null)));
     }
 
     /** {@code DELETE /v1/webhook_endpoints/{id}}: the endpoint with its deliveries. */
@@ -193,22 +214,29 @@ public final class WebhookRoutes {
     public void secret(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        (Ids.looksLike(ENDPOINT, id) ? endpoints.secret(account.id(), id) : Optional.<dev.retrysafe.webhooks.WebhookSecret>empty())
-                .ifPresentOrElse(s -> {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("object", "webhook_endpoint_secret");
-                    m.put("endpoint_id", id);
-                    m.put("secret", s.encoded());
-                    Responses.json(ctx, 200, m);
-                }, () -> notFound(ctx, "webhook endpoint", id));
+        (Ids.looksLike(ENDPOINT, id)
+                        ? endpoints.secret(account.id(), id)
+                        : Optional.<dev.retrysafe.webhooks.WebhookSecret>empty())
+                .ifPresentOrElse(
+                        s -> {
+                            Map<String, Object> m = new LinkedHashMap<>();
+                            m.put("object", "webhook_endpoint_secret");
+                            m.put("endpoint_id", id);
+                            m.put("secret", s.encoded());
+                            Responses.json(ctx, 200, m);
+                        },
+                        () -> notFound(ctx, "webhook endpoint", id));
     }
 
     /** {@code POST /v1/webhook_endpoints/{id}/rotate_secret}: the new secret; the old one signs during the grace period. */
     public void rotateSecret(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        (Ids.looksLike(ENDPOINT, id) ? writer(ctx).rotateSecret(account.id(), id) : Optional.<EndpointWithSecret>empty())
-                .ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpointWithSecret(e, health(account, id))),
+        (Ids.looksLike(ENDPOINT, id)
+                        ? writer(ctx).rotateSecret(account.id(), id)
+                        : Optional.<EndpointWithSecret>empty())
+                .ifPresentOrElse(
+                        e -> Responses.json(ctx, 200, WebhookJson.endpointWithSecret(e, health(account, id))),
                         () -> notFound(ctx, "webhook endpoint", id));
     }
 
@@ -216,7 +244,8 @@ public final class WebhookRoutes {
     public void enable(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        Optional<WebhookEndpoint> enabled = Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty();
+        Optional<WebhookEndpoint> enabled =
+                Ids.looksLike(ENDPOINT, id) ? writer(ctx).enable(account.id(), id) : Optional.empty();
         if (enabled.isPresent()) {
             RequestEffects.deliveriesChanged(); // its held-back deliveries are due again
         }
@@ -233,8 +262,13 @@ public final class WebhookRoutes {
      * first; {@code 404} for an event the account does not have.
      */
     public void eventDeliveries(Context ctx) throws SQLException {
-        deliveryList(ctx, EVENT, "event", (account, id, page) -> events.has(account, id)
-                ? Optional.of(endpoints.eventDeliveries(account, id, page)) : Optional.empty());
+        deliveryList(
+                ctx,
+                EVENT,
+                "event",
+                (account, id, page) -> events.has(account, id)
+                        ? Optional.of(endpoints.eventDeliveries(account, id, page))
+                        : Optional.empty());
     }
 
     /** Finds a page of deliveries of one resource; empty when the account has no such resource. */
@@ -244,7 +278,8 @@ public final class WebhookRoutes {
     }
 
     /** A page of the deliveries of the resource {@code {id}} (a {@code noun} with ids {@code prefix}...). */
-    private static void deliveryList(Context ctx, String prefix, String noun, DeliveryLookup lookup) throws SQLException {
+    private static void deliveryList(Context ctx, String prefix, String noun, DeliveryLookup lookup)
+            throws SQLException {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
         if (!Ids.looksLike(prefix, id)) {
@@ -253,9 +288,10 @@ public final class WebhookRoutes {
         }
         PageRequest page = pageRequest(ctx, DELIVERY);
         if (page != null) {
-            lookup.find(account.id(), id, page).ifPresentOrElse(
-                    p -> Responses.json(ctx, 200, list(p, WebhookJson::delivery)),
-                    () -> notFound(ctx, noun, id));
+            lookup.find(account.id(), id, page)
+                    .ifPresentOrElse(
+                            p -> Responses.json(ctx, 200, list(p, WebhookJson::delivery)),
+                            () -> notFound(ctx, noun, id));
         }
     }
 
@@ -266,14 +302,16 @@ public final class WebhookRoutes {
      */
     public void attemptStats(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
-        OptionalInt parsed = QueryInts.inRange(ctx.queryParam("hours"), WebhookJson.HEALTH_WINDOW_HOURS, 1, MAX_STATS_HOURS);
+        OptionalInt parsed =
+                QueryInts.inRange(ctx.queryParam("hours"), WebhookJson.HEALTH_WINDOW_HOURS, 1, MAX_STATS_HOURS);
         if (parsed.isEmpty()) {
             Problems.respond(ctx, Problem.invalid(List.of(QueryInts.outOfRange("hours", 1, MAX_STATS_HOURS))));
             return;
         }
         int hours = parsed.getAsInt();
         Instant from = clock.instant().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(hours - 1L));
-        Responses.json(ctx, 200, WebhookJson.attemptStats(from, hours, endpoints.attemptsPerHour(account.id(), from, hours)));
+        Responses.json(
+                ctx, 200, WebhookJson.attemptStats(from, hours, endpoints.attemptsPerHour(account.id(), from, hours)));
     }
 
     /** {@code POST /v1/webhook_endpoints/{id}/recover} {@code {since}}: re-sends failed deliveries since then. */
@@ -314,8 +352,11 @@ public final class WebhookRoutes {
     public void delivery(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        (Ids.looksLike(DELIVERY, id) ? endpoints.delivery(account.id(), id) : Optional.<dev.retrysafe.delivery.DeliveryDetail>empty())
-                .ifPresentOrElse(d -> Responses.json(ctx, 200, WebhookJson.deliveryDetail(d)),
+        (Ids.looksLike(DELIVERY, id)
+                        ? endpoints.delivery(account.id(), id)
+                        : Optional.<dev.retrysafe.delivery.DeliveryDetail>empty())
+                .ifPresentOrElse(
+                        d -> Responses.json(ctx, 200, WebhookJson.deliveryDetail(d)),
                         () -> notFound(ctx, "delivery", id));
     }
 
@@ -327,7 +368,8 @@ public final class WebhookRoutes {
     public void retry(Context ctx) {
         Account account = RequestAccount.require(ctx.req());
         String id = ctx.pathParam("id");
-        RetryOutcome outcome = Ids.looksLike(DELIVERY, id) ? writer(ctx).retry(account.id(), id) : new RetryOutcome.NotFound();
+        RetryOutcome outcome =
+                Ids.looksLike(DELIVERY, id) ? writer(ctx).retry(account.id(), id) : new RetryOutcome.NotFound();
         switch (outcome) {
             case RetryOutcome.Retried r -> {
                 RequestEffects.deliveriesChanged();
@@ -341,10 +383,12 @@ public final class WebhookRoutes {
     private static Problem notRetryable(String id, RetryOutcome.NotRetryable n) {
         String endpoint = n.delivery().endpointId();
         String detail = switch (n.reason()) {
-            case ENDPOINT_DISABLED -> "Delivery '" + id + "' cannot be sent again: its webhook endpoint '" + endpoint
-                    + "' is disabled. Enable it (POST /v1/webhook_endpoints/" + endpoint + "/enable), then retry.";
-            case ATTEMPT_UNDER_WAY -> "Delivery '" + id + "' is being attempted right now; look at it again once"
-                    + " the attempt has ended (within the attempt timeout), then retry if you still need to.";
+            case ENDPOINT_DISABLED ->
+                "Delivery '" + id + "' cannot be sent again: its webhook endpoint '" + endpoint
+                        + "' is disabled. Enable it (POST /v1/webhook_endpoints/" + endpoint + "/enable), then retry.";
+            case ATTEMPT_UNDER_WAY ->
+                "Delivery '" + id + "' is being attempted right now; look at it again once"
+                        + " the attempt has ended (within the attempt timeout), then retry if you still need to.";
         };
         return Problem.of(ProblemType.DELIVERY_NOT_RETRYABLE, detail)
                 .with("reason", n.reason().wireName())
@@ -356,9 +400,11 @@ public final class WebhookRoutes {
     private @Nullable URI checkedUrl(Context ctx, String url) {
         TargetDecision decision = guard.check(url);
         if (decision instanceof TargetDecision.Refused refused) {
-            Problems.respond(ctx, Problem.of(ProblemType.WEBHOOK_URL_REFUSED, "url: " + refused.message())
-                    .with("reason", refused.reason().name().toLowerCase(Locale.ROOT))
-                    .with("errors", List.of(new FieldError("url", refused.message()))));
+            Problems.respond(
+                    ctx,
+                    Problem.of(ProblemType.WEBHOOK_URL_REFUSED, "url: " + refused.message())
+                            .with("reason", refused.reason().name().toLowerCase(Locale.ROOT))
+                            .with("errors", List.of(new FieldError("url", refused.message()))));
             return null;
         }
         try {
@@ -366,8 +412,10 @@ public final class WebhookRoutes {
             new NewEndpoint(uri, Set.of("*"), ""); // the store's own form check, so it cannot fail later
             return uri;
         } catch (java.net.URISyntaxException | IllegalArgumentException e) {
-            Problems.respond(ctx, Problem.invalid(List.of(new FieldError("url",
-                    "must be an absolute http or https URL with a host"))));
+            Problems.respond(
+                    ctx,
+                    Problem.invalid(
+                            List.of(new FieldError("url", "must be an absolute http or https URL with a host"))));
             return null;
         }
     }
@@ -406,7 +454,8 @@ public final class WebhookRoutes {
     }
 
     private void answer(Context ctx, Account account, String id, Optional<WebhookEndpoint> endpoint) {
-        endpoint.ifPresentOrElse(e -> Responses.json(ctx, 200, WebhookJson.endpoint(e, health(account, id))),
+        endpoint.ifPresentOrElse(
+                e -> Responses.json(ctx, 200, WebhookJson.endpoint(e, health(account, id))),
                 () -> notFound(ctx, "webhook endpoint", id));
     }
 

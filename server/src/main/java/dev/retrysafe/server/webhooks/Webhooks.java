@@ -24,6 +24,7 @@ public final class Webhooks {
 
     /** Below this the dispatcher's claims would not outlast a slow attempt. */
     private static final Duration MIN_LEASE = Dispatcher.DEFAULT_LEASE;
+
     private static final Duration MAX_SHUTDOWN = Duration.ofHours(1);
 
     private final WebhookEndpoints endpoints;
@@ -44,8 +45,12 @@ public final class Webhooks {
      * flight finish within the shutdown timeout) before the sender and before the pools opened
      * earlier. Every attempt, once stored, is told to {@code streams}.
      */
-    public static Webhooks start(ServerConfig config, DataSource dataSource, Clock clock, List<AutoCloseable> resources,
-                                 StreamSignals streams) {
+    public static Webhooks start(
+            ServerConfig config,
+            DataSource dataSource,
+            Clock clock,
+            List<AutoCloseable> resources,
+            StreamSignals streams) {
         WebhooksConfig settings = config.webhooks();
         TargetGuard guard = TargetGuard.builder()
                 .allowPrivateTargets(settings.allowPrivateTargets())
@@ -62,7 +67,8 @@ public final class Webhooks {
                 .jitter(settings.jitter())
                 .build();
         Duration lease = settings.timeout().multipliedBy(3);
-        Duration shutdown = config.shutdownTimeout().compareTo(MAX_SHUTDOWN) > 0 ? MAX_SHUTDOWN : config.shutdownTimeout();
+        Duration shutdown =
+                config.shutdownTimeout().compareTo(MAX_SHUTDOWN) > 0 ? MAX_SHUTDOWN : config.shutdownTimeout();
         Dispatcher dispatcher = Dispatcher.builder(dataSource, sender)
                 .clock(clock)
                 .schedule(schedule)
@@ -72,7 +78,8 @@ public final class Webhooks {
                 .shutdownTimeout(shutdown)
                 .eventSink(EventLog.sink())
                 // after the commit: an attempt that disabled its endpoint also recorded an event
-                .attemptObserver(a -> streams.update(a.accountId(), EventStream.DELIVERY_ATTEMPTED, WebhookJson.attempted(a)))
+                .attemptObserver(
+                        a -> streams.update(a.accountId(), EventStream.DELIVERY_ATTEMPTED, WebhookJson.attempted(a)))
                 .build();
         resources.add(dispatcher);
         dispatcher.start();
@@ -86,7 +93,7 @@ public final class Webhooks {
 
     /** The handlers of the webhook API; {@code events} tells whose an event is. */
     public WebhookRoutes routes(int maxBodyBytes, WebhookRoutes.EventLookup events) {
-        return new WebhookRoutes(endpoints, ds -> WebhookEndpoints.builder(ds).clock(clock).build(), guard, events, clock,
-                maxBodyBytes);
+        return new WebhookRoutes(
+                endpoints, ds -> WebhookEndpoints.builder(ds).clock(clock).build(), guard, events, clock, maxBodyBytes);
     }
 }

@@ -37,8 +37,13 @@ class BankChargeKeyTest {
                 + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_DELAY=-1";
         db = Database.open(new DatabaseConfig(url, "", "", 2), Path.of("."), "bank-test", 2);
         db.migrate();
-        bank = new Bank(db.dataSource(), new BankConfig(Duration.ZERO, 0, 0), clock, RandomGenerator.getDefault(),
-                Bank.Processing.SLEEP, RETENTION);
+        bank = new Bank(
+                db.dataSource(),
+                new BankConfig(Duration.ZERO, 0, 0),
+                clock,
+                RandomGenerator.getDefault(),
+                Bank.Processing.SLEEP,
+                RETENTION);
     }
 
     @AfterEach
@@ -81,34 +86,40 @@ class BankChargeKeyTest {
     @Test
     void aConnectionThatBreaksDuringTheChargeFailsWithTheOutageItself() throws Exception {
         DataSource breaking = breakingOnInsert(db.dataSource());
-        Bank failing = new Bank(breaking, new BankConfig(Duration.ZERO, 0, 0), clock, RandomGenerator.getDefault(),
-                Bank.Processing.SLEEP, RETENTION);
+        Bank failing = new Bank(
+                breaking,
+                new BankConfig(Duration.ZERO, 0, 0),
+                clock,
+                RandomGenerator.getDefault(),
+                Bank.Processing.SLEEP,
+                RETENTION);
 
         assertThatThrownBy(() -> failing.charge("ch_1", "acct_1", 700, "eur"))
-                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("08006"));
+                .isInstanceOfSatisfying(
+                        SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("08006"));
         assertThat(rows()).isZero();
     }
 
     /** Connections whose first insert fails as a dropped connection does; every later statement fails as closed. */
     private static DataSource breakingOnInsert(DataSource real) {
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class},
-                (proxy, method, args) -> {
+        return (DataSource) Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
                     Object result = invoke(real, method, args);
                     if (!method.getName().equals("getConnection")) {
                         return result;
                     }
                     Connection connection = (Connection) result;
                     AtomicBoolean broken = new AtomicBoolean();
-                    return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
-                            (p, m, a) -> {
+                    return Proxy.newProxyInstance(
+                            Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (p, m, a) -> {
                                 if (m.getName().equals("prepareStatement")) {
                                     if (broken.get()) {
                                         throw new SQLException("Connection is closed");
                                     }
                                     if (String.valueOf(a[0]).contains("INSERT")) {
                                         broken.set(true);
-                                        throw new SQLException("An I/O error occurred while sending to the backend.",
-                                                "08006");
+                                        throw new SQLException(
+                                                "An I/O error occurred while sending to the backend.", "08006");
                                     }
                                 }
                                 return invoke(connection, m, a);
@@ -126,7 +137,7 @@ class BankChargeKeyTest {
 
     private long rows() throws Exception {
         try (var c = db.dataSource().getConnection();
-             var rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM bank_charges")) {
+                var rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM bank_charges")) {
             rs.next();
             return rs.getLong(1);
         }

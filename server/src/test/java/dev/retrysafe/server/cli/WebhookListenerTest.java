@@ -27,7 +27,8 @@ class WebhookListenerTest {
     private static final String BODY = "{\"id\":\"evt_1\",\"type\":\"payment.succeeded\",\"data\":{}}";
 
     private final ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private WebhookListener listener;
 
     @BeforeEach
@@ -60,12 +61,14 @@ class WebhookListenerTest {
     void rejectsAChangedBodyAndAForeignSecretWithTheReason() throws Exception {
         int changed = post(signed("msg_2", BODY), BODY + " ");
         Map<String, String> foreign = WebhookSigner.of(WebhookSecret.generate())
-                .headers("msg_3", Instant.now().getEpochSecond(), BODY.getBytes(UTF_8)).toMap();
+                .headers("msg_3", Instant.now().getEpochSecond(), BODY.getBytes(UTF_8))
+                .toMap();
         int forged = post(foreign, BODY);
 
         assertThat(changed).isEqualTo(400);
         assertThat(forged).isEqualTo(400);
-        assertThat(lines()).containsExactly("msg_2 rejected: NO_MATCHING_SIGNATURE", "msg_3 rejected: NO_MATCHING_SIGNATURE");
+        assertThat(lines())
+                .containsExactly("msg_2 rejected: NO_MATCHING_SIGNATURE", "msg_3 rejected: NO_MATCHING_SIGNATURE");
     }
 
     @Test
@@ -79,7 +82,8 @@ class WebhookListenerTest {
 
     @Test
     void answersOnlyPost() throws Exception {
-        HttpResponse<Void> get = http.send(HttpRequest.newBuilder(URI.create(listener.url())).GET().build(),
+        HttpResponse<Void> get = http.send(
+                HttpRequest.newBuilder(URI.create(listener.url())).GET().build(),
                 HttpResponse.BodyHandlers.discarding());
 
         assertThat(get.statusCode()).isEqualTo(405);
@@ -87,7 +91,9 @@ class WebhookListenerTest {
     }
 
     private static Map<String, String> signed(String id, String body) {
-        return WebhookSigner.of(SECRET).headers(id, Instant.now().getEpochSecond(), body.getBytes(UTF_8)).toMap();
+        return WebhookSigner.of(SECRET)
+                .headers(id, Instant.now().getEpochSecond(), body.getBytes(UTF_8))
+                .toMap();
     }
 
     private int post(Map<String, String> headers, String body) throws Exception {
@@ -96,7 +102,8 @@ class WebhookListenerTest {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body, UTF_8));
         headers.forEach(request::header);
-        return http.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return http.send(request.build(), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     private List<String> lines() {

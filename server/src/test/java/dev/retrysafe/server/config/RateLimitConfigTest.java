@@ -36,9 +36,11 @@ class RateLimitConfigTest {
 
         assertThat(limits.enabled()).isTrue();
         assertThat(limits.store()).isEqualTo(RateLimitConfig.Store.AUTO);
-        assertThat(limits.plans()).containsExactly(Map.entry("free", 1.0), Map.entry("pro", 10.0),
-                Map.entry("enterprise", 100.0));
-        assertThat(limits.policies()).extracting(Policy::name).containsExactly("key", "account", "reports", "anonymous");
+        assertThat(limits.plans())
+                .containsExactly(Map.entry("free", 1.0), Map.entry("pro", 10.0), Map.entry("enterprise", 100.0));
+        assertThat(limits.policies())
+                .extracting(Policy::name)
+                .containsExactly("key", "account", "reports", "anonymous");
         Policy key = limits.policies().get(0);
         assertThat(key.scope().id()).isEqualTo("api_key");
         assertThat(key.algorithm()).isEqualTo(Algorithm.GCRA);
@@ -52,7 +54,9 @@ class RateLimitConfigTest {
         assertThat(reports.window()).isEqualTo(Duration.ofHours(1));
         Policy anonymous = limits.policies().get(3);
         assertThat(anonymous.appliesTo(ANONYMOUS)).isTrue();
-        assertThat(anonymous.appliesTo(ALICE)).as("an authenticated caller is limited by key and account").isFalse();
+        assertThat(anonymous.appliesTo(ALICE))
+                .as("an authenticated caller is limited by key and account")
+                .isFalse();
         assertThat(limits.retryAfterJitter()).isZero();
         assertThat(limits.redisTimeout()).isEqualTo(Duration.ofMillis(100));
         assertThat(limits.redisKeyPrefix()).isEqualTo("retrysafe:rl:");
@@ -111,8 +115,10 @@ class RateLimitConfigTest {
                       scope: api_key
                       quota: 0
                       window: 1s
-                """)).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("rate_limits.policies[0]").hasMessageContaining("quota");
+                """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rate_limits.policies[0]")
+                .hasMessageContaining("quota");
         assertThatThrownBy(() -> load("""
                 rate_limits:
                   policies:
@@ -120,7 +126,9 @@ class RateLimitConfigTest {
                       scope: planet
                       quota: 1
                       window: 1s
-                """)).isInstanceOf(ConfigException.class).hasMessageContaining("rate_limits.policies[0].scope");
+                """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rate_limits.policies[0].scope");
         assertThatThrownBy(() -> load("""
                 rate_limits:
                   policies:
@@ -129,7 +137,9 @@ class RateLimitConfigTest {
                       quota: 1
                       window: 1s
                       colour: red
-                """)).isInstanceOf(ConfigException.class).hasMessageContaining("rate_limits.policies[0].colour");
+                """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rate_limits.policies[0].colour");
         assertThatThrownBy(() -> load("""
                 rate_limits:
                   policies:
@@ -145,7 +155,9 @@ class RateLimitConfigTest {
                 rate_limits:
                   policies:
                     - {name: a, scope: api_key, quota: 1}
-                """)).isInstanceOf(ConfigException.class).hasMessageContaining("rate_limits.policies[0].window");
+                """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rate_limits.policies[0].window");
     }
 
     @Test
@@ -157,11 +169,15 @@ class RateLimitConfigTest {
         assertThatThrownBy(() -> load("""
                 rate_limits:
                   store: disk
-                """)).isInstanceOf(ConfigException.class).hasMessageContaining("auto, memory or redis");
+                """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("auto, memory or redis");
         assertThatThrownBy(() -> load("""
                 rate_limits:
                   redis_key_prefix: "a{b}"
-                """)).isInstanceOf(ConfigException.class).hasMessageContaining("rate_limits.redis_key_prefix");
+                """))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rate_limits.redis_key_prefix");
     }
 
     @Test
@@ -170,9 +186,12 @@ class RateLimitConfigTest {
         for (String jitter : List.of("500ms", "1500ms")) {
             assertThatThrownBy(() -> load("rate_limits:\n  retry_after_jitter: " + jitter + "\n"))
                     .isInstanceOf(ConfigException.class)
-                    .hasMessageContaining("rate_limits.retry_after_jitter").hasMessageContaining("whole seconds");
+                    .hasMessageContaining("rate_limits.retry_after_jitter")
+                    .hasMessageContaining("whole seconds");
         }
-        assertThat(load("rate_limits:\n  retry_after_jitter: 2000ms\n").rateLimits().retryAfterJitter())
+        assertThat(load("rate_limits:\n  retry_after_jitter: 2000ms\n")
+                        .rateLimits()
+                        .retryAfterJitter())
                 .isEqualTo(Duration.ofSeconds(2));
     }
 }

@@ -21,15 +21,17 @@ class RedisConfigTest {
 
     @Test
     void aClusterUrlNamesItsSeedNodesWithTheirPortsAndCredentials() {
-        ServerConfig c = ConfigLoader.load(null, Map.of("RETRYSAFE_REDIS_URL",
-                "redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2,redis-c.internal:7002"));
+        ServerConfig c = ConfigLoader.load(
+                null,
+                Map.of("RETRYSAFE_REDIS_URL", "redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2,redis-c.internal:7002"));
 
         assertThat(c.redis().configured()).isTrue();
         assertThat(c.redis().cluster()).isTrue();
-        assertThat(c.redis().nodes()).containsExactly(
-                URI.create("redis://:s3cret@10.0.0.1:7000"),
-                URI.create("redis://:s3cret@10.0.0.2:6379"),
-                URI.create("redis://:s3cret@redis-c.internal:7002"));
+        assertThat(c.redis().nodes())
+                .containsExactly(
+                        URI.create("redis://:s3cret@10.0.0.1:7000"),
+                        URI.create("redis://:s3cret@10.0.0.2:6379"),
+                        URI.create("redis://:s3cret@redis-c.internal:7002"));
         assertThat(c.redis().port()).isEqualTo(7000);
         // rate_limits.store: auto puts the counters in any configured Redis, a Cluster too
         assertThat(c.rateLimits().store()).isEqualTo(RateLimitConfig.Store.AUTO);
@@ -48,13 +50,16 @@ class RedisConfigTest {
         RedisConfig redis = ConfigLoader.load(file, Map.of()).redis();
 
         assertThat(redis.cluster()).isTrue();
-        assertThat(redis.nodes()).containsExactly(URI.create("rediss://app:pw@redis-a.internal:6380"),
-                URI.create("rediss://app:pw@redis-b.internal:6380"));
+        assertThat(redis.nodes())
+                .containsExactly(
+                        URI.create("rediss://app:pw@redis-a.internal:6380"),
+                        URI.create("rediss://app:pw@redis-b.internal:6380"));
     }
 
     @Test
     void aSingleServerUrlIsOneNode() {
-        RedisConfig redis = ConfigLoader.load(null, Map.of("RETRYSAFE_REDIS_URL", "redis://127.0.0.1/2")).redis();
+        RedisConfig redis = ConfigLoader.load(null, Map.of("RETRYSAFE_REDIS_URL", "redis://127.0.0.1/2"))
+                .redis();
 
         assertThat(redis.cluster()).isFalse();
         assertThat(redis.nodes()).containsExactly(URI.create("redis://127.0.0.1:6379/2"));
@@ -63,19 +68,21 @@ class RedisConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "redis-cluster://:s3cret@h1:7000,,h2:7001",      // an empty node
-        "redis-cluster://:s3cret@h1:port,h2:7001",       // a port that is no number
-        "redis-cluster://:s3cret@h1:70000",              // a port out of range
-        "redis-cluster://:s3cret@h1:7000,h2:7001/1",     // a database: a Cluster has only 0
-        "redis-cluster://:s3cret@h1:7000?timeout=5s",    // options
-        "redis-cluster:///",                             // no node at all
-        "redis-sentinel://:s3cret@h1:26379",             // not a kind of Redis the server speaks
-    })
+    @ValueSource(
+            strings = {
+                "redis-cluster://:s3cret@h1:7000,,h2:7001", // an empty node
+                "redis-cluster://:s3cret@h1:port,h2:7001", // a port that is no number
+                "redis-cluster://:s3cret@h1:70000", // a port out of range
+                "redis-cluster://:s3cret@h1:7000,h2:7001/1", // a database: a Cluster has only 0
+                "redis-cluster://:s3cret@h1:7000?timeout=5s", // options
+                "redis-cluster:///", // no node at all
+                "redis-sentinel://:s3cret@h1:26379", // not a kind of Redis the server speaks
+            })
     void aBadRedisUrlNamesTheSettingAndTheVariableButNotThePassword(String url) {
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of("RETRYSAFE_REDIS_URL", url)))
                 .as(url)
-                .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.setting()).isEqualTo("redis.url"))
+                .isInstanceOfSatisfying(
+                        ConfigException.class, e -> assertThat(e.setting()).isEqualTo("redis.url"))
                 .hasMessageStartingWith("redis.url ")
                 .hasMessageContaining("RETRYSAFE_REDIS_URL")
                 .hasMessageNotContaining("s3cret");

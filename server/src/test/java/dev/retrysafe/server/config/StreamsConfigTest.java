@@ -32,9 +32,21 @@ class StreamsConfigTest {
     void defaultsAreTheDocumentedOnes() {
         StreamsConfig s = ConfigLoader.load(null, Map.of()).streams();
 
-        assertThat(s).isEqualTo(new StreamsConfig(10, 20, Duration.ofSeconds(10), 100, 4096, 1000, 1024 * 1024,
-                Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(10), 1000, Duration.ofSeconds(1),
-                Duration.ofSeconds(30)));
+        assertThat(s)
+                .isEqualTo(new StreamsConfig(
+                        10,
+                        20,
+                        Duration.ofSeconds(10),
+                        100,
+                        4096,
+                        1000,
+                        1024 * 1024,
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(10),
+                        1000,
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(30)));
     }
 
     @Test
@@ -55,15 +67,18 @@ class StreamsConfigTest {
     @Test
     void badValuesNameTheSetting() {
         assertThatThrownBy(() -> load("streams:\n  message_limit: 0\n"))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("streams.message_limit").hasMessageContaining("0");
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("streams.message_limit")
+                .hasMessageContaining("0");
         assertThatThrownBy(() -> load("streams:\n  max_message_bytes: 10\n"))
                 .hasMessageContaining("streams.max_message_bytes");
         assertThatThrownBy(() -> load("streams:\n  pong_timeout: 2h\n"))
-                .hasMessageContaining("streams.pong_timeout").hasMessageContaining("2h");
+                .hasMessageContaining("streams.pong_timeout")
+                .hasMessageContaining("2h");
         assertThatThrownBy(() -> load("streams:\n  connection_lease: 500ms\n"))
-                .hasMessageContaining("streams.connection_lease").hasMessageContaining("500ms");
-        assertThatThrownBy(() -> load("streams:\n  buffer: 10\n"))
-                .hasMessageContaining("streams.buffer");
+                .hasMessageContaining("streams.connection_lease")
+                .hasMessageContaining("500ms");
+        assertThatThrownBy(() -> load("streams:\n  buffer: 10\n")).hasMessageContaining("streams.buffer");
     }
 
     @Test
@@ -81,7 +96,9 @@ class StreamsConfigTest {
             }
         }
 
-        assertThat(undocumented).as("settings missing from docs/configuration.md").isEmpty();
+        assertThat(undocumented)
+                .as("settings missing from docs/configuration.md")
+                .isEmpty();
     }
 
     /** Every setting's dotted name; a mapping of plans or a list counts as one setting. */

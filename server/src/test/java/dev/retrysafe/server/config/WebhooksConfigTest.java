@@ -30,9 +30,18 @@ class WebhooksConfigTest {
         WebhooksConfig w = ConfigLoader.load(null, Map.of()).webhooks();
 
         assertThat(w.timeout()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(w.retrySchedule()).containsExactly(Duration.ZERO, Duration.ofSeconds(5), Duration.ofMinutes(5),
-                Duration.ofMinutes(30), Duration.ofHours(2), Duration.ofHours(5), Duration.ofHours(10),
-                Duration.ofHours(14), Duration.ofHours(20), Duration.ofHours(24));
+        assertThat(w.retrySchedule())
+                .containsExactly(
+                        Duration.ZERO,
+                        Duration.ofSeconds(5),
+                        Duration.ofMinutes(5),
+                        Duration.ofMinutes(30),
+                        Duration.ofHours(2),
+                        Duration.ofHours(5),
+                        Duration.ofHours(10),
+                        Duration.ofHours(14),
+                        Duration.ofHours(20),
+                        Duration.ofHours(24));
         assertThat(w.jitter()).isEqualTo(0.2);
         assertThat(w.disableAfter()).isEqualTo(Duration.ofDays(5));
         assertThat(w.maxInFlightPerEndpoint()).isEqualTo(10);
@@ -53,26 +62,34 @@ class WebhooksConfigTest {
                   require_https: false
                 """), Map.of()).webhooks();
 
-        assertThat(w).isEqualTo(new WebhooksConfig(Duration.ofMillis(250),
-                List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1)), 0, Duration.ofHours(1), 3,
-                List.of("127.0.0.0/8", "::1/128"), false));
+        assertThat(w)
+                .isEqualTo(new WebhooksConfig(
+                        Duration.ofMillis(250),
+                        List.of(Duration.ZERO, Duration.ofMillis(200), Duration.ofSeconds(1)),
+                        0,
+                        Duration.ofHours(1),
+                        3,
+                        List.of("127.0.0.0/8", "::1/128"),
+                        false));
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "timeout: 0ms                         | webhooks.timeout",
-            "timeout: 11m                         | webhooks.timeout",
-            "retry_schedule: []                   | webhooks.retry_schedule",
-            "retry_schedule: [5s, 10s]            | webhooks.retry_schedule",
-            "retry_schedule: [0s, 31d]            | webhooks.retry_schedule",
-            "retry_schedule: [0s, soon]           | webhooks.retry_schedule",
-            "jitter: 1.5                          | webhooks.jitter",
-            "disable_after: 30s                   | webhooks.disable_after",
-            "max_in_flight_per_endpoint: 0        | webhooks.max_in_flight_per_endpoint",
-            "allow_private_targets: [localhost]   | webhooks.allow_private_targets",
-            "require_https: maybe                 | webhooks.require_https",
-            "retries: 3                           | webhooks.retries",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "timeout: 0ms                         | webhooks.timeout",
+                "timeout: 11m                         | webhooks.timeout",
+                "retry_schedule: []                   | webhooks.retry_schedule",
+                "retry_schedule: [5s, 10s]            | webhooks.retry_schedule",
+                "retry_schedule: [0s, 31d]            | webhooks.retry_schedule",
+                "retry_schedule: [0s, soon]           | webhooks.retry_schedule",
+                "jitter: 1.5                          | webhooks.jitter",
+                "disable_after: 30s                   | webhooks.disable_after",
+                "max_in_flight_per_endpoint: 0        | webhooks.max_in_flight_per_endpoint",
+                "allow_private_targets: [localhost]   | webhooks.allow_private_targets",
+                "require_https: maybe                 | webhooks.require_https",
+                "retries: 3                           | webhooks.retries",
+            })
     void badValuesAreRefusedNamingTheSetting(String line, String setting) throws IOException {
         Path file = yaml("webhooks:\n  " + line.strip() + "\n");
 

@@ -41,14 +41,18 @@ class DashboardAssetsTest {
 
     @ParameterizedTest
     @CsvSource({
-            "/dashboard, text/html; charset=utf-8",
-            "/dashboard/, text/html; charset=utf-8",
-            "/dashboard/dashboard.js, text/javascript; charset=utf-8",
-            "/dashboard/dashboard.css, text/css; charset=utf-8",
+        "/dashboard, text/html; charset=utf-8",
+        "/dashboard/, text/html; charset=utf-8",
+        "/dashboard/dashboard.js, text/javascript; charset=utf-8",
+        "/dashboard/dashboard.css, text/css; charset=utf-8",
     })
     void pageAndFilesAreServedWithoutAKeyWithTheirTypeAndTheSecurityHeaders(String path, String contentType) {
-        for (Api.Answer a : List.of(anonymous.get(path), anonymous.send(anonymous.request(path)
-                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build()))) {
+        for (Api.Answer a : List.of(
+                anonymous.get(path),
+                anonymous.send(anonymous
+                        .request(path)
+                        .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                        .build()))) {
             assertThat(a.status()).as(a.raw().request().method() + " " + path).isEqualTo(200);
             assertThat(a.contentType().replace(" ", "")).isEqualToIgnoringCase(contentType.replace(" ", ""));
             assertThat(a.header("X-Content-Type-Options")).isEqualTo("nosniff");
@@ -63,15 +67,28 @@ class DashboardAssetsTest {
     void policyAllowsOnlyThisOriginAndNothingInline() {
         String csp = DashboardAssets.CONTENT_SECURITY_POLICY;
 
-        assertThat(csp).startsWith("default-src 'self';").contains("script-src 'self';", "style-src 'self';",
-                "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'");
+        assertThat(csp)
+                .startsWith("default-src 'self';")
+                .contains(
+                        "script-src 'self';",
+                        "style-src 'self';",
+                        "object-src 'none'",
+                        "frame-ancestors 'none'",
+                        "base-uri 'none'");
         assertThat(csp).doesNotContain("unsafe", "http:", "https:", "data:", "*", "blob:");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/dashboard/nope.js", "/dashboard/index.html", "/dashboard/dashboard.JS",
-            "/dashboard/retrysafe-defaults.yaml", "/dashboard/a/b", "/dashboard/..",
-            "/dashboard/dashboard.js/x"})
+    @ValueSource(
+            strings = {
+                "/dashboard/nope.js",
+                "/dashboard/index.html",
+                "/dashboard/dashboard.JS",
+                "/dashboard/retrysafe-defaults.yaml",
+                "/dashboard/a/b",
+                "/dashboard/..",
+                "/dashboard/dashboard.js/x"
+            })
     void anythingElseUnderDashboardIsANotFoundProblem(String path) {
         Api.Answer a = anonymous.get(path);
 
@@ -97,9 +114,12 @@ class DashboardAssetsTest {
 
         List<String> references = all(Pattern.compile("(?:src|href)=\"([^\"]*)\""), html);
         assertThat(references).containsExactlyInAnyOrder("/dashboard/dashboard.css", "/dashboard/dashboard.js");
-        assertThat(all(Pattern.compile("<script([^>]*)>"), html)).singleElement()
+        assertThat(all(Pattern.compile("<script([^>]*)>"), html))
+                .singleElement()
                 .satisfies(attrs -> assertThat(attrs).contains("src=\"/dashboard/dashboard.js\""));
-        assertThat(html).doesNotContainPattern("(?i)\\son[a-z]+=").doesNotContainPattern("(?i)\\sstyle=")
+        assertThat(html)
+                .doesNotContainPattern("(?i)\\son[a-z]+=")
+                .doesNotContainPattern("(?i)\\sstyle=")
                 .doesNotContain("<style");
         assertThat(all(Pattern.compile("data-testid=\"([^\"]+)\""), html))
                 .contains("api-key", "key-submit", "error", "endpoints", "events", "jobs", "rate-limits", "chart");
@@ -109,9 +129,19 @@ class DashboardAssetsTest {
     void scriptNeverParsesDataAsMarkupNorCallsAnotherOrigin() {
         String js = anonymous.get("/dashboard/dashboard.js").raw().body();
 
-        assertThat(js).doesNotContain("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(",
-                "new Function", "localStorage", "setAttribute('style'", "innerText");
-        assertThat(all(Pattern.compile("(https?://[^'\"\\s]*)"), js)).as("no URL but the SVG namespace")
+        assertThat(js)
+                .doesNotContain(
+                        "innerHTML",
+                        "outerHTML",
+                        "insertAdjacentHTML",
+                        "document.write",
+                        "eval(",
+                        "new Function",
+                        "localStorage",
+                        "setAttribute('style'",
+                        "innerText");
+        assertThat(all(Pattern.compile("(https?://[^'\"\\s]*)"), js))
+                .as("no URL but the SVG namespace")
                 .containsOnly("http://www.w3.org/2000/svg");
         assertThat(js).contains("textContent", "sessionStorage", "'Authorization': 'Bearer '", "'Idempotency-Key'");
         List<String> fetched = all(Pattern.compile("api\\('(?:GET|POST)', '([^']*)'"), js);

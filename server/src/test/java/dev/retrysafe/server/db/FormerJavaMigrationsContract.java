@@ -36,18 +36,24 @@ abstract class FormerJavaMigrationsContract {
     protected abstract Database newDatabase() throws Exception;
 
     /** One row of the history: what Flyway validates, and what shows that a migration ran again. */
-    private record Row(int rank, String version, String description, String type, String script,
-                       Integer checksum, String installedOn) {
-    }
+    private record Row(
+            int rank,
+            String version,
+            String description,
+            String type,
+            String script,
+            Integer checksum,
+            String installedOn) {}
 
     @Test
     void aDatabaseMigratedByTheJavaClassesStartsWithoutRunningThemAgain() throws Exception {
-        try (Database fresh = newDatabase(); Database former = newDatabase()) {
+        try (Database fresh = newDatabase();
+                Database former = newDatabase()) {
             fresh.migrate();
             // given a database as the Java migrations left it (its schema is the same: the files hold their statements)
             former.migrate();
             try (Connection c = former.dataSource().getConnection();
-                 PreparedStatement s = c.prepareStatement(AS_THE_CLASSES_LEFT_THEM)) {
+                    PreparedStatement s = c.prepareStatement(AS_THE_CLASSES_LEFT_THEM)) {
                 for (Map.Entry<String, String> m : FormerJavaMigrations.CLASSES.entrySet()) {
                     s.setString(1, m.getValue());
                     s.setString(2, m.getKey());
@@ -57,19 +63,25 @@ abstract class FormerJavaMigrationsContract {
             List<Row> before = history(former);
             assertThat(before).filteredOn(r -> r.type().equals("JDBC")).hasSize(5);
             assertThatThrownBy(() -> flyway(former).validate())
-                    .as("without the realignment, Flyway refuses the database").isInstanceOf(FlywayException.class);
+                    .as("without the realignment, Flyway refuses the database")
+                    .isInstanceOf(FlywayException.class);
 
             // when a server of this version starts on it
             former.migrate();
 
             // then its history is the fresh database's, and nothing ran again
             List<Row> after = history(former);
-            assertThat(after).extracting(Row::rank, Row::installedOn)
-                    .as("the same rows, installed when they were").isEqualTo(
-                            before.stream().map(r -> tuple(r.rank(), r.installedOn())).toList());
-            assertThat(after).extracting(Row::version, Row::description, Row::type, Row::script, Row::checksum)
-                    .isEqualTo(history(fresh).stream().map(r -> tuple(
-                            r.version(), r.description(), r.type(), r.script(), r.checksum())).toList());
+            assertThat(after)
+                    .extracting(Row::rank, Row::installedOn)
+                    .as("the same rows, installed when they were")
+                    .isEqualTo(before.stream()
+                            .map(r -> tuple(r.rank(), r.installedOn()))
+                            .toList());
+            assertThat(after)
+                    .extracting(Row::version, Row::description, Row::type, Row::script, Row::checksum)
+                    .isEqualTo(history(fresh).stream()
+                            .map(r -> tuple(r.version(), r.description(), r.type(), r.script(), r.checksum()))
+                            .toList());
             flyway(former).validate();
             // and a second start changes nothing
             former.migrate();
@@ -81,7 +93,8 @@ abstract class FormerJavaMigrationsContract {
     void aMigrationThatReallyChangedStillFailsValidation() throws Exception {
         try (Database db = newDatabase()) {
             db.migrate();
-            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = db.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 // a V3 that ran something else than the delivery tables' class
                 s.executeUpdate("UPDATE \"flyway_schema_history\" SET \"type\" = 'JDBC', \"script\" ="
                         + " 'db.migration.V3__Something_else', \"checksum\" = NULL WHERE \"version\" = '3'");
@@ -89,24 +102,37 @@ abstract class FormerJavaMigrationsContract {
                 s.executeUpdate("UPDATE \"flyway_schema_history\" SET \"checksum\" = 42 WHERE \"version\" = '7'");
             }
 
-            assertThatThrownBy(db::migrate).isInstanceOf(FlywayException.class)
-                    .hasMessageContaining("3").hasMessageContaining("7");
+            assertThatThrownBy(db::migrate)
+                    .isInstanceOf(FlywayException.class)
+                    .hasMessageContaining("3")
+                    .hasMessageContaining("7");
         }
     }
 
     private static Flyway flyway(Database db) {
-        return Flyway.configure().dataSource(db.dataSource()).locations("classpath:db/migration").load();
+        return Flyway.configure()
+                .dataSource(db.dataSource())
+                .locations("classpath:db/migration")
+                .load();
     }
 
     private static List<Row> history(Database db) throws SQLException {
         List<Row> rows = new ArrayList<>();
-        try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT \"installed_rank\", \"version\", \"description\", \"type\", \"script\","
-                     + " \"checksum\", \"installed_on\" FROM \"flyway_schema_history\" WHERE \"version\" IS NOT NULL"
-                     + " ORDER BY \"installed_rank\"")) {
+        try (Connection c = db.dataSource().getConnection();
+                Statement s = c.createStatement();
+                ResultSet r =
+                        s.executeQuery("SELECT \"installed_rank\", \"version\", \"description\", \"type\", \"script\","
+                                + " \"checksum\", \"installed_on\" FROM \"flyway_schema_history\" WHERE \"version\" IS NOT NULL"
+                                + " ORDER BY \"installed_rank\"")) {
             while (r.next()) {
-                rows.add(new Row(r.getInt(1), r.getString(2), r.getString(3), r.getString(4), r.getString(5),
-                        (Integer) r.getObject(6), r.getString(7)));
+                rows.add(new Row(
+                        r.getInt(1),
+                        r.getString(2),
+                        r.getString(3),
+                        r.getString(4),
+                        r.getString(5),
+                        (Integer) r.getObject(6),
+                        r.getString(7)));
             }
         }
         return rows;

@@ -22,6 +22,7 @@ class FormerJavaMigrationsPostgresTest extends FormerJavaMigrationsContract {
 
     /** The schema the Java migrations made, read with {@link #COLUMNS} and {@link #INDEXES}. */
     private static final String SCHEMA_FIXTURE = "/db/schema-made-by-java-migrations.postgres.txt";
+
     private static final String COLUMNS = "SELECT rtrim(table_name || '.' || column_name || ' ' || data_type"
             + " || coalesce('(' || character_maximum_length || ')', '') || ' ' || is_nullable || ' '"
             + " || coalesce(column_default, '')) FROM information_schema.columns WHERE table_schema = current_schema()"
@@ -35,8 +36,8 @@ class FormerJavaMigrationsPostgresTest extends FormerJavaMigrationsContract {
     protected Database newDatabase() {
         PostgresTestDatabase database = PostgresTestDatabase.create();
         databases.add(database);
-        return Database.open(new DatabaseConfig(database.jdbcUrl(), database.user(), "", 2), Path.of("."),
-                "former-migrations", 2);
+        return Database.open(
+                new DatabaseConfig(database.jdbcUrl(), database.user(), "", 2), Path.of("."), "former-migrations", 2);
     }
 
     @AfterEach
@@ -50,7 +51,8 @@ class FormerJavaMigrationsPostgresTest extends FormerJavaMigrationsContract {
             db.migrate();
 
             List<String> schema = new ArrayList<>();
-            try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = db.dataSource().getConnection();
+                    Statement s = c.createStatement()) {
                 schema.addAll(lines(s, COLUMNS));
                 schema.addAll(lines(s, INDEXES));
             }
@@ -72,8 +74,10 @@ class FormerJavaMigrationsPostgresTest extends FormerJavaMigrationsContract {
     private static List<String> fixture() throws IOException {
         try (InputStream in = FormerJavaMigrationsPostgresTest.class.getResourceAsStream(SCHEMA_FIXTURE)) {
             assertThat(in).as(SCHEMA_FIXTURE).isNotNull();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                    .filter(l -> !l.startsWith("#") && !l.isBlank()).toList();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .lines()
+                    .filter(l -> !l.startsWith("#") && !l.isBlank())
+                    .toList();
         }
     }
 }

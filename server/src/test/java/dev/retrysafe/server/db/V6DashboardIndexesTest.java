@@ -20,7 +20,8 @@ class V6DashboardIndexesTest {
         try (PostgresTestDatabase database = PostgresTestDatabase.create()) {
             // given a database as the previous version left it: migrated to V5, without the indexes
             TestServer.postgres(database).start().close();
-            try (Connection c = database.connect(); Statement s = c.createStatement()) {
+            try (Connection c = database.connect();
+                    Statement s = c.createStatement()) {
                 assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");
                 assertThat(SchemaInspection.indexNames(c, "jobs")).contains("jobs_owner_created");
                 s.execute("DROP INDEX delivery_attempts_started");
@@ -39,10 +40,12 @@ class V6DashboardIndexesTest {
             TestServer.postgres(database).start().close();
 
             // then V6 made them
-            try (Connection c = database.connect(); Statement s = c.createStatement()) {
+            try (Connection c = database.connect();
+                    Statement s = c.createStatement()) {
                 assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");
                 assertThat(SchemaInspection.indexNames(c, "jobs")).contains("jobs_owner_created");
-                try (var r = s.executeQuery("SELECT COUNT(*) FROM flyway_schema_history WHERE version = '6' AND success")) {
+                try (var r =
+                        s.executeQuery("SELECT COUNT(*) FROM flyway_schema_history WHERE version = '6' AND success")) {
                     assertThat(r.next()).isTrue();
                     assertThat(r.getInt(1)).isEqualTo(1);
                 }

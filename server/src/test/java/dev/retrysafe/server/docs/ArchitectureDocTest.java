@@ -42,14 +42,19 @@ class ArchitectureDocTest {
         List<Path> files = new ArrayList<>();
         int number = 0;
         while (step.find()) {
-            assertThat(Integer.parseInt(step.group(1))).as("steps numbered in order").isEqualTo(++number);
+            assertThat(Integer.parseInt(step.group(1)))
+                    .as("steps numbered in order")
+                    .isEqualTo(++number);
             Path source = root.resolve(step.group(2)).resolve("src/main/java");
             String tail = "/" + step.group(3);
             List<Path> found;
             try (Stream<Path> walk = Files.walk(source)) {
-                found = walk.filter(p -> p.toString().replace('\\', '/').endsWith(tail)).toList();
+                found = walk.filter(p -> p.toString().replace('\\', '/').endsWith(tail))
+                        .toList();
             }
-            assertThat(found).as("step %d: %s in module %s", number, step.group(3), step.group(2)).hasSize(1);
+            assertThat(found)
+                    .as("step %d: %s in module %s", number, step.group(3), step.group(2))
+                    .hasSize(1);
             files.add(found.get(0));
         }
 

@@ -44,7 +44,9 @@ class ConfigurationDocTest {
         collectUndocumented(defaults, "", documented, undocumented);
 
         // then
-        assertThat(undocumented).as("settings of retrysafe-defaults.yaml missing from docs/configuration.md").isEmpty();
+        assertThat(undocumented)
+                .as("settings of retrysafe-defaults.yaml missing from docs/configuration.md")
+                .isEmpty();
         for (String setting : documented) {
             assertThat(node(defaults, setting).isMissingNode())
                     .as("docs/configuration.md documents '%s', which retrysafe-defaults.yaml does not have", setting)
@@ -65,7 +67,8 @@ class ConfigurationDocTest {
         }
 
         // then
-        assertThat(documented).as("variable -> setting, from docs/configuration.md")
+        assertThat(documented)
+                .as("variable -> setting, from docs/configuration.md")
                 .containsExactlyInAnyOrderEntriesOf(ConfigLoader.environmentVariables());
     }
 

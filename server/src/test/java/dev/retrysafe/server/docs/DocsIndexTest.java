@@ -22,7 +22,9 @@ class DocsIndexTest {
         List<String> documents;
         try (Stream<Path> files = Files.list(RepositoryRoot.find().resolve("docs"))) {
             documents = files.map(p -> p.getFileName().toString())
-                    .filter(name -> name.endsWith(".md") && !name.equals("README.md")).sorted().toList();
+                    .filter(name -> name.endsWith(".md") && !name.equals("README.md"))
+                    .sorted()
+                    .toList();
         }
 
         // then

@@ -44,15 +44,26 @@ class DocsPageTest {
         assertThat(page.contentType()).startsWith("text/html");
         assertStrictPolicy(page);
         String html = page.raw().body();
-        assertThat(html).contains("<script src=\"/docs/docs.js\" defer></script>",
-                "<link rel=\"stylesheet\" href=\"/docs/docs.css\">");
-        assertThat(Pattern.compile("<script(?![^>]*\\ssrc=)", Pattern.CASE_INSENSITIVE).matcher(html).find())
-                .as("an inline script").isFalse();
-        assertThat(Pattern.compile("\\son[a-z]+\\s*=|\\sstyle\\s*=|<style", Pattern.CASE_INSENSITIVE).matcher(html).find())
-                .as("inline handlers or styles").isFalse();
+        assertThat(html)
+                .contains(
+                        "<script src=\"/docs/docs.js\" defer></script>",
+                        "<link rel=\"stylesheet\" href=\"/docs/docs.css\">");
+        assertThat(Pattern.compile("<script(?![^>]*\\ssrc=)", Pattern.CASE_INSENSITIVE)
+                        .matcher(html)
+                        .find())
+                .as("an inline script")
+                .isFalse();
+        assertThat(Pattern.compile("\\son[a-z]+\\s*=|\\sstyle\\s*=|<style", Pattern.CASE_INSENSITIVE)
+                        .matcher(html)
+                        .find())
+                .as("inline handlers or styles")
+                .isFalse();
         Matcher urls = ATTRIBUTE_URL.matcher(html);
         while (urls.find()) {
-            assertThat(urls.group(1)).as("a link to this server only").startsWith("/").doesNotStartWith("//");
+            assertThat(urls.group(1))
+                    .as("a link to this server only")
+                    .startsWith("/")
+                    .doesNotStartWith("//");
         }
     }
 
@@ -73,7 +84,8 @@ class DocsPageTest {
         // everything from the document is written as text, never parsed as HTML
         assertThat(script.raw().body())
                 .contains("fetch('/openapi.json'", "textContent", "'use strict'")
-                .doesNotContain("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function");
+                .doesNotContain(
+                        "innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function");
     }
 
     @Test
@@ -90,8 +102,13 @@ class DocsPageTest {
 
     private static void assertStrictPolicy(Api.Answer answer) {
         String policy = answer.header("Content-Security-Policy");
-        assertThat(policy).isNotNull()
-                .contains("default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'",
+        assertThat(policy)
+                .isNotNull()
+                .contains(
+                        "default-src 'none'",
+                        "script-src 'self'",
+                        "style-src 'self'",
+                        "connect-src 'self'",
                         "frame-ancestors 'none'")
                 .doesNotContain("unsafe-inline", "unsafe-eval", "*", "http:", "https:", "data:");
         assertThat(answer.header("X-Content-Type-Options")).isEqualTo("nosniff");

@@ -32,13 +32,13 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The contract between the OpenAPI document and the running server, driven by the document: every
@@ -67,6 +67,7 @@ class OpenApiContractTest {
      * {@link #UPGRADE_REQUIRED}; its upgrades are sent by {@link #everyWebSocketAnswersItsUpgradesAsDocumented()}.
      */
     private static final Map<String, Integer> REFUSED_EXAMPLES = Map.of("DELETE /v1/jobs/{id}", 409);
+
     private static final int UPGRADE_REQUIRED = 426;
     /** A key of the right form that no account has. */
     private static final String WRONG_KEY = "rs_not_a_key_of_anyone_0000000000";
@@ -87,7 +88,9 @@ class OpenApiContractTest {
         server = TestServer.h2()
                 .loopbackWebhooks(List.of(Duration.ZERO, Duration.ofMillis(50)))
                 .rateLimits(shipped.withStore(RateLimitConfig.Store.MEMORY)
-                        .withPolicies(shipped.policies().stream().map(p -> p.scaledBy(1000)).toList()))
+                        .withPolicies(shipped.policies().stream()
+                                .map(p -> p.scaledBy(1000))
+                                .toList()))
                 .start();
         api = Api.of(server);
         anonymous = new Api(server.baseUri(), null);
@@ -110,15 +113,38 @@ class OpenApiContractTest {
 
     /** One of each resource, so the examples' ids can be replaced by real ones. */
     private void createResources() {
-        ids.put("we", created(api.post("/v1/webhook_endpoints", "{\"url\": " + Api.quote(receiver.url("hooks"))
-                + ", \"event_types\": [\"*\"]}")).get("id").asText());
-        ids.put("pay", created(api.post("/v1/payments", "{\"amount\": 1000, \"currency\": \"eur\"}")).get("id").asText());
-        ids.put("re", created(api.post("/v1/refunds", "{\"payment_id\": \"" + ids.get("pay") + "\", \"amount\": 100}"))
-                .get("id").asText());
-        ids.put("job", created(api.post("/v1/reports", "{\"kind\": \"payments_csv\"}")).get("id").asText());
-        await().atMost(WAIT).until(() -> api.get("/v1/jobs/" + ids.get("job")).body().get("status").asText().equals("succeeded"));
+        ids.put(
+                "we",
+                created(api.post(
+                                "/v1/webhook_endpoints",
+                                "{\"url\": " + Api.quote(receiver.url("hooks")) + ", \"event_types\": [\"*\"]}"))
+                        .get("id")
+                        .asText());
+        ids.put(
+                "pay",
+                created(api.post("/v1/payments", "{\"amount\": 1000, \"currency\": \"eur\"}"))
+                        .get("id")
+                        .asText());
+        ids.put(
+                "re",
+                created(api.post("/v1/refunds", "{\"payment_id\": \"" + ids.get("pay") + "\", \"amount\": 100}"))
+                        .get("id")
+                        .asText());
+        ids.put(
+                "job",
+                created(api.post("/v1/reports", "{\"kind\": \"payments_csv\"}"))
+                        .get("id")
+                        .asText());
+        await().atMost(WAIT)
+                .until(() -> api.get("/v1/jobs/" + ids.get("job"))
+                        .body()
+                        .get("status")
+                        .asText()
+                        .equals("succeeded"));
         await().atMost(WAIT).until(() -> {
-            JsonNode deliveries = api.get("/v1/webhook_endpoints/" + ids.get("we") + "/deliveries").body().get("data");
+            JsonNode deliveries = api.get("/v1/webhook_endpoints/" + ids.get("we") + "/deliveries")
+                    .body()
+                    .get("data");
             for (JsonNode d : deliveries) {
                 if (d.get("status").asText().equals("succeeded")) {
                     ids.put("msg", d.get("id").asText());
@@ -160,7 +186,9 @@ class OpenApiContractTest {
         assertThat(heads).as("paths with HEAD").isEqualTo(gets);
         Set<String> undocumented = new HashSet<>(registered);
         undocumented.removeAll(documented);
-        assertThat(undocumented).as("routes the server answers that the document does not describe").isEmpty();
+        assertThat(undocumented)
+                .as("routes the server answers that the document does not describe")
+                .isEmpty();
         Set<String> missing = new HashSet<>(documented);
         missing.removeAll(registered);
         assertThat(missing).as("documented routes the server does not answer").isEmpty();
@@ -170,17 +198,24 @@ class OpenApiContractTest {
     Stream<DynamicTest> everyOperationAnswersItsExampleAsDocumented() {
         List<Operations.Operation> ops = new ArrayList<>(Operations.of(document));
         // deletions last, so the other operations still find what they work on
-        ops.sort((a, b) -> Boolean.compare(a.method().equals("DELETE"), b.method().equals("DELETE")));
-        return ops.stream().map(op -> DynamicTest.dynamicTest(op.route(), () -> {
-            Api.Answer answer = send(op, Variant.EXAMPLE);
-            assertAsDocumented(op, Received.of(answer));
-            Integer refused = op.upgrades() ? Integer.valueOf(UPGRADE_REQUIRED) : REFUSED_EXAMPLES.get(op.route());
-            if (refused == null) {
-                assertThat(answer.status()).as(op.route() + ": " + answer.raw().body()).isBetween(200, 299);
-            } else {
-                assertThat(answer.status()).as(op.route() + ": " + answer.raw().body()).isEqualTo(refused);
-            }
-        }));
+        ops.sort((a, b) ->
+                Boolean.compare(a.method().equals("DELETE"), b.method().equals("DELETE")));
+        return ops.stream()
+                .map(op -> DynamicTest.dynamicTest(op.route(), () -> {
+                    Api.Answer answer = send(op, Variant.EXAMPLE);
+                    assertAsDocumented(op, Received.of(answer));
+                    Integer refused =
+                            op.upgrades() ? Integer.valueOf(UPGRADE_REQUIRED) : REFUSED_EXAMPLES.get(op.route());
+                    if (refused == null) {
+                        assertThat(answer.status())
+                                .as(op.route() + ": " + answer.raw().body())
+                                .isBetween(200, 299);
+                    } else {
+                        assertThat(answer.status())
+                                .as(op.route() + ": " + answer.raw().body())
+                                .isEqualTo(refused);
+                    }
+                }));
     }
 
     @TestFactory
@@ -192,10 +227,14 @@ class OpenApiContractTest {
                     tests.add(DynamicTest.dynamicTest(op.route() + " " + variant.description, () -> {
                         Api.Answer answer = send(op, variant);
                         assertAsDocumented(op, Received.of(answer));
-                        assertThat(answer.status()).as(op.route() + " " + variant.description + ": " + answer.raw().body())
+                        assertThat(answer.status())
+                                .as(op.route() + " " + variant.description + ": "
+                                        + answer.raw().body())
                                 .isBetween(400, 499);
                         if (variant == Variant.WRONG_KEY) {
-                            assertThat(answer.status()).as(op.route() + " " + variant.description).isEqualTo(401);
+                            assertThat(answer.status())
+                                    .as(op.route() + " " + variant.description)
+                                    .isEqualTo(401);
                         }
                         assertThat(answer.contentType()).startsWith("application/problem+json");
                     }));
@@ -214,18 +253,34 @@ class OpenApiContractTest {
      */
     @TestFactory
     Stream<DynamicTest> everyWebSocketAnswersItsUpgradesAsDocumented() {
-        List<Operations.Operation> sockets = Operations.of(document).stream().filter(Operations.Operation::upgrades).toList();
-        assertThat(sockets).as("operations that document 101 Switching Protocols").isNotEmpty();
+        List<Operations.Operation> sockets = Operations.of(document).stream()
+                .filter(Operations.Operation::upgrades)
+                .toList();
+        assertThat(sockets)
+                .as("operations that document 101 Switching Protocols")
+                .isNotEmpty();
         List<DynamicTest> tests = new ArrayList<>();
         for (Operations.Operation op : sockets) {
             String target = target(op, Variant.EXAMPLE);
-            tests.add(upgrade(op, "with the API key", RawHttp.webSocketUpgrade(server.baseUri(), target, server.apiKey()), 101));
-            tests.add(upgrade(op, "without a key", RawHttp.webSocketUpgrade(server.baseUri(), target, null),
+            tests.add(upgrade(
+                    op, "with the API key", RawHttp.webSocketUpgrade(server.baseUri(), target, server.apiKey()), 101));
+            tests.add(upgrade(
+                    op,
+                    "without a key",
+                    RawHttp.webSocketUpgrade(server.baseUri(), target, null),
                     op.keyOptional() ? 101 : 401));
-            tests.add(upgrade(op, "with an API key that is not valid",
-                    RawHttp.webSocketUpgrade(server.baseUri(), target, WRONG_KEY), 401));
-            tests.add(upgrade(op, "without Sec-WebSocket-Key and -Version", "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Upgrade: websocket\r\nConnection: Upgrade\r\nAuthorization: Bearer " + server.apiKey() + "\r\n\r\n", 400));
+            tests.add(upgrade(
+                    op,
+                    "with an API key that is not valid",
+                    RawHttp.webSocketUpgrade(server.baseUri(), target, WRONG_KEY),
+                    401));
+            tests.add(upgrade(
+                    op,
+                    "without Sec-WebSocket-Key and -Version",
+                    "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            + "Upgrade: websocket\r\nConnection: Upgrade\r\nAuthorization: Bearer " + server.apiKey()
+                            + "\r\n\r\n",
+                    400));
         }
         return tests.stream();
     }
@@ -234,7 +289,9 @@ class OpenApiContractTest {
         return DynamicTest.dynamicTest(op.route() + " upgrade " + description, () -> {
             RawHttp.Answer answer = RawHttp.exchange(server.baseUri(), request, WAIT);
             assertAsDocumented(op, Received.of(answer));
-            assertThat(answer.status()).as(op.route() + " upgrade " + description + ": " + answer.raw()).isEqualTo(status);
+            assertThat(answer.status())
+                    .as(op.route() + " upgrade " + description + ": " + answer.raw())
+                    .isEqualTo(status);
         });
     }
 
@@ -244,7 +301,9 @@ class OpenApiContractTest {
         Set<String> types = new HashSet<>();
         for (JsonNode event : events) {
             types.add(event.get("type").asText());
-            assertThat(schemas.errors(webhookPayload(event.get("type").asText()), event)).as(event.toString()).isEmpty();
+            assertThat(schemas.errors(webhookPayload(event.get("type").asText()), event))
+                    .as(event.toString())
+                    .isEmpty();
         }
         assertThat(types).contains("payment.succeeded", "refund.created", "report.succeeded");
 
@@ -252,20 +311,26 @@ class OpenApiContractTest {
         for (LoopbackReceiver.Received webhook : receiver.received()) {
             JsonNode body = JSON.readTree(webhook.body());
             String pointer = "/webhooks/" + Operations.escape(body.path("type").asText()) + "/post";
-            assertThat(schemas.errors(webhookPayload(body.path("type").asText()), body)).as(body.toString()).isEmpty();
+            assertThat(schemas.errors(webhookPayload(body.path("type").asText()), body))
+                    .as(body.toString())
+                    .isEmpty();
             for (JsonNode p : document.at(pointer + "/parameters")) {
                 JsonNode param = Operations.resolve(document, p, "").node();
                 String value = webhook.headers().get(param.get("name").asText());
                 assertThat(value).as(param.get("name").asText()).isNotNull();
-                assertThat(schemas.errors(Operations.resolve(document, p, "").pointer() + "/schema", TextNode.valueOf(value)))
-                        .as(param.get("name").asText() + ": " + value).isEmpty();
+                assertThat(schemas.errors(
+                                Operations.resolve(document, p, "").pointer() + "/schema", TextNode.valueOf(value)))
+                        .as(param.get("name").asText() + ": " + value)
+                        .isEmpty();
             }
         }
     }
 
     private String webhookPayload(String type) {
         JsonNode hook = document.path("webhooks").path(type);
-        assertThat(hook.isMissingNode()).as("webhook " + type + " is documented").isFalse();
+        assertThat(hook.isMissingNode())
+                .as("webhook " + type + " is documented")
+                .isFalse();
         return "/webhooks/" + Operations.escape(type) + "/post/requestBody/content/application~1json/schema";
     }
 
@@ -291,21 +356,28 @@ class OpenApiContractTest {
             return switch (this) {
                 case EXAMPLE -> true;
                 case WITHOUT_KEY, WRONG_KEY -> op.authenticated();
-                case UNKNOWN_ID -> op.parameters().stream().anyMatch(p -> p.path("in").asText().equals("path"));
-                case INVALID_LIMIT -> op.parameters().stream().anyMatch(p -> p.path("name").asText().equals("limit"));
-                case WITHOUT_IDEMPOTENCY_KEY -> op.parameters().stream()
-                        .anyMatch(p -> p.path("name").asText().equals("Idempotency-Key") && p.path("required").asBoolean());
+                case UNKNOWN_ID ->
+                    op.parameters().stream().anyMatch(p -> p.path("in").asText().equals("path"));
+                case INVALID_LIMIT ->
+                    op.parameters().stream()
+                            .anyMatch(p -> p.path("name").asText().equals("limit"));
+                case WITHOUT_IDEMPOTENCY_KEY ->
+                    op.parameters().stream()
+                            .anyMatch(p -> p.path("name").asText().equals("Idempotency-Key")
+                                    && p.path("required").asBoolean());
                 case UNKNOWN_MEMBER, MALFORMED_BODY, TEXT_BODY -> op.node().has("requestBody");
             };
         }
     }
 
     private Api.Answer send(Operations.Operation op, Variant variant) {
-        Api client = !op.authenticated() || variant == Variant.WITHOUT_KEY ? anonymous
+        Api client = !op.authenticated() || variant == Variant.WITHOUT_KEY
+                ? anonymous
                 : variant == Variant.WRONG_KEY ? wrongKey : api;
         HttpRequest.Builder request = client.request(target(op, variant));
         for (JsonNode p : op.parameters()) {
-            if (p.path("in").asText().equals("header") && p.path("name").asText().equals("Idempotency-Key")
+            if (p.path("in").asText().equals("header")
+                    && p.path("name").asText().equals("Idempotency-Key")
                     && variant != Variant.WITHOUT_IDEMPOTENCY_KEY) {
                 // a fresh key each time: the example's key would replay the first answer
                 request.header("Idempotency-Key", UUID.randomUUID().toString());
@@ -340,14 +412,18 @@ class OpenApiContractTest {
                 continue;
             }
             JsonNode example = parameter(op, "path", segments.group(1)).path("example");
-            String value = variant == Variant.UNKNOWN_ID ? unknown(example.asText()) : real(example).asText();
+            String value = variant == Variant.UNKNOWN_ID
+                    ? unknown(example.asText())
+                    : real(example).asText();
             path.append(URLEncoder.encode(value, StandardCharsets.UTF_8));
         }
         List<String> query = new ArrayList<>();
         for (JsonNode p : op.parameters()) {
             if (p.path("in").asText().equals("query") && p.has("example")) {
-                String value = variant == Variant.INVALID_LIMIT && p.path("name").asText().equals("limit")
-                        ? "0" : real(p.get("example")).asText();
+                String value = variant == Variant.INVALID_LIMIT
+                                && p.path("name").asText().equals("limit")
+                        ? "0"
+                        : real(p.get("example")).asText();
                 query.add(p.get("name").asText() + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8));
             }
         }
@@ -367,7 +443,8 @@ class OpenApiContractTest {
                 return TextNode.valueOf(ids.get(id.group(1)));
             }
             return text.startsWith(EXAMPLE_WEBHOOK_HOST)
-                    ? TextNode.valueOf(receiver.url(text.substring(EXAMPLE_WEBHOOK_HOST.length()))) : example;
+                    ? TextNode.valueOf(receiver.url(text.substring(EXAMPLE_WEBHOOK_HOST.length())))
+                    : example;
         }
         if (example instanceof ObjectNode object) {
             ObjectNode copy = JSON.createObjectNode();
@@ -393,7 +470,8 @@ class OpenApiContractTest {
 
     private static JsonNode parameter(Operations.Operation op, String in, String name) {
         return op.parameters().stream()
-                .filter(p -> p.path("in").asText().equals(in) && p.path("name").asText().equals(name))
+                .filter(p -> p.path("in").asText().equals(in)
+                        && p.path("name").asText().equals(name))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError(op.route() + " does not document " + in + " parameter " + name));
     }
@@ -402,14 +480,16 @@ class OpenApiContractTest {
     private record Received(int status, String contentType, String body, Function<String, @Nullable String> headers) {
 
         static Received of(Api.Answer answer) {
-            return new Received(answer.status(), answer.contentType(), answer.raw().body(), answer::header);
+            return new Received(
+                    answer.status(), answer.contentType(), answer.raw().body(), answer::header);
         }
 
         static Received of(RawHttp.Answer answer) {
             return new Received(answer.status(), answer.contentType(), answer.body(), answer::header);
         }
 
-        @Nullable String header(String name) {
+        @Nullable
+        String header(String name) {
             return headers.apply(name);
         }
     }
@@ -420,27 +500,31 @@ class OpenApiContractTest {
         String what = op.route() + " answered " + status + " " + answer.body();
         JsonNode documented = op.node().path("responses").get(status);
         assertThat(documented).as(what + ": not a documented status").isNotNull();
-        Operations.Located response = Operations.resolve(document, documented,
-                op.pointer() + "/responses/" + status);
+        Operations.Located response = Operations.resolve(document, documented, op.pointer() + "/responses/" + status);
 
         JsonNode content = response.node().path("content");
         if (!content.isMissingNode()) {
             String media = Operations.mediaType(answer.contentType());
-            assertThat(content.has(media)).as(what + ": content type " + answer.contentType()).isTrue();
+            assertThat(content.has(media))
+                    .as(what + ": content type " + answer.contentType())
+                    .isTrue();
             String schema = response.pointer() + "/content/" + Operations.escape(media) + "/schema";
             JsonNode body = media.endsWith("json") ? JSON.readTree(answer.body()) : TextNode.valueOf(answer.body());
             assertThat(schemas.errors(schema, body)).as(what).isEmpty();
         }
         for (Map.Entry<String, JsonNode> h : response.node().path("headers").properties()) {
-            Operations.Located header = Operations.resolve(document, h.getValue(),
-                    response.pointer() + "/headers/" + Operations.escape(h.getKey()));
+            Operations.Located header = Operations.resolve(
+                    document, h.getValue(), response.pointer() + "/headers/" + Operations.escape(h.getKey()));
             String value = answer.header(h.getKey());
             if (header.node().path("required").asBoolean()) {
                 assertThat(value).as(what + ": header " + h.getKey()).isNotNull();
             }
             if (value != null) {
-                assertThat(schemas.errors(header.pointer() + "/schema", headerValue(header.node().path("schema"), value)))
-                        .as(what + ": header " + h.getKey() + ": " + value).isEmpty();
+                assertThat(schemas.errors(
+                                header.pointer() + "/schema",
+                                headerValue(header.node().path("schema"), value)))
+                        .as(what + ": header " + h.getKey() + ": " + value)
+                        .isEmpty();
             }
         }
     }

@@ -92,13 +92,14 @@ class OpenApiDocumentTest {
         // given
         JsonNode misspelt = new com.fasterxml.jackson.databind.ObjectMapper().readTree("{\"type\": \"strnig\"}");
         ObjectNode dangling = document.deepCopy();
-        ((ObjectNode) dangling.at("/components/schemas/Payment/properties/id")).put("$ref", "#/components/schemas/Nothing");
+        ((ObjectNode) dangling.at("/components/schemas/Payment/properties/id"))
+                .put("$ref", "#/components/schemas/Nothing");
 
         // then
         assertThat(Schemas.metaSchemaErrors(misspelt)).isNotEmpty();
         JsonNode payment = new com.fasterxml.jackson.databind.ObjectMapper().readTree("{\"id\": \"pay_1\"}");
         assertThat(org.assertj.core.api.Assertions.catchThrowable(
-                () -> new Schemas(dangling).errors("/components/schemas/Payment", payment)))
+                        () -> new Schemas(dangling).errors("/components/schemas/Payment", payment)))
                 .isNotNull();
     }
 
@@ -141,7 +142,9 @@ class OpenApiDocumentTest {
             catalogue.put(entry.path("const").asText(), entry);
         }
         assertThat(catalogue.keySet())
-                .containsExactlyInAnyOrderElementsOf(Arrays.stream(ProblemType.values()).map(ProblemType::uri).toList());
+                .containsExactlyInAnyOrderElementsOf(Arrays.stream(ProblemType.values())
+                        .map(ProblemType::uri)
+                        .toList());
         for (ProblemType type : ProblemType.values()) {
             JsonNode entry = catalogue.get(type.uri());
             assertThat(entry.path("title").asText()).as(type.uri()).isEqualTo(type.title());
@@ -162,7 +165,8 @@ class OpenApiDocumentTest {
                 if (!response.getKey().matches("\\d{3}")) {
                     return;
                 }
-                JsonNode type = Operations.resolve(document, response.getValue(), "").node()
+                JsonNode type = Operations.resolve(document, response.getValue(), "")
+                        .node()
                         .at("/content/application~1problem+json/schema/properties/type");
                 List<String> named = new ArrayList<>();
                 type.path("enum").forEach(t -> named.add(t.asText()));
@@ -172,7 +176,8 @@ class OpenApiDocumentTest {
                 for (String uri : named) {
                     checked[0]++;
                     if (!Integer.valueOf(response.getKey()).equals(statusOf.get(uri))) {
-                        mismatches.add(op.route() + " " + response.getKey() + " names " + uri + " (" + statusOf.get(uri) + ")");
+                        mismatches.add(op.route() + " " + response.getKey() + " names " + uri + " (" + statusOf.get(uri)
+                                + ")");
                     }
                 }
             });
@@ -188,10 +193,12 @@ class OpenApiDocumentTest {
         assertThat(documented).containsExactlyInAnyOrderElementsOf(EventTypes.ALL);
         for (String type : documented) {
             JsonNode post = document.path("webhooks").path(type).path("post");
-            JsonNode payload = Operations.resolve(document,
-                    post.at("/requestBody/content/application~1json/schema"), "").node();
+            JsonNode payload = Operations.resolve(
+                            document, post.at("/requestBody/content/application~1json/schema"), "")
+                    .node();
             assertThat(payload.at("/properties/type/const").asText()).as(type).isEqualTo(type);
-            assertThat(payload.path("required")).extracting(JsonNode::asText)
+            assertThat(payload.path("required"))
+                    .extracting(JsonNode::asText)
                     .containsExactlyInAnyOrder("id", "type", "timestamp", "data");
             Set<String> headers = new HashSet<>();
             for (JsonNode p : post.path("parameters")) {
@@ -200,7 +207,9 @@ class OpenApiDocumentTest {
                 assertThat(param.path("required").asBoolean()).isTrue();
                 headers.add(param.path("name").asText());
             }
-            assertThat(headers).as(type).containsExactlyInAnyOrder("webhook-id", "webhook-timestamp", "webhook-signature");
+            assertThat(headers)
+                    .as(type)
+                    .containsExactlyInAnyOrder("webhook-id", "webhook-timestamp", "webhook-signature");
         }
     }
 
@@ -230,12 +239,18 @@ class OpenApiDocumentTest {
                 continue;
             }
             op.node().path("responses").properties().forEach(response -> {
-                JsonNode headers = Operations.resolve(document, response.getValue(), "").node().path("headers");
+                JsonNode headers = Operations.resolve(document, response.getValue(), "")
+                        .node()
+                        .path("headers");
                 for (String name : OpenApiDocument.RATE_LIMIT_HEADERS) {
-                    assertThat(headers.has(name)).as(op.route() + " " + response.getKey() + " " + name).isTrue();
+                    assertThat(headers.has(name))
+                            .as(op.route() + " " + response.getKey() + " " + name)
+                            .isTrue();
                 }
                 if (op.method().equals("POST") && response.getKey().startsWith("2")) {
-                    assertThat(headers.has(OpenApiDocument.REPLAYED_HEADER)).as(op.route()).isTrue();
+                    assertThat(headers.has(OpenApiDocument.REPLAYED_HEADER))
+                            .as(op.route())
+                            .isTrue();
                 }
             });
         }
@@ -252,11 +267,14 @@ class OpenApiDocumentTest {
                 continue;
             }
             List<JsonNode> keys = op.parameters().stream()
-                    .filter(p -> p.path("in").asText().equals("header") && p.path("name").asText().equals("Idempotency-Key"))
+                    .filter(p -> p.path("in").asText().equals("header")
+                            && p.path("name").asText().equals("Idempotency-Key"))
                     .toList();
-            IdempotentRoutes.KeyUse documented = keys.isEmpty() ? IdempotentRoutes.KeyUse.IGNORED
-                    : keys.getFirst().path("required").asBoolean() ? IdempotentRoutes.KeyUse.REQUIRED
-                    : IdempotentRoutes.KeyUse.OPTIONAL;
+            IdempotentRoutes.KeyUse documented = keys.isEmpty()
+                    ? IdempotentRoutes.KeyUse.IGNORED
+                    : keys.getFirst().path("required").asBoolean()
+                            ? IdempotentRoutes.KeyUse.REQUIRED
+                            : IdempotentRoutes.KeyUse.OPTIONAL;
             IdempotentRoutes.KeyUse taken = IdempotentRoutes.keyUse(op.method(), op.path());
             if (keys.size() > 1 || documented != taken) {
                 mismatches.add(op.route() + ": the document says " + documented + " (" + keys.size()
@@ -269,7 +287,8 @@ class OpenApiDocumentTest {
         }
         assertThat(posts).as("POST operations under /v1").isGreaterThanOrEqualTo(8);
         assertThat(mismatches).isEmpty();
-        assertThat(required).as("routes documented with a required key")
+        assertThat(required)
+                .as("routes documented with a required key")
                 .containsExactlyInAnyOrderElementsOf(IdempotentRoutes.KEY_REQUIRED);
     }
 
@@ -282,13 +301,15 @@ class OpenApiDocumentTest {
         }
         assertThat(documents).as("the stream's protocol is named").contains("docs/live-events.md");
         Path root = RepositoryRoot.find();
-        assertThat(documents).allSatisfy(doc -> assertThat(root.resolve(doc)).as(doc).isRegularFile());
+        assertThat(documents)
+                .allSatisfy(doc -> assertThat(root.resolve(doc)).as(doc).isRegularFile());
     }
 
     /** Every schema of the document by its JSON pointer: the named ones and those of parameters, headers and bodies. */
     private Map<String, JsonNode> schemas() {
         Map<String, JsonNode> out = new HashMap<>();
-        document.at("/components/schemas").properties()
+        document.at("/components/schemas")
+                .properties()
                 .forEach(e -> out.put("/components/schemas/" + Operations.escape(e.getKey()), e.getValue()));
         walk(document, "", (pointer, node) -> {
             if (!pointer.startsWith("/components/schemas/") && node.has("schema")) {

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /** The operations of an OpenAPI document, with their parameters and references resolved. */
 final class Operations {
@@ -13,8 +12,7 @@ final class Operations {
     static final List<String> METHODS = List.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
 
     /** A node of the document with the JSON pointer it was found at (after following {@code $ref}s). */
-    record Located(JsonNode node, String pointer) {
-    }
+    record Located(JsonNode node, String pointer) {}
 
     /**
      * One operation.
@@ -57,8 +55,7 @@ final class Operations {
         }
     }
 
-    private Operations() {
-    }
+    private Operations() {}
 
     /** Every operation under {@code paths}, in document order. */
     static List<Operation> of(JsonNode document) {
@@ -70,8 +67,12 @@ final class Operations {
                 if (op != null) {
                     List<JsonNode> params = new ArrayList<>(shared);
                     params.addAll(resolvedList(document, op.path("parameters")));
-                    out.add(new Operation(method.toUpperCase(Locale.ROOT), path.getKey(), op,
-                            "/paths/" + escape(path.getKey()) + "/" + method, params));
+                    out.add(new Operation(
+                            method.toUpperCase(Locale.ROOT),
+                            path.getKey(),
+                            op,
+                            "/paths/" + escape(path.getKey()) + "/" + method,
+                            params));
                 }
             }
         }

@@ -27,15 +27,20 @@ class ProblemsDocTest {
         Map<String, String> documented = new LinkedHashMap<>();
         Matcher m = SECTION.matcher(Files.readString(RepositoryRoot.doc("problems.md")));
         while (m.find()) {
-            assertThat(documented.put(m.group(1), m.group(2))).as("section of %s twice", m.group(1)).isNull();
+            assertThat(documented.put(m.group(1), m.group(2)))
+                    .as("section of %s twice", m.group(1))
+                    .isNull();
         }
-        List<String> slugs = Arrays.stream(ProblemType.values()).map(ProblemType::slug).toList();
+        List<String> slugs =
+                Arrays.stream(ProblemType.values()).map(ProblemType::slug).toList();
 
         // then
-        assertThat(documented.keySet()).as("the problem types in docs/problems.md")
+        assertThat(documented.keySet())
+                .as("the problem types in docs/problems.md")
                 .containsExactlyInAnyOrderElementsOf(slugs);
         for (ProblemType type : ProblemType.values()) {
-            assertThat(documented.get(type.slug())).as("first line of the section of %s", type.slug())
+            assertThat(documented.get(type.slug()))
+                    .as("first line of the section of %s", type.slug())
                     .isEqualTo("`" + type.status() + "` · " + type.title());
         }
     }

@@ -27,6 +27,7 @@ final class Schemas {
     static final String DOCUMENT_ID = "https://retrysafe.invalid/openapi.json";
     /** The official schema of OpenAPI 3.1 documents (see resources/openapi/README.md). */
     static final String OPENAPI_SCHEMA = "openapi/oas-3.1-schema-2025-09-15.json";
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SchemaRegistry registry;
@@ -35,10 +36,14 @@ final class Schemas {
     /** Schemas of {@code document}. */
     Schemas(JsonNode document) {
         String text = document.toString();
-        this.registry = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12, b -> b
-                .schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).preloadSchema(true).build())
-                .schemaLoader(loader -> loader.fetchRemoteResources(false))
-                .schemas(Map.of(DOCUMENT_ID, text)));
+        this.registry = SchemaRegistry.withDefaultDialect(
+                SpecificationVersion.DRAFT_2020_12,
+                b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder()
+                                .formatAssertionsEnabled(true)
+                                .preloadSchema(true)
+                                .build())
+                        .schemaLoader(loader -> loader.fetchRemoteResources(false))
+                        .schemas(Map.of(DOCUMENT_ID, text)));
     }
 
     /** The schema at JSON pointer {@code pointer} of the document, compiled (once). */
@@ -53,15 +58,15 @@ final class Schemas {
 
     /** What is wrong with {@code document} as an OpenAPI 3.1 document, by the official schema. */
     static List<String> openApiErrors(JsonNode document) {
-        SchemaRegistry registry = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12,
-                b -> b.schemaLoader(loader -> loader.fetchRemoteResources(false)));
+        SchemaRegistry registry = SchemaRegistry.withDefaultDialect(
+                SpecificationVersion.DRAFT_2020_12, b -> b.schemaLoader(loader -> loader.fetchRemoteResources(false)));
         return messages(registry.getSchema(resource(OPENAPI_SCHEMA)).validate(document));
     }
 
     /** What is wrong with {@code schema} as a JSON Schema 2020-12 (by the meta-schema). */
     static List<String> metaSchemaErrors(JsonNode schema) {
-        SchemaRegistry registry = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12,
-                b -> b.schemaLoader(loader -> loader.fetchRemoteResources(false)));
+        SchemaRegistry registry = SchemaRegistry.withDefaultDialect(
+                SpecificationVersion.DRAFT_2020_12, b -> b.schemaLoader(loader -> loader.fetchRemoteResources(false)));
         return messages(registry.getSchema(SchemaLocation.of(SpecificationVersion.DRAFT_2020_12.getDialectId()))
                 .validate(schema));
     }
@@ -78,6 +83,8 @@ final class Schemas {
     }
 
     private static List<String> messages(List<Error> errors) {
-        return errors.stream().map(e -> e.getInstanceLocation() + ": " + e.getMessage()).toList();
+        return errors.stream()
+                .map(e -> e.getInstanceLocation() + ": " + e.getMessage())
+                .toList();
     }
 }

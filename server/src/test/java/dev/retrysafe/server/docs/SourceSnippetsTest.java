@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  */
 class SourceSnippetsTest {
 
-    private static final Pattern QUOTE = Pattern.compile("<!-- source: (\\S+) -->\\n```[a-z]*\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern QUOTE =
+            Pattern.compile("<!-- source: (\\S+) -->\\n```[a-z]*\\n(.*?)```", Pattern.DOTALL);
 
     @Test
     void everyQuotedBlockIsInItsSourceFile() throws Exception {
@@ -27,13 +28,17 @@ class SourceSnippetsTest {
         Path root = RepositoryRoot.find();
         List<String> checked = new ArrayList<>();
         try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
-            for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+            for (Path doc :
+                    docs.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
                 Matcher quote = QUOTE.matcher(Files.readString(doc));
                 while (quote.find()) {
                     // then
                     Path source = root.resolve(quote.group(1));
-                    assertThat(source).as("%s quotes %s", doc.getFileName(), quote.group(1)).isRegularFile();
-                    assertThat(Files.readString(source)).as("%s quotes %s", doc.getFileName(), quote.group(1))
+                    assertThat(source)
+                            .as("%s quotes %s", doc.getFileName(), quote.group(1))
+                            .isRegularFile();
+                    assertThat(Files.readString(source))
+                            .as("%s quotes %s", doc.getFileName(), quote.group(1))
                             .contains(quote.group(2));
                     checked.add(doc.getFileName() + " <- " + quote.group(1));
                 }

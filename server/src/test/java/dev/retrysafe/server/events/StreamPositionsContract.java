@@ -52,7 +52,11 @@ abstract class StreamPositionsContract {
     @BeforeAll
     void migrate() {
         database = openDatabase();
-        Flyway.configure().dataSource(database.dataSource()).locations("classpath:db/migration").load().migrate();
+        Flyway.configure()
+                .dataSource(database.dataSource())
+                .locations("classpath:db/migration")
+                .load()
+                .migrate();
         transactions = new Transactions(database.dataSource());
         Ids ids = new Ids(Clock.systemUTC());
         accounts = new AccountStore(transactions, ids, Clock.systemUTC());
@@ -122,7 +126,9 @@ abstract class StreamPositionsContract {
         String third = append(account, "payment.failed");
         assertThat(assign(account)).isEqualTo(new StreamPositions.Assigned(3, 1));
         assertThat(ids(after(account, 2))).containsExactly(third);
-        assertThat(after(other, 0)).as("another account's events are numbered in its own stream").isEmpty();
+        assertThat(after(other, 0))
+                .as("another account's events are numbered in its own stream")
+                .isEmpty();
     }
 
     @Test
@@ -150,11 +156,23 @@ abstract class StreamPositionsContract {
         String written = "evt_7zzzzzzzzzzzzzzzzzzzzzzzzz";
         String writtenLater = "evt_00000000000000000000000000";
         transactions.inNewTransaction(c -> {
-            EventStore.insert(Pipeline.immediate(c), written, account.id(), "payment.succeeded", Clock.systemUTC().instant(), "{}");
+            EventStore.insert(
+                    Pipeline.immediate(c),
+                    written,
+                    account.id(),
+                    "payment.succeeded",
+                    Clock.systemUTC().instant(),
+                    "{}");
             return null;
         });
         transactions.inNewTransaction(c -> {
-            EventStore.insert(Pipeline.immediate(c), writtenLater, account.id(), "refund.created", Clock.systemUTC().instant(), "{}");
+            EventStore.insert(
+                    Pipeline.immediate(c),
+                    writtenLater,
+                    account.id(),
+                    "refund.created",
+                    Clock.systemUTC().instant(),
+                    "{}");
             return null;
         });
 
@@ -237,7 +255,10 @@ abstract class StreamPositionsContract {
 
         List<PositionedEvent> events = after(account, 0);
         assertThat(events).hasSize(writers * perWriter);
-        assertThat(events).extracting(PositionedEvent::seq)
-                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, writers * perWriter).boxed().toList());
+        assertThat(events)
+                .extracting(PositionedEvent::seq)
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, writers * perWriter)
+                        .boxed()
+                        .toList());
     }
 }

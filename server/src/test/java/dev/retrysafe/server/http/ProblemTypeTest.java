@@ -12,8 +12,8 @@ class ProblemTypeTest {
     @Test
     void everyProblemTheIdempotencyFilterAnswersHasAPageWithTheSameStatusAndTitle() {
         for (dev.retrysafe.servlet.ProblemType filterType : dev.retrysafe.servlet.ProblemType.values()) {
-            ProblemType page = ProblemType.bySlug(filterType.slug()).orElseThrow(
-                    () -> new AssertionError("no page for the filter's problem " + filterType.slug()));
+            ProblemType page = ProblemType.bySlug(filterType.slug())
+                    .orElseThrow(() -> new AssertionError("no page for the filter's problem " + filterType.slug()));
             assertThat(page.status()).as(filterType.slug()).isEqualTo(filterType.status());
             assertThat(page.title()).as(filterType.slug()).isEqualTo(filterType.title());
         }

@@ -20,8 +20,12 @@ class StrictUtf8Test {
     private static final int ROUNDS = 3_000;
     private static final Pattern AT = Pattern.compile("an invalid byte 0x[0-9A-F]{2} at offset (\\d+)");
     /** Code points of every UTF-8 length, none NUL, none a surrogate. */
-    private static final List<int[]> RANGES = List.of(new int[] {1, 0x7F}, new int[] {0x80, 0x7FF},
-            new int[] {0x800, 0xD7FF}, new int[] {0xE000, 0xFFFF}, new int[] {0x10000, 0x10FFFF});
+    private static final List<int[]> RANGES = List.of(
+            new int[] {1, 0x7F},
+            new int[] {0x80, 0x7FF},
+            new int[] {0x800, 0xD7FF},
+            new int[] {0xE000, 0xFFFF},
+            new int[] {0x10000, 0x10FFFF});
 
     static List<Long> seeds() {
         return Fuzz.seeds(31, 32, 33);
@@ -37,7 +41,8 @@ class StrictUtf8Test {
                 text.appendCodePoint(range[0] + fuzz.nextInt(range[1] - range[0] + 1));
             }
             byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
-            byte[] marked = fuzz.chance(0.5) ? bytes : concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, bytes);
+            byte[] marked =
+                    fuzz.chance(0.5) ? bytes : concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, bytes);
 
             assertThat(StrictUtf8.decode(marked)).isEqualTo(new StrictUtf8.Text(text.toString()));
         });
@@ -50,8 +55,9 @@ class StrictUtf8Test {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             for (int i = fuzz.nextInt(12); i > 0; i--) {
                 // mostly well-formed pieces, now and then a byte that may break them
-                byte[] piece = fuzz.chance(0.8) ? new String(Character.toChars(0x20 + fuzz.nextInt(0x10FFDF)))
-                        .getBytes(StandardCharsets.UTF_8) : new byte[] {(byte) fuzz.nextInt(256)};
+                byte[] piece = fuzz.chance(0.8)
+                        ? new String(Character.toChars(0x20 + fuzz.nextInt(0x10FFDF))).getBytes(StandardCharsets.UTF_8)
+                        : new byte[] {(byte) fuzz.nextInt(256)};
                 out.write(piece, 0, fuzz.chance(0.9) ? piece.length : fuzz.nextInt(piece.length + 1));
             }
             byte[] bytes = out.toByteArray();
@@ -59,14 +65,20 @@ class StrictUtf8Test {
             StrictUtf8.Decoded decoded = StrictUtf8.decode(bytes);
 
             String why = Arrays.toString(bytes) + " -> " + decoded;
-            boolean foreign = startsWith(bytes, 0xFF, 0xFE) || startsWith(bytes, 0xFE, 0xFF) || startsWith(bytes, 0, 0, 0xFE, 0xFF);
+            boolean foreign = startsWith(bytes, 0xFF, 0xFE)
+                    || startsWith(bytes, 0xFE, 0xFF)
+                    || startsWith(bytes, 0, 0, 0xFE, 0xFF);
             boolean nul = indexOfNul(bytes) >= 0;
-            assertThat(decoded instanceof StrictUtf8.Text).as(why).isEqualTo(!foreign && !nul && jdkDecodes(bytes, bytes.length));
+            assertThat(decoded instanceof StrictUtf8.Text)
+                    .as(why)
+                    .isEqualTo(!foreign && !nul && jdkDecodes(bytes, bytes.length));
             if (!foreign && !nul && decoded instanceof StrictUtf8.NotUtf8 notUtf8) {
                 Matcher m = AT.matcher(notUtf8.reason());
                 assertThat(m.matches()).as(why).isTrue();
                 int at = Integer.parseInt(m.group(1));
-                assertThat(jdkDecodes(bytes, at)).as("everything before offset " + at + ": " + why).isTrue();
+                assertThat(jdkDecodes(bytes, at))
+                        .as("everything before offset " + at + ": " + why)
+                        .isTrue();
             }
         });
     }
@@ -90,8 +102,7 @@ class StrictUtf8Test {
     }
 
     private static boolean startsWith(byte[] b, int... prefix) {
-        return b.length >= prefix.length
-                && Arrays.equals(Arrays.copyOf(b, prefix.length), toBytes(prefix));
+        return b.length >= prefix.length && Arrays.equals(Arrays.copyOf(b, prefix.length), toBytes(prefix));
     }
 
     private static byte[] toBytes(int[] values) {

@@ -16,11 +16,9 @@ import java.util.Map;
 final class RateLimitHeadersCheck {
 
     /** One policy as the {@code RateLimit-Policy} and {@code RateLimit} headers describe it. */
-    record Budget(String policy, long quota, long windowSeconds, long remaining, long resetSeconds) {
-    }
+    record Budget(String policy, long quota, long windowSeconds, long remaining, long resetSeconds) {}
 
-    private RateLimitHeadersCheck() {
-    }
+    private RateLimitHeadersCheck() {}
 
     /** Every policy of {@code answer}'s headers, by name; fails on anything malformed. */
     static Map<String, Budget> budgets(Api.Answer answer, Instant now) {
@@ -39,7 +37,9 @@ final class RateLimitHeadersCheck {
             StructuredFields.Item item = (StructuredFields.Item) member;
             String name = (String) item.value();
             long[] quota = quotas.get(name);
-            assertThat(quota).as("RateLimit item %s has a RateLimit-Policy item", name).isNotNull();
+            assertThat(quota)
+                    .as("RateLimit item %s has a RateLimit-Policy item", name)
+                    .isNotNull();
             long remaining = number(item, "r");
             long reset = number(item, "t");
             assertThat(remaining).isBetween(0L, quota[0]);
@@ -49,7 +49,9 @@ final class RateLimitHeadersCheck {
         // the X- set describes the policy closest to exhaustion, in the same figures
         String resource = answer.header("X-RateLimit-Resource");
         Budget closest = budgets.get(resource);
-        assertThat(closest).as("X-RateLimit-Resource names a policy of RateLimit: %s", resource).isNotNull();
+        assertThat(closest)
+                .as("X-RateLimit-Resource names a policy of RateLimit: %s", resource)
+                .isNotNull();
         long limit = Long.parseLong(answer.header("X-RateLimit-Limit"));
         long remaining = Long.parseLong(answer.header("X-RateLimit-Remaining"));
         long used = Long.parseLong(answer.header("X-RateLimit-Used"));
@@ -57,7 +59,8 @@ final class RateLimitHeadersCheck {
         assertThat(limit).isEqualTo(closest.quota());
         assertThat(remaining).isEqualTo(closest.remaining());
         assertThat(used).isEqualTo(limit - remaining);
-        assertThat(resetAt).as("X-RateLimit-Reset is UTC epoch seconds")
+        assertThat(resetAt)
+                .as("X-RateLimit-Reset is UTC epoch seconds")
                 .isBetween(now.getEpochSecond(), now.getEpochSecond() + closest.resetSeconds() + 1);
         return budgets;
     }

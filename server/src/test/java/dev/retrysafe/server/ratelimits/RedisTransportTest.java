@@ -19,12 +19,16 @@ import org.junit.jupiter.api.condition.OS;
 class RedisTransportTest {
 
     @Test
-    @EnabledOnOs(value = OS.LINUX, architectures = {"amd64", "x86_64"})
+    @EnabledOnOs(
+            value = OS.LINUX,
+            architectures = {"amd64", "x86_64"})
     void nettyCanLoadItsNativeEpollTransport() {
         Throwable why = Epoll.unavailabilityCause();
         assertThat(Epoll.isAvailable())
                 .as("epoll unavailable: %s", why == null ? "no cause given" : why.toString())
                 .isTrue();
-        assertThat(EpollProvider.isAvailable()).as("Lettuce does not see the epoll transport").isTrue();
+        assertThat(EpollProvider.isAvailable())
+                .as("Lettuce does not see the epoll transport")
+                .isTrue();
     }
 }

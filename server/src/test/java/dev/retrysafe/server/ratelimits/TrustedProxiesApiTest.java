@@ -21,16 +21,25 @@ import org.junit.jupiter.api.Test;
 class TrustedProxiesApiTest {
 
     private final FakeClock clock = new FakeClock(Instant.parse("2026-12-03T10:00:03Z"));
-    private final Policy perAddress = Policy.builder("per-ip").scope(Scope.ip()).limit(5, Duration.ofMinutes(1)).build();
+    private final Policy perAddress = Policy.builder("per-ip")
+            .scope(Scope.ip())
+            .limit(5, Duration.ofMinutes(1))
+            .build();
 
     private TestServer start(List<String> trusted) {
-        RateLimitConfig limits = ServerConfig.defaults().rateLimits().withPolicies(List.of(perAddress))
-                .withStore(RateLimitConfig.Store.MEMORY).withTrustedProxies(trusted);
+        RateLimitConfig limits = ServerConfig.defaults()
+                .rateLimits()
+                .withPolicies(List.of(perAddress))
+                .withStore(RateLimitConfig.Store.MEMORY)
+                .withTrustedProxies(trusted);
         return TestServer.h2().clock(clock).rateLimits(limits).start();
     }
 
     private static long remaining(Api api, String forwardedFor) {
-        Api.Answer a = api.send(api.request("/v1/payments").header("X-Forwarded-For", forwardedFor).GET().build());
+        Api.Answer a = api.send(api.request("/v1/payments")
+                .header("X-Forwarded-For", forwardedFor)
+                .GET()
+                .build());
         assertThat(a.status()).isEqualTo(200);
         return Long.parseLong(a.header("X-RateLimit-Remaining"));
     }
@@ -42,7 +51,9 @@ class TrustedProxiesApiTest {
 
             assertThat(remaining(api, "198.51.100.1")).isEqualTo(4);
             assertThat(remaining(api, "198.51.100.1")).isEqualTo(3);
-            assertThat(remaining(api, "198.51.100.2")).as("another client behind the same proxy").isEqualTo(4);
+            assertThat(remaining(api, "198.51.100.2"))
+                    .as("another client behind the same proxy")
+                    .isEqualTo(4);
             // what the client wrote itself, left of the proxy's entry, is not believed
             assertThat(remaining(api, "203.0.113.50, 198.51.100.2")).isEqualTo(3);
         }
@@ -54,7 +65,9 @@ class TrustedProxiesApiTest {
             Api api = Api.of(server);
 
             assertThat(remaining(api, "198.51.100.1")).isEqualTo(4);
-            assertThat(remaining(api, "198.51.100.2")).as("a forged header buys no new budget").isEqualTo(3);
+            assertThat(remaining(api, "198.51.100.2"))
+                    .as("a forged header buys no new budget")
+                    .isEqualTo(3);
         }
     }
 }

@@ -57,7 +57,8 @@ final class RawWebSocket implements AutoCloseable {
         String head = RawHttp.readHead(ws.in);
         if (!head.startsWith("HTTP/1.1 101")) {
             socket.close();
-            throw new IOException("the upgrade was refused: " + head.lines().findFirst().orElse(""));
+            throw new IOException(
+                    "the upgrade was refused: " + head.lines().findFirst().orElse(""));
         }
         return ws;
     }
@@ -79,7 +80,9 @@ final class RawWebSocket implements AutoCloseable {
             if (last && !finish) {
                 return;
             }
-            sendFrame(last, i == 0 ? OP_TEXT : OP_CONTINUATION,
+            sendFrame(
+                    last,
+                    i == 0 ? OP_TEXT : OP_CONTINUATION,
                     Arrays.copyOfRange(payload, i * size, Math.min(payload.length, (i + 1) * size)));
         }
     }
@@ -167,7 +170,8 @@ final class RawWebSocket implements AutoCloseable {
             switch (opcode) {
                 case OP_TEXT -> texts.add(new String(payload, StandardCharsets.UTF_8));
                 case 0x9 -> pings++;
-                case OP_CLOSE -> closeCode = payload.length >= 2 ? ((payload[0] & 0xff) << 8) | (payload[1] & 0xff) : 1005;
+                case OP_CLOSE ->
+                    closeCode = payload.length >= 2 ? ((payload[0] & 0xff) << 8) | (payload[1] & 0xff) : 1005;
                 default -> {
                     // pongs, continuations: not expected, ignored
                 }

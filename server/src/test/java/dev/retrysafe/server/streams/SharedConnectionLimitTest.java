@@ -35,15 +35,20 @@ class SharedConnectionLimitTest {
     private static final String KILLED = "killed-instance";
 
     private static UnaryOperator<ServerConfig> limited(Duration lease) {
-        return c -> c.withStreams(c.streams().withMaxConnectionsPerAccount(LIMIT).withConnectionLease(lease));
+        return c ->
+                c.withStreams(c.streams().withMaxConnectionsPerAccount(LIMIT).withConnectionLease(lease));
     }
 
     @Test
     void theStreamsOfBothInstancesCountTogetherAndTheOneOverTheLimitIsRefusedOnEither() {
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer first = TestServer.postgres(db).configure(limited(Duration.ofSeconds(30))).start();
-             TestServer second = TestServer.postgres(db).configure(c -> limited(Duration.ofSeconds(30))
-                     .apply(c.withBootstrapApiKeys(first.config().bootstrapApiKeys()))).start()) {
+                TestServer first = TestServer.postgres(db)
+                        .configure(limited(Duration.ofSeconds(30)))
+                        .start();
+                TestServer second = TestServer.postgres(db)
+                        .configure(c -> limited(Duration.ofSeconds(30))
+                                .apply(c.withBootstrapApiKeys(first.config().bootstrapApiKeys())))
+                        .start()) {
             String key = first.apiKey();
             List<StreamClient> open = new ArrayList<>();
             try {
@@ -55,7 +60,9 @@ class SharedConnectionLimitTest {
                 JsonNode onSecond = refusal(second, key);
 
                 assertThat(onFirst.path("code").asText()).isEqualTo("too_many_connections");
-                assertThat(onSecond).as("refused on the other instance exactly alike").isEqualTo(onFirst);
+                assertThat(onSecond)
+                        .as("refused on the other instance exactly alike")
+                        .isEqualTo(onFirst);
                 try (StreamClient otherAccount = StreamClient.welcomed(second.baseUri(), first.otherApiKey())) {
                     otherAccount.assertAlive();
                 }
@@ -64,7 +71,9 @@ class SharedConnectionLimitTest {
                 await().atMost(WAIT).until(() -> metric(first, "retrysafe_stream_connections") == 1);
                 open.add(StreamClient.welcomed(second.baseUri(), key));
                 open.getLast().assertAlive();
-                assertThat(refusal(first, key).path("code").asText()).as("full again").isEqualTo("too_many_connections");
+                assertThat(refusal(first, key).path("code").asText())
+                        .as("full again")
+                        .isEqualTo("too_many_connections");
                 open.forEach(StreamClient::assertAlive);
             } finally {
                 open.forEach(StreamClient::close);
@@ -76,7 +85,8 @@ class SharedConnectionLimitTest {
     void aLiveStreamKeepsItsPlaceThroughItsInstancesHeartbeats() throws SQLException {
         Duration lease = Duration.ofSeconds(2);
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer server = TestServer.postgres(db).configure(limited(lease)).start()) {
+                TestServer server =
+                        TestServer.postgres(db).configure(limited(lease)).start()) {
             String key = server.apiKey();
             List<StreamClient> open = new ArrayList<>();
             try {
@@ -99,14 +109,21 @@ class SharedConnectionLimitTest {
     @Test
     void theStreamsOfAKilledInstanceStopCountingOnceTheirLeasesRanOut() throws SQLException {
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer server = TestServer.postgres(db).configure(limited(Duration.ofSeconds(30))).start()) {
+                TestServer server = TestServer.postgres(db)
+                        .configure(limited(Duration.ofSeconds(30)))
+                        .start()) {
             String key = server.apiKey();
             // an instance held LIMIT - 1 streams of the account when it was killed: its leases stay
-            leaveLeases(db, key, LIMIT - 1, System.currentTimeMillis() + Duration.ofSeconds(30).toMillis());
+            leaveLeases(
+                    db,
+                    key,
+                    LIMIT - 1,
+                    System.currentTimeMillis() + Duration.ofSeconds(30).toMillis());
             List<StreamClient> open = new ArrayList<>();
             try {
                 open.add(StreamClient.welcomed(server.baseUri(), key));
-                assertThat(refusal(server, key).path("code").asText()).as("its leases still count")
+                assertThat(refusal(server, key).path("code").asText())
+                        .as("its leases still count")
                         .isEqualTo("too_many_connections");
 
                 expireLeases(db);
@@ -115,7 +132,9 @@ class SharedConnectionLimitTest {
                     open.add(StreamClient.welcomed(server.baseUri(), key));
                 }
                 assertThat(refusal(server, key).path("code").asText()).isEqualTo("too_many_connections");
-                assertThat(leasesOf(db, KILLED)).as("the expired leases are gone").isZero();
+                assertThat(leasesOf(db, KILLED))
+                        .as("the expired leases are gone")
+                        .isZero();
                 open.forEach(StreamClient::assertAlive);
             } finally {
                 open.forEach(StreamClient::close);
@@ -126,22 +145,26 @@ class SharedConnectionLimitTest {
     @Test
     void aStreamWhosePlaceWasGivenAwayIsToldAndClosedAtItsInstancesNextHeartbeat() throws SQLException {
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer server = TestServer.postgres(db).configure(limited(Duration.ofSeconds(1))).start();
-             StreamClient kept = StreamClient.welcomed(server.baseUri(), server.apiKey());
-             StreamClient givenAway = StreamClient.welcomed(server.baseUri(), server.apiKey())) {
+                TestServer server = TestServer.postgres(db)
+                        .configure(limited(Duration.ofSeconds(1)))
+                        .start();
+                StreamClient kept = StreamClient.welcomed(server.baseUri(), server.apiKey());
+                StreamClient givenAway = StreamClient.welcomed(server.baseUri(), server.apiKey())) {
             String id = givenAway.received().getFirst().path("connection_id").asText();
             assertThat(id).startsWith("ws_");
 
             // as another instance does with a lease that ran out while this one could not renew it
             try (Connection c = db.connect();
-                 PreparedStatement s = c.prepareStatement("DELETE FROM stream_leases WHERE connection_id = ?")) {
+                    PreparedStatement s = c.prepareStatement("DELETE FROM stream_leases WHERE connection_id = ?")) {
                 s.setString(1, id);
                 assertThat(s.executeUpdate()).isEqualTo(1);
             }
 
             assertThat(givenAway.closeCode(WAIT)).isEqualTo(1013);
-            assertThat(givenAway.received()).filteredOn(m -> m.path("type").asText().equals("error"))
-                    .extracting(m -> m.path("code").asText()).containsExactly("unavailable");
+            assertThat(givenAway.received())
+                    .filteredOn(m -> m.path("type").asText().equals("error"))
+                    .extracting(m -> m.path("code").asText())
+                    .containsExactly("unavailable");
             kept.assertAlive();
         }
     }
@@ -151,7 +174,9 @@ class SharedConnectionLimitTest {
         try (StreamClient extra = StreamClient.connect(server.baseUri(), key)) {
             JsonNode error = extra.await("error");
             assertThat(extra.closeCode(WAIT)).isEqualTo(1013);
-            assertThat(extra.received()).as("never welcomed").noneMatch(m -> m.path("type").asText().equals("welcome"));
+            assertThat(extra.received())
+                    .as("never welcomed")
+                    .noneMatch(m -> m.path("type").asText().equals("welcome"));
             return error;
         }
     }
@@ -159,8 +184,9 @@ class SharedConnectionLimitTest {
     /** Writes {@code n} leases of the killed instance for {@code key}'s account, expiring at {@code expiresAt}. */
     private static void leaveLeases(PostgresTestDatabase db, String key, int n, long expiresAt) throws SQLException {
         try (Connection c = db.connect();
-             PreparedStatement s = c.prepareStatement("INSERT INTO stream_leases (instance_id, connection_id, account_id,"
-                     + " expires_at) SELECT ?, ?, account_id, ? FROM api_keys WHERE key_hash = ?")) {
+                PreparedStatement s =
+                        c.prepareStatement("INSERT INTO stream_leases (instance_id, connection_id, account_id,"
+                                + " expires_at) SELECT ?, ?, account_id, ? FROM api_keys WHERE key_hash = ?")) {
             for (int i = 0; i < n; i++) {
                 s.setString(1, KILLED);
                 s.setString(2, "ws_killed_" + i);
@@ -174,7 +200,8 @@ class SharedConnectionLimitTest {
     /** The killed instance's leases ran out: nobody renewed them for a whole lease. */
     private static void expireLeases(PostgresTestDatabase db) throws SQLException {
         try (Connection c = db.connect();
-             PreparedStatement s = c.prepareStatement("UPDATE stream_leases SET expires_at = ? WHERE instance_id = ?")) {
+                PreparedStatement s =
+                        c.prepareStatement("UPDATE stream_leases SET expires_at = ? WHERE instance_id = ?")) {
             s.setLong(1, System.currentTimeMillis() - 1);
             s.setString(2, KILLED);
             assertThat(s.executeUpdate()).isPositive();
@@ -190,7 +217,9 @@ class SharedConnectionLimitTest {
     }
 
     private static long single(PostgresTestDatabase db, String query) throws SQLException {
-        try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(query); ResultSet r = s.executeQuery()) {
+        try (Connection c = db.connect();
+                PreparedStatement s = c.prepareStatement(query);
+                ResultSet r = s.executeQuery()) {
             r.next();
             return r.getLong(1);
         }

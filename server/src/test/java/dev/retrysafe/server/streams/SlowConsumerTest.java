@@ -48,22 +48,30 @@ class SlowConsumerTest {
     @Test
     void aConsumerThatNeverReadsIsClosedAtItsBufferBoundWhileAnotherGetsEveryEvent() throws Exception {
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer server = TestServer.postgres(db).configure(c -> c.withStreams(fast(c.streams()))).start();
-             StreamClient reader = StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("*");
-             RawWebSocket stalled = RawWebSocket.open(server.baseUri(), server.apiKey(), 4096)) {
+                TestServer server = TestServer.postgres(db)
+                        .configure(c -> c.withStreams(fast(c.streams())))
+                        .start();
+                StreamClient reader =
+                        StreamClient.welcomed(server.baseUri(), server.apiKey()).subscribe("*");
+                RawWebSocket stalled = RawWebSocket.open(server.baseUri(), server.apiKey(), 4096)) {
             stalled.sendText("{\"type\":\"subscribe\",\"event_types\":[\"*\"]}");
             assertThat(stalled.readTexts(2, WAIT).get(1)).contains("\"subscribed\"");
             // from here on the stalled client reads nothing
 
             List<String> expected = produce(db, accountOf(db, server.apiKey()));
 
-            List<String> got = reader.events(EVENTS).stream().map(e -> e.get("id").asText()).toList();
+            List<String> got = reader.events(EVENTS).stream()
+                    .map(e -> e.get("id").asText())
+                    .toList();
             assertThat(got).as("every event, once, in stream order").isEqualTo(expected);
             await().atMost(WAIT).until(() -> metric(server, "retrysafe_stream_connections") == 1);
-            assertThat(metric(server, "retrysafe_stream_buffer_overflows_total")).isEqualTo(1);
-            assertThat(metric(server, "retrysafe_stream_closes_total{code=\"1013\"}")).isEqualTo(1);
+            assertThat(metric(server, "retrysafe_stream_buffer_overflows_total"))
+                    .isEqualTo(1);
+            assertThat(metric(server, "retrysafe_stream_closes_total{code=\"1013\"}"))
+                    .isEqualTo(1);
             assertThat(metric(server, "retrysafe_stream_buffer_messages_peak"))
-                    .as("what ever waited for one connection").isBetween(1L, (long) BUFFER);
+                    .as("what ever waited for one connection")
+                    .isBetween(1L, (long) BUFFER);
             assertThat(metric(server, "retrysafe_stream_buffer_messages_limit")).isEqualTo(BUFFER);
             reader.assertAlive();
             JsonNode lastSeen = reader.received().getLast();
@@ -75,9 +83,10 @@ class SlowConsumerTest {
     void aConsumerThatStopsReadingIsToldOfTheOverflowBeforeTheClose() throws Exception {
         int buffer = 20;
         try (PostgresTestDatabase db = PostgresTestDatabase.create();
-             TestServer server = TestServer.postgres(db)
-                     .configure(c -> c.withStreams(fast(c.streams()).withBuffer(buffer, 1024 * 1024))).start();
-             RawWebSocket stalled = RawWebSocket.open(server.baseUri(), server.apiKey(), 4096)) {
+                TestServer server = TestServer.postgres(db)
+                        .configure(c -> c.withStreams(fast(c.streams()).withBuffer(buffer, 1024 * 1024)))
+                        .start();
+                RawWebSocket stalled = RawWebSocket.open(server.baseUri(), server.apiKey(), 4096)) {
             stalled.sendText("{\"type\":\"subscribe\",\"event_types\":[\"*\"]}");
             assertThat(stalled.readTexts(2, WAIT).get(1)).contains("\"subscribed\"");
             String account = accountOf(db, server.apiKey());
@@ -87,7 +96,9 @@ class SlowConsumerTest {
             long deadline = System.nanoTime() + WAIT.toNanos();
             int written = 0;
             while (metric(server, "retrysafe_stream_buffer_overflows_total") == 0) {
-                assertThat(System.nanoTime()).as("overflowed after %d events", written).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("overflowed after %d events", written)
+                        .isLessThan(deadline);
                 write(db, account, 10, LARGE_PADDING);
                 written += 10;
             }
@@ -97,9 +108,12 @@ class SlowConsumerTest {
 
             assertThat(code).isEqualTo(1013);
             List<String> texts = stalled.texts();
-            assertThat(texts.getLast()).as("the last message before the close").contains("\"type\":\"error\"",
-                    "\"code\":\"buffer_overflow\"");
-            assertThat(texts.subList(2, texts.size() - 1)).as("events before it").isNotEmpty()
+            assertThat(texts.getLast())
+                    .as("the last message before the close")
+                    .contains("\"type\":\"error\"", "\"code\":\"buffer_overflow\"");
+            assertThat(texts.subList(2, texts.size() - 1))
+                    .as("events before it")
+                    .isNotEmpty()
                     .allMatch(t -> t.startsWith("{\"type\":\"event\""));
             assertThat(texts.size() - 3).as("fewer than were written").isLessThan(written);
         }
@@ -128,7 +142,8 @@ class SlowConsumerTest {
         try (Connection c = db.connect()) {
             c.setAutoCommit(false);
             for (int i = 0; i < n; i++) {
-                log.append(c, account, "payment.succeeded", Clock.systemUTC().instant(), Map.of("n", i, "pad", padding));
+                log.append(
+                        c, account, "payment.succeeded", Clock.systemUTC().instant(), Map.of("n", i, "pad", padding));
             }
             c.commit();
         }
@@ -138,7 +153,8 @@ class SlowConsumerTest {
     private static int inStreamOrder(PostgresTestDatabase db, String account, List<String> ids) throws SQLException {
         ids.clear();
         try (Connection c = db.connect();
-             PreparedStatement s = c.prepareStatement("SELECT id FROM events WHERE account_id = ? AND seq IS NOT NULL ORDER BY seq")) {
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT id FROM events WHERE account_id = ? AND seq IS NOT NULL ORDER BY seq")) {
             s.setString(1, account);
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
@@ -151,7 +167,7 @@ class SlowConsumerTest {
 
     private static String accountOf(PostgresTestDatabase db, String apiKey) throws SQLException {
         try (Connection c = db.connect();
-             PreparedStatement s = c.prepareStatement("SELECT account_id FROM api_keys WHERE key_hash = ?")) {
+                PreparedStatement s = c.prepareStatement("SELECT account_id FROM api_keys WHERE key_hash = ?")) {
             s.setString(1, ApiKeys.hash(apiKey));
             try (ResultSet r = s.executeQuery()) {
                 r.next();

@@ -45,8 +45,8 @@ class DispatcherWakeUpTest {
     void deliveriesMadeDueAgainWakeTheDispatcher() throws Exception {
         handle("POST", "/v1/webhook_endpoints/we_1/recover", 202, RequestEffects::deliveriesChanged);
         handle("POST", "/v1/deliveries/dlv_1/retry", 202, RequestEffects::deliveriesChanged);
-        handle("POST", "/v1/webhook_endpoints", 201, () -> { }); // a new endpoint has no deliveries yet
-        handle("POST", "/v1/webhook_endpoints/we_1/rotate_secret", 200, () -> { });
+        handle("POST", "/v1/webhook_endpoints", 201, () -> {}); // a new endpoint has no deliveries yet
+        handle("POST", "/v1/webhook_endpoints/we_1/rotate_secret", 200, () -> {});
         assertThat(woken).containsExactly("deliveries", "deliveries");
     }
 
@@ -54,7 +54,7 @@ class DispatcherWakeUpTest {
     void aFailedOrNonPostRequestWakesNothingWhateverItNoted() throws Exception {
         handle("POST", "/v1/payments", 409, () -> RequestEffects.eventsRecorded(1));
         handle("GET", "/v1/payments", 200, () -> RequestEffects.eventsRecorded(1));
-        handle("POST", "/v1/payments", 201, () -> { }); // a replayed answer records nothing
+        handle("POST", "/v1/payments", 201, () -> {}); // a replayed answer records nothing
         assertThat(woken).isEmpty();
     }
 
@@ -62,7 +62,7 @@ class DispatcherWakeUpTest {
     void notesOutsideARequestAreIgnoredAndDoNotLeakIntoTheNext() throws Exception {
         RequestEffects.eventsRecorded(3); // a background thread appending events: no request to note on
         RequestEffects.jobEnqueued();
-        handle("POST", "/v1/refunds", 201, () -> { });
+        handle("POST", "/v1/refunds", 201, () -> {});
         assertThat(woken).isEmpty();
     }
 
@@ -87,7 +87,7 @@ class DispatcherWakeUpTest {
     }
 
     private static <T> T proxy(Class<T> type, Answers answers) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
-                (p, m, args) -> answers.answer(m.getName(), args)));
+        return type.cast(Proxy.newProxyInstance(
+                type.getClassLoader(), new Class<?>[] {type}, (p, m, args) -> answers.answer(m.getName(), args)));
     }
 }

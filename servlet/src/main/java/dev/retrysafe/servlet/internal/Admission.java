@@ -12,8 +12,7 @@ import jakarta.servlet.http.HttpServletResponse;
 public interface Admission {
 
     /** A request that spent nothing: no policy applied, or it was exempt. */
-    Admission FREE = response -> {
-    };
+    Admission FREE = response -> {};
 
     /**
      * Gives back what the request spent, at most once however often it is called, and sets the

@@ -19,28 +19,22 @@ final class BodyReader {
     static final int INITIAL_BUFFER = 512;
 
     /** What came of reading a body. */
-    sealed interface Outcome permits Read, TooLarge, TimedOut, Broken, Busy {
-    }
+    sealed interface Outcome permits Read, TooLarge, TimedOut, Broken, Busy {}
 
     /** The whole body. @param body exactly the bytes received */
-    record Read(byte[] body) implements Outcome {
-    }
+    record Read(byte[] body) implements Outcome {}
 
     /** More than the limit arrived (the rest is left unread). */
-    record TooLarge() implements Outcome {
-    }
+    record TooLarge() implements Outcome {}
 
     /** The body was too slow. @param received bytes received by then */
-    record TimedOut(long received) implements Outcome {
-    }
+    record TimedOut(long received) implements Outcome {}
 
     /** The read failed for another reason: the client left, or the framing is broken. @param cause why */
-    record Broken(IOException cause) implements Outcome {
-    }
+    record Broken(IOException cause) implements Outcome {}
 
     /** The shared budget could not grant the next growth. */
-    record Busy() implements Outcome {
-    }
+    record Busy() implements Outcome {}
 
     private final BodySettings settings;
     private final BufferBudget budget;
@@ -102,7 +96,8 @@ final class BodyReader {
         if (settings.minRate() > 0) {
             // received bytes buy received / minRate seconds past the grace
             long earned = received >= Long.MAX_VALUE / 1_000_000_000L
-                    ? Long.MAX_VALUE / 2 : received * 1_000_000_000L / settings.minRate();
+                    ? Long.MAX_VALUE / 2
+                    : received * 1_000_000_000L / settings.minRate();
             long byRate = start + settings.graceNanos() + earned;
             if (byRate - deadline < 0) {
                 deadline = byRate;

@@ -18,9 +18,16 @@ import java.util.function.LongSupplier;
  * @param nanoTime         monotonic time in nanoseconds
  * @param problemTypeBase  prefix of problem type URIs
  */
-public record BodySettings(int maxBodyBytes, long timeoutNanos, long minRate, long graceNanos, long maxBufferedBytes,
-                           ReadDeadlines deadlines, RequestBodyFilter.Listener listener, LongSupplier nanoTime,
-                           String problemTypeBase) {
+public record BodySettings(
+        int maxBodyBytes,
+        long timeoutNanos,
+        long minRate,
+        long graceNanos,
+        long maxBufferedBytes,
+        ReadDeadlines deadlines,
+        RequestBodyFilter.Listener listener,
+        LongSupplier nanoTime,
+        String problemTypeBase) {
 
     /** Checks every value. */
     public BodySettings {
@@ -28,9 +35,10 @@ public record BodySettings(int maxBodyBytes, long timeoutNanos, long minRate, lo
         check(timeoutNanos > 0, "bodyTimeout must be positive: " + Duration.ofNanos(timeoutNanos));
         check(minRate >= 0, "minBodyRate must be 0 (none) or more bytes per second: " + minRate);
         check(graceNanos >= 0, "grace must not be negative: " + Duration.ofNanos(graceNanos));
-        check(maxBufferedBytes >= maxBodyBytes + 1L,
-                "maxBufferedBytes must hold at least one whole body (maxBodyBytes + 1 = " + (maxBodyBytes + 1L)
-                        + "): " + maxBufferedBytes);
+        check(
+                maxBufferedBytes >= maxBodyBytes + 1L,
+                "maxBufferedBytes must hold at least one whole body (maxBodyBytes + 1 = " + (maxBodyBytes + 1L) + "): "
+                        + maxBufferedBytes);
         FilterSettings.checkProblemTypeBase(problemTypeBase);
     }
 

@@ -12,8 +12,7 @@ final class BoundedBody {
 
     private static final int CHUNK = 8192;
 
-    private BoundedBody() {
-    }
+    private BoundedBody() {}
 
     /**
      * The body of {@code request} within {@code max} bytes, or {@code null} when it is larger; a

@@ -37,6 +37,7 @@ final class BufferedResponse extends HttpServletResponseWrapper {
     private int status = SC_OK;
     /** Header values by lowercase name; each entry keeps the name as first set. */
     private final Map<String, Field> headers = new LinkedHashMap<>();
+
     private final List<Cookie> cookies = new ArrayList<>();
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private @Nullable String contentType;
@@ -47,8 +48,7 @@ final class BufferedResponse extends HttpServletResponseWrapper {
     private int bufferSize = 8192;
     private Locale locale = Locale.getDefault();
 
-    private record Field(String name, List<String> values) {
-    }
+    private record Field(String name, List<String> values) {}
 
     BufferedResponse(HttpServletResponse response) {
         super(response);
@@ -155,7 +155,9 @@ final class BufferedResponse extends HttpServletResponseWrapper {
         if (committed || value == null || specialHeader(name, value)) {
             return;
         }
-        headers.computeIfAbsent(key(name), k -> new Field(name, new ArrayList<>())).values().add(value);
+        headers.computeIfAbsent(key(name), k -> new Field(name, new ArrayList<>()))
+                .values()
+                .add(value);
     }
 
     @Override

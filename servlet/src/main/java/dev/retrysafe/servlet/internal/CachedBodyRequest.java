@@ -84,8 +84,10 @@ final class CachedBodyRequest extends HttpServletRequestWrapper {
         // query parameters from the container, which no longer sees the body
         Map<String, String[]> merged = new LinkedHashMap<>(super.getParameterMap());
         String contentType = getContentType();
-        if (contentType != null && contentType.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
-            for (Map.Entry<String, List<String>> field : FormFields.parse(body, charset()).entrySet()) {
+        if (contentType != null
+                && contentType.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+            for (Map.Entry<String, List<String>> field :
+                    FormFields.parse(body, charset()).entrySet()) {
                 String[] previous = merged.getOrDefault(field.getKey(), new String[0]);
                 String[] values = new String[previous.length + field.getValue().size()];
                 System.arraycopy(previous, 0, values, 0, previous.length);

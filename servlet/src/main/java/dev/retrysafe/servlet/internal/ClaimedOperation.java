@@ -26,7 +26,10 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.servlet");
 
-    Answer run(HttpServletRequest original, HttpServletRequest replayable, HttpServletResponse response,
+    Answer run(
+            HttpServletRequest original,
+            HttpServletRequest replayable,
+            HttpServletResponse response,
             RequestDecisions.Operation operation) {
         original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, connection);
         original.setAttribute(RequestTransaction.KEY_ATTRIBUTE, key.value());
@@ -38,8 +41,11 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
         }
     }
 
-    private Answer runInTransaction(HttpServletRequest original, HttpServletRequest replayable,
-            BufferedResponse buffered, RequestDecisions.Operation operation) {
+    private Answer runInTransaction(
+            HttpServletRequest original,
+            HttpServletRequest replayable,
+            BufferedResponse buffered,
+            RequestDecisions.Operation operation) {
         try {
             operation.run(replayable, buffered);
         } catch (IOException | ServletException | RuntimeException e) {
@@ -52,11 +58,12 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
         }
         if (original.isAsyncStarted()) {
             abandon();
-            return failed("the operation started asynchronous processing, which cannot run in the"
-                    + " request's transaction", null);
+            return failed(
+                    "the operation started asynchronous processing, which cannot run in the" + " request's transaction",
+                    null);
         }
-        Answer.Buffered answer = new Answer.Buffered(buffered.getStatus(), buffered.headerPairs(),
-                buffered.cookies(), buffered.bodyBytes());
+        Answer.Buffered answer = new Answer.Buffered(
+                buffered.getStatus(), buffered.headerPairs(), buffered.cookies(), buffered.bodyBytes());
         if (answer.status() >= 500 || answer.status() < 100) {
             // failed (or nonsensical): nothing may stick, and a retry must run again
             abandon();
@@ -71,11 +78,15 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
         }
         try {
             // the answer and the effects commit together (one round trip where the store can)
-            settings.store().completeAndCommit(connection, claim, stored, settings.clock().instant());
+            settings.store()
+                    .completeAndCommit(
+                            connection, claim, stored, settings.clock().instant());
         } catch (ClaimLostException e) {
             abandon();
             LOG.log(Level.WARNING, "lease ran out and another request took over; rolled back", e);
-            return new Answer.Problem(ProblemType.IDEMPOTENCY_KEY_IN_USE, settings.problemTypeBase(),
+            return new Answer.Problem(
+                    ProblemType.IDEMPOTENCY_KEY_IN_USE,
+                    settings.problemTypeBase(),
                     "a request with this Idempotency-Key is still being processed; retry later");
         } catch (IdempotencyStoreException | SQLException e) {
             abandon();
@@ -91,7 +102,9 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
      */
     private Answer failed(String what, @Nullable Throwable cause) {
         LOG.log(Level.ERROR, what + " for " + claim.scope().route() + "; key released", cause);
-        return new Answer.Problem(IdempotencyHandler.failureType(cause), settings.problemTypeBase(),
+        return new Answer.Problem(
+                IdempotencyHandler.failureType(cause),
+                settings.problemTypeBase(),
                 "the request failed and had no effect; retrying it with the same Idempotency-Key is safe");
     }
 

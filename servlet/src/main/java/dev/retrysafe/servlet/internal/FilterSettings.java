@@ -49,8 +49,7 @@ public record FilterSettings(
     }
 
     /** A route whose stored answers pass through {@code transform}. */
-    public record TransformedRoute(RouteTemplate route, StoredAnswerTransform transform) {
-    }
+    public record TransformedRoute(RouteTemplate route, StoredAnswerTransform transform) {}
 
     /** The transform of the first route that {@code method} {@code path} matches, or {@code null}. */
     public @Nullable StoredAnswerTransform transformFor(String method, String path) {
@@ -73,7 +72,8 @@ public record FilterSettings(
     /** Rejects a body bound that is not positive or leaves no room for the bound check. */
     public static int checkMaxBodyBytes(int maxBodyBytes) {
         if (maxBodyBytes < 1 || maxBodyBytes > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("maxBodyBytes must be 1 to " + (Integer.MAX_VALUE - 16) + ": " + maxBodyBytes);
+            throw new IllegalArgumentException(
+                    "maxBodyBytes must be 1 to " + (Integer.MAX_VALUE - 16) + ": " + maxBodyBytes);
         }
         return maxBodyBytes;
     }
@@ -81,8 +81,8 @@ public record FilterSettings(
     /** Rejects an empty base or one with characters that would break the JSON or the URI. */
     public static String checkProblemTypeBase(String base) {
         if (base.isEmpty() || base.chars().anyMatch(c -> c <= 0x20 || c >= 0x7F)) {
-            throw new IllegalArgumentException("problemTypeBase must be a non-empty URI prefix without spaces: \""
-                    + base + "\"");
+            throw new IllegalArgumentException(
+                    "problemTypeBase must be a non-empty URI prefix without spaces: \"" + base + "\"");
         }
         return base;
     }

@@ -11,8 +11,7 @@ import java.util.Map;
 /** Parses an {@code application/x-www-form-urlencoded} body. Stateless and threadsafe. */
 final class FormFields {
 
-    private FormFields() {
-    }
+    private FormFields() {}
 
     /** The fields of {@code body} in order; malformed escapes are kept literally. */
     static Map<String, List<String>> parse(byte[] body, Charset charset) {

@@ -14,8 +14,7 @@ public final class Handoff {
     private static final String ADMISSION = Handoff.class.getName() + ".admission";
     private static final String BODY = Handoff.class.getName() + ".body";
 
-    private Handoff() {
-    }
+    private Handoff() {}
 
     /** Leaves {@code admission} on {@code request} for the idempotency filter. */
     public static void admitted(HttpServletRequest request, Admission admission) {

@@ -19,8 +19,7 @@ public final class HttpOnly {
                 throws IOException, ServletException;
     }
 
-    private HttpOnly() {
-    }
+    private HttpOnly() {}
 
     /** Runs {@code handler} for an HTTP request and response; passes anything else on. */
     public static void filter(ServletRequest request, ServletResponse response, FilterChain chain, Handler handler)

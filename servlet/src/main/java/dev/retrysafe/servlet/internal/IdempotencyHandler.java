@@ -49,8 +49,13 @@ public final class IdempotencyHandler {
      * @param admission what the rate limit charged the request, given back for the answers that
      *     cost nothing
      */
-    public void handle(HttpServletRequest request, HttpServletResponse response, byte @Nullable [] bodyRead,
-            Admission admission, RequestDecisions.Operation operation) throws IOException, ServletException {
+    public void handle(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            byte @Nullable [] bodyRead,
+            Admission admission,
+            RequestDecisions.Operation operation)
+            throws IOException, ServletException {
         String path = pathOf(request);
         RouteMatch route = match(request.getMethod(), path);
         String account = route == null ? null : settings.scope().apply(request);
@@ -61,8 +66,12 @@ public final class IdempotencyHandler {
         List<String> keyHeaders = headerValues(request, IdempotencyFilter.KEY_HEADER);
         if (keyHeaders.isEmpty()) {
             if (route.keyRequired()) {
-                refuseUnread(request, response, problem(ProblemType.IDEMPOTENCY_KEY_MISSING,
-                        request.getMethod() + " " + route.template() + " requires an Idempotency-Key header"));
+                refuseUnread(
+                        request,
+                        response,
+                        problem(
+                                ProblemType.IDEMPOTENCY_KEY_MISSING,
+                                request.getMethod() + " " + route.template() + " requires an Idempotency-Key header"));
             } else {
                 operation.run(request, response);
             }
@@ -78,16 +87,23 @@ public final class IdempotencyHandler {
         IdempotencyKey key = ((KeyParse.Valid) parsed).key();
         String scopedRoute = request.getMethod() + " " + route.template();
         if (scopedRoute.length() > Scope.MAX_ROUTE_LENGTH) {
-            refuseUnread(request, response, problem(ProblemType.IDEMPOTENCY_KEY_INVALID, "the request path is too long to"
-                    + " scope an Idempotency-Key (over " + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
+            refuseUnread(
+                    request,
+                    response,
+                    problem(
+                            ProblemType.IDEMPOTENCY_KEY_INVALID,
+                            "the request path is too long to" + " scope an Idempotency-Key (over "
+                                    + Scope.MAX_ROUTE_LENGTH + " characters with the method)"));
             return;
         }
         byte[] body = bodyRead != null && bodyRead.length <= settings.maxBodyBytes()
                 ? bodyRead
                 : BoundedBody.ofRequest(request, settings.maxBodyBytes());
         if (body == null) {
-            problem(ProblemType.REQUEST_TOO_LARGE, "the request body is larger than " + settings.maxBodyBytes()
-                    + " bytes").writeTo(response);
+            problem(
+                            ProblemType.REQUEST_TOO_LARGE,
+                            "the request body is larger than " + settings.maxBodyBytes() + " bytes")
+                    .writeTo(response);
             return;
         }
         Scope scope = new Scope(account, scopedRoute, key);
@@ -121,13 +137,21 @@ public final class IdempotencyHandler {
      * retry gets (a replay, a {@code 409}) and what the store's failure causes are refunded: the
      * request was charged when it arrived.
      */
-    private Answer claimAndRun(HttpServletRequest request, HttpServletResponse response, Admission admission,
-            RequestDecisions.Operation operation, Connection connection, Scope scope, Fingerprint fingerprint,
-            IdempotencyKey key, byte[] body) {
+    private Answer claimAndRun(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            Admission admission,
+            RequestDecisions.Operation operation,
+            Connection connection,
+            Scope scope,
+            Fingerprint fingerprint,
+            IdempotencyKey key,
+            byte[] body) {
         ClaimOutcome outcome;
         try {
             connection.setAutoCommit(false);
-            outcome = settings.store().claim(connection, scope, fingerprint, settings.clock().instant(), settings.lease());
+            outcome = settings.store()
+                    .claim(connection, scope, fingerprint, settings.clock().instant(), settings.lease());
         } catch (IdempotencyStoreException | SQLException e) {
             LOG.log(Level.ERROR, "idempotency claim failed for " + scope.route(), e);
             rollback(connection);
@@ -142,13 +166,18 @@ public final class IdempotencyHandler {
         }
         return switch (outcome) {
             case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
-            case ClaimOutcome.InFlight inFlight -> problem(ProblemType.IDEMPOTENCY_KEY_IN_USE,
-                    "a request with this Idempotency-Key is still being processed; retry later");
+            case ClaimOutcome.InFlight inFlight ->
+                problem(
+                        ProblemType.IDEMPOTENCY_KEY_IN_USE,
+                        "a request with this Idempotency-Key is still being processed; retry later");
             // a client's mistake, not a retry: it stays charged, so that a loop of them is limited too
-            case ClaimOutcome.Mismatch mismatch -> problem(ProblemType.IDEMPOTENCY_KEY_REUSED,
-                    "this Idempotency-Key was already used with a different request to " + scope.route());
-            case ClaimOutcome.Acquired acquired -> new ClaimedOperation(settings, acquired.claim(), key, connection)
-                    .run(request, new CachedBodyRequest(request, body), response, operation);
+            case ClaimOutcome.Mismatch mismatch ->
+                problem(
+                        ProblemType.IDEMPOTENCY_KEY_REUSED,
+                        "this Idempotency-Key was already used with a different request to " + scope.route());
+            case ClaimOutcome.Acquired acquired ->
+                new ClaimedOperation(settings, acquired.claim(), key, connection)
+                        .run(request, new CachedBodyRequest(request, body), response, operation);
         };
     }
 
@@ -157,8 +186,10 @@ public final class IdempotencyHandler {
         try {
             return new Answer.Replayed(StoredAnswers.forReplay(settings, request, stored));
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "the stored answer transform failed on a replay of " + request.getMethod() + " "
-                    + pathOf(request), e);
+            LOG.log(
+                    Level.ERROR,
+                    "the stored answer transform failed on a replay of " + request.getMethod() + " " + pathOf(request),
+                    e);
             return problem(failureType(e), "the stored answer could not be replayed; retry later");
         }
     }
@@ -219,8 +250,7 @@ public final class IdempotencyHandler {
         return settings.honourEveryPost() && method.equals("POST") ? new RouteMatch(path, false) : null;
     }
 
-    private record RouteMatch(String template, boolean keyRequired) {
-    }
+    private record RouteMatch(String template, boolean keyRequired) {}
 
     /**
      * The decoded path within the context, in the one spelling routes are matched on: frameworks

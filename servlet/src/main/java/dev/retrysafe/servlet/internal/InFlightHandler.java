@@ -71,8 +71,12 @@ public final class InFlightHandler {
         Map<String, Object> members = new LinkedHashMap<>();
         members.put("limit", limit.name());
         members.put("max_in_flight", limit.max());
-        byte[] body = ProblemJson.render(ProblemType.TOO_MANY_IN_FLIGHT, problemTypeBase, "At most " + limit.max()
-                + " requests per " + limit.name() + " may be in flight at once; wait for one to finish.", members);
+        byte[] body = ProblemJson.render(
+                ProblemType.TOO_MANY_IN_FLIGHT,
+                problemTypeBase,
+                "At most " + limit.max() + " requests per " + limit.name()
+                        + " may be in flight at once; wait for one to finish.",
+                members);
         response.setStatus(ProblemType.TOO_MANY_IN_FLIGHT.status());
         response.setHeader("Retry-After", "1");
         response.setContentType(ProblemJson.MEDIA_TYPE);

@@ -13,8 +13,7 @@ final class ProblemJson {
 
     static final String MEDIA_TYPE = "application/problem+json";
 
-    private ProblemJson() {
-    }
+    private ProblemJson() {}
 
     /** {@code {"type":…,"title":…,"status":…,"detail":…,"retryable":…}} in UTF-8. */
     static byte[] render(ProblemType problem, String typeBase, String detail) {
@@ -25,7 +24,8 @@ final class ProblemJson {
      * The same with extension members after {@code retryable}, in {@code extensions}' order;
      * values are strings or numbers.
      */
-    static byte[] render(ProblemType problem, String typeBase, String detail, java.util.Map<String, Object> extensions) {
+    static byte[] render(
+            ProblemType problem, String typeBase, String detail, java.util.Map<String, Object> extensions) {
         StringBuilder json = new StringBuilder(256);
         json.append("{\"type\":");
         JsonStrings.appendDocument(json, problem.type(typeBase));
@@ -48,5 +48,4 @@ final class ProblemJson {
         json.append('}');
         return json.toString().getBytes(StandardCharsets.UTF_8);
     }
-
 }

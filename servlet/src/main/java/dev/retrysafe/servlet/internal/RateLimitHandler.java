@@ -3,8 +3,8 @@ package dev.retrysafe.servlet.internal;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.HeaderField;
-import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
@@ -74,15 +74,26 @@ public final class RateLimitHandler {
                 Map<String, Object> members = new LinkedHashMap<>();
                 members.put("policy", policy.name());
                 members.put("retry_after", wait);
-                refuse(request, response, ProblemType.RATE_LIMITED, "Rate-limit policy '" + policy.name() + "' allows "
-                        + rejected.refusedBy().limit() + " per " + window(policy)
-                        + "; retry in " + wait + " s.", members);
+                refuse(
+                        request,
+                        response,
+                        ProblemType.RATE_LIMITED,
+                        "Rate-limit policy '" + policy.name() + "' allows "
+                                + rejected.refusedBy().limit() + " per " + window(policy)
+                                + "; retry in " + wait + " s.",
+                        members);
                 yield false;
             }
             case Decision.Unavailable unavailable -> {
-                refuse(request, response, ProblemType.RATE_LIMIT_UNAVAILABLE, "Rate limits cannot be checked right now and"
-                        + " policy '" + unavailable.failedClosed().name() + "' refuses unchecked requests; retry in "
-                        + wait + " s.", Map.of("retry_after", wait));
+                refuse(
+                        request,
+                        response,
+                        ProblemType.RATE_LIMIT_UNAVAILABLE,
+                        "Rate limits cannot be checked right now and"
+                                + " policy '" + unavailable.failedClosed().name()
+                                + "' refuses unchecked requests; retry in "
+                                + wait + " s.",
+                        Map.of("retry_after", wait));
                 yield false;
             }
         };
@@ -95,8 +106,13 @@ public final class RateLimitHandler {
      * unread, the server closed the connection after answering without saying so, and a client
      * that sent its retry on it got no answer at all.
      */
-    private void refuse(HttpServletRequest request, HttpServletResponse response, ProblemType type, String detail,
-            Map<String, Object> members) throws IOException {
+    private void refuse(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            ProblemType type,
+            String detail,
+            Map<String, Object> members)
+            throws IOException {
         BoundedBody.release(request, response, DRAIN_LIMIT);
         byte[] body = ProblemJson.render(type, settings.problemTypeBase(), detail, members);
         response.setStatus(type.status());

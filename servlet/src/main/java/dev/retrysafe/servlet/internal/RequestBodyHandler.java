@@ -81,19 +81,29 @@ public final class RequestBodyHandler {
                 case BodyReader.Busy busy -> busy(response);
                 case BodyReader.TimedOut timedOut -> {
                     settings.listener().refused(RequestBodyFilter.Refusal.TIMED_OUT);
-                    LOG.log(Level.DEBUG, () -> request.getMethod() + " " + request.getRequestURI() + ": body too slow, "
-                            + timedOut.received() + " bytes in " + Duration.ofNanos(settings.nanoTime().getAsLong() - start));
-                    refuse(response, ProblemType.BODY_TIMEOUT, "The request body did not arrive in time: it must arrive"
-                            + " within " + seconds(settings.timeoutNanos()) + rateRule()
-                            + "; " + timedOut.received() + " bytes came. Nothing was done.");
+                    LOG.log(
+                            Level.DEBUG,
+                            () -> request.getMethod() + " " + request.getRequestURI() + ": body too slow, "
+                                    + timedOut.received() + " bytes in "
+                                    + Duration.ofNanos(settings.nanoTime().getAsLong() - start));
+                    refuse(
+                            response,
+                            ProblemType.BODY_TIMEOUT,
+                            "The request body did not arrive in time: it must arrive"
+                                    + " within " + seconds(settings.timeoutNanos()) + rateRule()
+                                    + "; " + timedOut.received() + " bytes came. Nothing was done.");
                 }
                 case BodyReader.Broken broken -> {
                     // a client gone mid-body is the client's business, not our fault: one quiet
                     // line, no stack trace, counted; the answer reaches it if it is still there
                     settings.listener().refused(RequestBodyFilter.Refusal.CLIENT_GONE);
-                    LOG.log(Level.DEBUG, () -> request.getMethod() + " " + request.getRequestURI()
-                            + ": body unreadable, the client left or broke the framing: " + broken.cause());
-                    quietly(response, ProblemType.BODY_UNREADABLE,
+                    LOG.log(
+                            Level.DEBUG,
+                            () -> request.getMethod() + " " + request.getRequestURI()
+                                    + ": body unreadable, the client left or broke the framing: " + broken.cause());
+                    quietly(
+                            response,
+                            ProblemType.BODY_UNREADABLE,
                             "The request body could not be read to its end (the connection ended or its framing"
                                     + " is broken). Nothing was done.");
                 }
@@ -108,8 +118,10 @@ public final class RequestBodyHandler {
     }
 
     private String rateRule() {
-        return settings.minRate() == 0 ? "" : " and, after the first " + seconds(settings.graceNanos())
-                + ", at " + settings.minRate() + " bytes per second or more";
+        return settings.minRate() == 0
+                ? ""
+                : " and, after the first " + seconds(settings.graceNanos()) + ", at " + settings.minRate()
+                        + " bytes per second or more";
     }
 
     private static String seconds(long nanos) {
@@ -120,7 +132,9 @@ public final class RequestBodyHandler {
     private void busy(HttpServletResponse response) throws IOException {
         settings.listener().refused(RequestBodyFilter.Refusal.BUSY);
         response.setHeader("Retry-After", "1");
-        refuse(response, ProblemType.SERVER_BUSY,
+        refuse(
+                response,
+                ProblemType.SERVER_BUSY,
                 "The server is reading as many request bodies as it holds in memory; nothing was done. Retry after"
                         + " Retry-After seconds.");
     }

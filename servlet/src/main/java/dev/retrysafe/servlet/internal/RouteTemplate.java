@@ -27,8 +27,8 @@ public record RouteTemplate(String method, String template, List<String> segment
             throw new IllegalArgumentException("method must be an HTTP token: \"" + method + "\"");
         }
         if (!template.startsWith("/") || template.chars().anyMatch(c -> c <= 0x20 || c >= 0x7F)) {
-            throw new IllegalArgumentException("template must be a path starting with / without spaces: \""
-                    + template + "\"");
+            throw new IllegalArgumentException(
+                    "template must be a path starting with / without spaces: \"" + template + "\"");
         }
         if (method.length() + 1 + template.length() > Scope.MAX_ROUTE_LENGTH) {
             throw new IllegalArgumentException("method and template must fit " + Scope.MAX_ROUTE_LENGTH
@@ -38,10 +38,14 @@ public record RouteTemplate(String method, String template, List<String> segment
         for (String segment : segments) {
             boolean opens = segment.indexOf('{') >= 0;
             boolean closes = segment.indexOf('}') >= 0;
-            if ((opens || closes) && !(segment.length() > 2 && segment.startsWith("{") && segment.endsWith("}")
-                    && segment.indexOf('{', 1) < 0 && segment.indexOf('}') == segment.length() - 1)) {
-                throw new IllegalArgumentException("template parameters must be whole segments like {id}: \""
-                        + template + "\"");
+            if ((opens || closes)
+                    && !(segment.length() > 2
+                            && segment.startsWith("{")
+                            && segment.endsWith("}")
+                            && segment.indexOf('{', 1) < 0
+                            && segment.indexOf('}') == segment.length() - 1)) {
+                throw new IllegalArgumentException(
+                        "template parameters must be whole segments like {id}: \"" + template + "\"");
             }
         }
         return new RouteTemplate(method, template, segments, keyRequired);
@@ -68,7 +72,9 @@ public record RouteTemplate(String method, String template, List<String> segment
 
     /** Whether {@code c} may appear in an HTTP token (RFC 9110 tchar). */
     static boolean isTokenChar(int c) {
-        return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+        return c >= '0' && c <= '9'
+                || c >= 'a' && c <= 'z'
+                || c >= 'A' && c <= 'Z'
                 || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 }

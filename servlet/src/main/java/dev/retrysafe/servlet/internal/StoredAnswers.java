@@ -14,8 +14,7 @@ import org.jspecify.annotations.Nullable;
 /** Chooses what of a buffered answer is stored for replay. Stateless and threadsafe. */
 final class StoredAnswers {
 
-    private StoredAnswers() {
-    }
+    private StoredAnswers() {}
 
     /**
      * What is stored of {@code answer} to {@code request}: {@link #of}, through the transform of

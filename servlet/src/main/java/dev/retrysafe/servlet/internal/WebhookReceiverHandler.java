@@ -29,8 +29,8 @@ public final class WebhookReceiverHandler {
     private final String problemTypeBase;
 
     /** A handler verifying with {@code verifier} and remembering ids in {@code deduplicator}. */
-    public WebhookReceiverHandler(WebhookVerifier verifier, WebhookDeduplicator deduplicator, int maxBodyBytes,
-                                  String problemTypeBase) {
+    public WebhookReceiverHandler(
+            WebhookVerifier verifier, WebhookDeduplicator deduplicator, int maxBodyBytes, String problemTypeBase) {
         this.verifier = verifier;
         this.deduplicator = deduplicator;
         this.maxBodyBytes = maxBodyBytes;
@@ -42,8 +42,11 @@ public final class WebhookReceiverHandler {
             throws IOException, ServletException {
         byte[] body = BoundedBody.ofRequest(request, maxBodyBytes);
         if (body == null) {
-            new Answer.Problem(ProblemType.REQUEST_TOO_LARGE, problemTypeBase,
-                    "the webhook body is larger than " + maxBodyBytes + " bytes").writeTo(response);
+            new Answer.Problem(
+                            ProblemType.REQUEST_TOO_LARGE,
+                            problemTypeBase,
+                            "the webhook body is larger than " + maxBodyBytes + " bytes")
+                    .writeTo(response);
             return;
         }
         VerifiedWebhook webhook;
@@ -51,14 +54,20 @@ public final class WebhookReceiverHandler {
             webhook = verifier.verify(request::getHeader, body);
         } catch (WebhookVerificationException e) {
             // the reason names the check that failed; nothing says how close a signature came
-            byte[] problem = ProblemJson.render(ProblemType.WEBHOOK_REJECTED, problemTypeBase, e.getMessage(),
+            byte[] problem = ProblemJson.render(
+                    ProblemType.WEBHOOK_REJECTED,
+                    problemTypeBase,
+                    e.getMessage(),
                     Map.of("reason", e.reason().name().toLowerCase(Locale.ROOT)));
             write(response, ProblemType.WEBHOOK_REJECTED.status(), problem);
             return;
         }
         if (!deduplicator.firstTime(webhook.id())) {
             // handled already (or being handled): the sender only needs to hear 2xx
-            write(response, HttpServletResponse.SC_OK, "{\"duplicate\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            write(
+                    response,
+                    HttpServletResponse.SC_OK,
+                    "{\"duplicate\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             return;
         }
         request.setAttribute(WebhookReceiverFilter.WEBHOOK_ATTRIBUTE, webhook);
@@ -80,8 +89,11 @@ public final class WebhookReceiverHandler {
         } catch (RuntimeException e) {
             // the id stays remembered until its time to live runs out; the sender's retries are
             // answered as duplicates meanwhile, which the log must make visible
-            LOG.log(Level.ERROR, "webhook " + id + " failed and could not be forgotten; its redeliveries"
-                    + " will be skipped until the id expires", e);
+            LOG.log(
+                    Level.ERROR,
+                    "webhook " + id + " failed and could not be forgotten; its redeliveries"
+                            + " will be skipped until the id expires",
+                    e);
         }
     }
 

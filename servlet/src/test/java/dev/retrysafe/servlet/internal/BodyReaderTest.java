@@ -29,32 +29,42 @@ class BodyReaderTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     private BodySettings settings(int max, Duration timeout, long minRate, Duration grace, long buffered) {
-        return new BodySettings(max, timeout.toNanos(), minRate, grace.toNanos(), buffered, ReadDeadlines.NONE,
-                reason -> { }, now::get, "/problems/");
+        return new BodySettings(
+                max,
+                timeout.toNanos(),
+                minRate,
+                grace.toNanos(),
+                buffered,
+                ReadDeadlines.NONE,
+                reason -> {},
+                now::get,
+                "/problems/");
     }
 
     @Test
     void theBufferGrowsWithTheBytesThatArriveNotWithADeclaredLength() {
         BufferBudget budget = new BufferBudget(10L * 1024 * 1024);
-        BodyReader reader = new BodyReader(settings(1024 * 1024, Duration.ofSeconds(30), 0, Duration.ZERO,
-                budget.limit()), budget);
+        BodyReader reader =
+                new BodyReader(settings(1024 * 1024, Duration.ofSeconds(30), 0, Duration.ZERO, budget.limit()), budget);
 
         BodyReader.Outcome outcome = reader.read(new ByteArrayInputStream(new byte[10]), recording, now.get());
 
         assertThat(outcome).isInstanceOf(BodyReader.Read.class);
         assertThat(((BodyReader.Read) outcome).body()).hasSize(10);
-        assertThat(reader.taken()).as("one small first buffer for a 1 MiB limit").isEqualTo(BodyReader.INITIAL_BUFFER);
+        assertThat(reader.taken())
+                .as("one small first buffer for a 1 MiB limit")
+                .isEqualTo(BodyReader.INITIAL_BUFFER);
     }
 
     @Test
     void growthDoublesUpToOneByteOverTheLimitAndEveryGrowthIsTaken() {
         BufferBudget budget = new BufferBudget(1 << 20);
-        BodyReader reader = new BodyReader(settings(5000, Duration.ofSeconds(30), 0, Duration.ZERO, budget.limit()), budget);
+        BodyReader reader =
+                new BodyReader(settings(5000, Duration.ofSeconds(30), 0, Duration.ZERO, budget.limit()), budget);
 
         BodyReader.Outcome outcome = reader.read(new ByteArrayInputStream(new byte[4000]), recording, now.get());
 
@@ -62,7 +72,8 @@ class BodyReaderTest {
         assertThat(reader.taken()).isEqualTo(4096); // 512, 1024, 2048, 4096
         assertThat(budget.used()).isEqualTo(4096);
         assertThat(new BodyReader(settings(5000, Duration.ofSeconds(30), 0, Duration.ZERO, budget.limit()), budget)
-                .read(new ByteArrayInputStream(new byte[5001]), recording, now.get())).isInstanceOf(BodyReader.TooLarge.class);
+                        .read(new ByteArrayInputStream(new byte[5001]), recording, now.get()))
+                .isInstanceOf(BodyReader.TooLarge.class);
     }
 
     @Test
@@ -80,7 +91,8 @@ class BodyReaderTest {
     @Test
     void eachReadIsGivenTheTimeLeftAndABodyPastItsDeadlineTimesOut() {
         BufferBudget budget = new BufferBudget(1 << 20);
-        BodyReader reader = new BodyReader(settings(5000, Duration.ofSeconds(10), 0, Duration.ZERO, budget.limit()), budget);
+        BodyReader reader =
+                new BodyReader(settings(5000, Duration.ofSeconds(10), 0, Duration.ZERO, budget.limit()), budget);
         long start = now.get();
         // one byte per read, four seconds apart
         InputStream slow = new InputStream() {
@@ -107,13 +119,15 @@ class BodyReaderTest {
     void fromTheGraceOnTheBodyMustKeepTheMinimumRate() {
         BufferBudget budget = new BufferBudget(1 << 20);
         // 100 bytes per second after 2 s: 50 bytes buy half a second more
-        BodyReader reader = new BodyReader(settings(5000, Duration.ofSeconds(30), 100, Duration.ofSeconds(2),
-                budget.limit()), budget);
+        BodyReader reader = new BodyReader(
+                settings(5000, Duration.ofSeconds(30), 100, Duration.ofSeconds(2), budget.limit()), budget);
         long start = now.get();
 
         assertThat(reader.deadlineAfter(start, 0)).isEqualTo(start + 2 * SECOND);
         assertThat(reader.deadlineAfter(start, 50)).isEqualTo(start + 2 * SECOND + SECOND / 2);
-        assertThat(reader.deadlineAfter(start, 1_000_000)).as("never past the whole deadline").isEqualTo(start + 30 * SECOND);
+        assertThat(reader.deadlineAfter(start, 1_000_000))
+                .as("never past the whole deadline")
+                .isEqualTo(start + 30 * SECOND);
     }
 
     @Test
@@ -121,8 +135,12 @@ class BodyReaderTest {
         BufferBudget budget = new BufferBudget(1 << 20);
         BodySettings s = settings(5000, Duration.ofSeconds(30), 0, Duration.ZERO, budget.limit());
 
-        assertThat(new BodyReader(s, budget).read(failing(new IOException(new TimeoutException("Idle timeout expired"))),
-                recording, now.get())).isEqualTo(new BodyReader.TimedOut(0));
+        assertThat(new BodyReader(s, budget)
+                        .read(
+                                failing(new IOException(new TimeoutException("Idle timeout expired"))),
+                                recording,
+                                now.get()))
+                .isEqualTo(new BodyReader.TimedOut(0));
         EOFException early = new EOFException("Early EOF");
         assertThat(new BodyReader(s, budget).read(failing(early), recording, now.get()))
                 .isEqualTo(new BodyReader.Broken(early));

@@ -14,8 +14,10 @@ class BufferedResponseTest {
 
     /** A real response that fails the test if the buffer ever touches it. */
     private static HttpServletResponse untouchable() {
-        return (HttpServletResponse) Proxy.newProxyInstance(HttpServletResponse.class.getClassLoader(),
-                new Class<?>[] {HttpServletResponse.class}, (proxy, method, args) -> {
+        return (HttpServletResponse) Proxy.newProxyInstance(
+                HttpServletResponse.class.getClassLoader(),
+                new Class<?>[] {HttpServletResponse.class},
+                (proxy, method, args) -> {
                     throw new AssertionError("the real response was touched: " + method.getName());
                 });
     }
@@ -38,12 +40,13 @@ class BufferedResponseTest {
 
         assertThat(response.isCommitted()).isFalse();
         assertThat(response.getStatus()).isEqualTo(201);
-        assertThat(response.headerPairs()).containsExactly(
-                Map.entry("Content-Type", "application/json;charset=UTF-8"),
-                Map.entry("Location", "/a"),
-                Map.entry("X-Multi", "1"),
-                Map.entry("X-Multi", "2"),
-                Map.entry("Date", "Thu, 1 Jan 1970 00:00:00 GMT"));
+        assertThat(response.headerPairs())
+                .containsExactly(
+                        Map.entry("Content-Type", "application/json;charset=UTF-8"),
+                        Map.entry("Location", "/a"),
+                        Map.entry("X-Multi", "1"),
+                        Map.entry("X-Multi", "2"),
+                        Map.entry("Date", "Thu, 1 Jan 1970 00:00:00 GMT"));
         assertThat(response.getHeaders("x-multi")).containsExactly("1", "2");
         assertThat(response.cookies()).extracting(Cookie::getName).containsExactly("c");
         assertThat(new String(response.bodyBytes(), UTF_8)).isEqualTo("{\"ok\":true}");

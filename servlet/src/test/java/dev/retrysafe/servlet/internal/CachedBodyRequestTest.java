@@ -11,8 +11,10 @@ import org.junit.jupiter.api.Test;
 class CachedBodyRequestTest {
 
     private static HttpServletRequest original(String contentType) {
-        return (HttpServletRequest) Proxy.newProxyInstance(HttpServletRequest.class.getClassLoader(),
-                new Class<?>[] {HttpServletRequest.class}, (proxy, method, args) -> switch (method.getName()) {
+        return (HttpServletRequest) Proxy.newProxyInstance(
+                HttpServletRequest.class.getClassLoader(),
+                new Class<?>[] {HttpServletRequest.class},
+                (proxy, method, args) -> switch (method.getName()) {
                     case "getContentType" -> contentType;
                     case "getCharacterEncoding" -> null;
                     case "getParameterMap" -> Map.of("q", new String[] {"from-query"});
@@ -32,7 +34,8 @@ class CachedBodyRequestTest {
 
     @Test
     void formFieldsInTheBodyAreStillParameters() {
-        CachedBodyRequest request = new CachedBodyRequest(original("application/x-www-form-urlencoded"),
+        CachedBodyRequest request = new CachedBodyRequest(
+                original("application/x-www-form-urlencoded"),
                 "amount=500&note=caf%C3%A9+au+lait&q=from-body&flag".getBytes(UTF_8));
 
         assertThat(request.getParameter("amount")).isEqualTo("500");

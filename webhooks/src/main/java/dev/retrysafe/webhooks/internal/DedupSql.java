@@ -9,8 +9,7 @@ import java.util.List;
  */
 final class DedupSql {
 
-    private DedupSql() {
-    }
+    private DedupSql() {}
 
     /**
      * Records an id; 0 rows if it exists. No exception on a conflict: inside a caller's

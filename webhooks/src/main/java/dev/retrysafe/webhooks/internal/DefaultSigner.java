@@ -25,7 +25,8 @@ public final class DefaultSigner implements WebhookSigner {
             if (!header.isEmpty()) {
                 header.append(' ');
             }
-            header.append(SignatureHeader.V1).append(',')
+            header.append(SignatureHeader.V1)
+                    .append(',')
                     .append(Base64.getEncoder().encodeToString(hmac.sign(id, timestamp, body)));
         }
         return header.toString();

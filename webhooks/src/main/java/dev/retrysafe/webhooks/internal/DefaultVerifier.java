@@ -67,12 +67,12 @@ public final class DefaultVerifier implements WebhookVerifier {
         long now = config.clock().instant().getEpochSecond();
         // both values are below 10^18, so neither difference overflows
         if (now - timestamp > toleranceSeconds) {
-            throw new WebhookVerificationException(Reason.TIMESTAMP_TOO_OLD,
-                    (now - timestamp) + " s old, tolerance " + toleranceSeconds + " s");
+            throw new WebhookVerificationException(
+                    Reason.TIMESTAMP_TOO_OLD, (now - timestamp) + " s old, tolerance " + toleranceSeconds + " s");
         }
         if (timestamp - now > toleranceSeconds) {
-            throw new WebhookVerificationException(Reason.TIMESTAMP_TOO_NEW,
-                    (timestamp - now) + " s ahead, tolerance " + toleranceSeconds + " s");
+            throw new WebhookVerificationException(
+                    Reason.TIMESTAMP_TOO_NEW, (timestamp - now) + " s ahead, tolerance " + toleranceSeconds + " s");
         }
     }
 
@@ -98,8 +98,8 @@ public final class DefaultVerifier implements WebhookVerifier {
 
     private static void checkLength(String name, String value, int maxLength) throws WebhookVerificationException {
         if (value.length() > maxLength) {
-            throw new WebhookVerificationException(Reason.HEADER_TOO_LARGE, name + " is longer than " + maxLength
-                    + " characters");
+            throw new WebhookVerificationException(
+                    Reason.HEADER_TOO_LARGE, name + " is longer than " + maxLength + " characters");
         }
     }
 

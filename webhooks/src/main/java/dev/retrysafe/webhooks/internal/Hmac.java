@@ -53,8 +53,8 @@ public final class Hmac {
             mac.init(keySpec);
             return mac;
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("this JDK cannot compute " + ALGORITHM
-                    + ", which every Java SE implementation must support", e);
+            throw new IllegalStateException(
+                    "this JDK cannot compute " + ALGORITHM + ", which every Java SE implementation must support", e);
         }
     }
 }

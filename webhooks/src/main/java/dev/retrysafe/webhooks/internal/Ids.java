@@ -5,8 +5,7 @@ import dev.retrysafe.webhooks.WebhookSigner;
 /** The rules for message ids. Threadsafe (stateless). */
 public final class Ids {
 
-    private Ids() {
-    }
+    private Ids() {}
 
     /**
      * Rejects an id we would not send: empty, too long, or with a character outside visible
@@ -18,8 +17,8 @@ public final class Ids {
         for (int i = 0; i < id.length(); i++) {
             char c = id.charAt(i);
             if (c <= ' ' || c >= 0x7f || c == '.') {
-                throw new IllegalArgumentException("webhook id must be visible ASCII without '.', has "
-                        + describe(c) + " at index " + i);
+                throw new IllegalArgumentException(
+                        "webhook id must be visible ASCII without '.', has " + describe(c) + " at index " + i);
             }
         }
     }
@@ -27,8 +26,8 @@ public final class Ids {
     /** Rejects an id a de-duplicator cannot store: empty or longer than {@value WebhookSigner#MAX_ID_LENGTH}. */
     public static String checkLength(String id) {
         if (id.isEmpty() || id.length() > WebhookSigner.MAX_ID_LENGTH) {
-            throw new IllegalArgumentException("webhook id must be 1 to " + WebhookSigner.MAX_ID_LENGTH
-                    + " characters, was " + id.length());
+            throw new IllegalArgumentException(
+                    "webhook id must be 1 to " + WebhookSigner.MAX_ID_LENGTH + " characters, was " + id.length());
         }
         return id;
     }

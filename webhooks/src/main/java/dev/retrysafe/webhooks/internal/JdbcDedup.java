@@ -68,7 +68,8 @@ public final class JdbcDedup {
 
     /** Deletes the id's row, if any. */
     public void forget(String id) {
-        try (Connection c = autocommitConnection(); PreparedStatement s = c.prepareStatement(DedupSql.DELETE)) {
+        try (Connection c = autocommitConnection();
+                PreparedStatement s = c.prepareStatement(DedupSql.DELETE)) {
             s.setString(1, id);
             s.executeUpdate();
         } catch (SQLException e) {
@@ -81,7 +82,7 @@ public final class JdbcDedup {
         long cutoff = clock.millis() - ttlMillis;
         int total = 0;
         try (Connection c = autocommitConnection();
-             PreparedStatement s = c.prepareStatement(DedupSql.PURGE_BATCH)) {
+                PreparedStatement s = c.prepareStatement(DedupSql.PURGE_BATCH)) {
             int deleted;
             do {
                 s.setLong(1, cutoff);

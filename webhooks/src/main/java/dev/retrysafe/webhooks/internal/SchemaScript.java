@@ -20,8 +20,7 @@ public final class SchemaScript {
 
     private static final String RESOURCE = "/dev/retrysafe/webhooks/received_webhooks.sql";
 
-    private SchemaScript() {
-    }
+    private SchemaScript() {}
 
     /** The script exactly as stored. */
     public static String text() {

@@ -21,8 +21,7 @@ public final class SignatureHeader {
     // base64 of 32 bytes: 43 characters and one '=' of padding
     private static final int V1_ENCODED_LENGTH = 4 * ((Hmac.LENGTH + 2) / 3);
 
-    private SignatureHeader() {
-    }
+    private SignatureHeader() {}
 
     /**
      * The decoded {@code v1} signatures of {@code header}, in order; empty if it has only other
@@ -44,8 +43,8 @@ public final class SignatureHeader {
             if (end > start) { // repeated spaces are tolerated: they separate nothing
                 entries++;
                 if (entries > WebhookVerifier.MAX_SIGNATURES) {
-                    throw new WebhookVerificationException(Reason.HEADER_TOO_LARGE,
-                            "more than " + WebhookVerifier.MAX_SIGNATURES + " signatures");
+                    throw new WebhookVerificationException(
+                            Reason.HEADER_TOO_LARGE, "more than " + WebhookVerifier.MAX_SIGNATURES + " signatures");
                 }
                 byte[] signature = entry(header, start, end, entries);
                 if (signature != null) {

@@ -112,8 +112,7 @@ public final class CircuitBreaker {
             }
             if (state.compareAndSet(current, next)) {
                 if (next instanceof Open) {
-                    LOG.log(Level.WARNING, "Redis is not answering: rate-limit store circuit open for {0}",
-                            openFor);
+                    LOG.log(Level.WARNING, "Redis is not answering: rate-limit store circuit open for {0}", openFor);
                 }
                 return;
             }
@@ -125,7 +124,8 @@ public final class CircuitBreaker {
         return switch (state.get()) {
             case Closed closed -> Duration.ZERO;
             case Open open -> positive(Duration.between(clock.instant(), open.until()));
-            case HalfOpen probe -> positive(Duration.between(clock.instant(), probe.probeSentAt().plus(openFor)));
+            case HalfOpen probe ->
+                positive(Duration.between(clock.instant(), probe.probeSentAt().plus(openFor)));
         };
     }
 

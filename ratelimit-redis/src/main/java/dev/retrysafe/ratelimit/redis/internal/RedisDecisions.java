@@ -86,7 +86,9 @@ public final class RedisDecisions implements AutoCloseable {
                 breaker.onFailure();
             } else if (startsWithAny(e, SLOT_MOVING_ERRORS)) {
                 breaker.onSuccess();
-                LOG.log(Level.DEBUG, "rate-limit decision refused while its Cluster slot moves; deciding by fail mode: {0}",
+                LOG.log(
+                        Level.DEBUG,
+                        "rate-limit decision refused while its Cluster slot moves; deciding by fail mode: {0}",
                         e.getMessage());
             } else {
                 // Redis answered, with an error: not an outage, but no decision either (a key of
@@ -142,7 +144,8 @@ public final class RedisDecisions implements AutoCloseable {
 
     /** Errors with which Redis says it cannot serve now, rather than that the call was wrong. */
     private static boolean meansUnavailable(RedisCommandExecutionException e) {
-        if (e instanceof RedisBusyException || e instanceof RedisLoadingException
+        if (e instanceof RedisBusyException
+                || e instanceof RedisLoadingException
                 || e instanceof RedisReadOnlyException) {
             return true;
         }

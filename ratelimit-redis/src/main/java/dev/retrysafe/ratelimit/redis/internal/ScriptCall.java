@@ -25,6 +25,7 @@ public final class ScriptCall {
     public static final int MAX_REQUESTS = 64;
     /** The arguments every call starts with (time, least key lifetime), whatever it decides. */
     static final int HEADER_ARGUMENTS = 2;
+
     private static final int ARGUMENTS_PER_KIND = 5;
     private static final byte[] REDIS_TIME = new byte[0];
     /** Each algorithm's name as the script knows it, by ordinal. */
@@ -88,8 +89,8 @@ public final class ScriptCall {
     /** A request of {@code kinds}, one per key (tests build calls this way; the store uses {@link #of}). */
     public ScriptCall(byte[][] keys, Kind[] kinds, Mode mode, byte[] now, byte[] minimumKeyTtl) {
         if (keys.length != kinds.length || keys.length == 0) {
-            throw new IllegalArgumentException("one kind per key, and at least one: " + keys.length + " keys, "
-                    + kinds.length + " kinds");
+            throw new IllegalArgumentException(
+                    "one kind per key, and at least one: " + keys.length + " keys, " + kinds.length + " kinds");
         }
         this.keys = keys;
         this.kinds = kinds;
@@ -105,8 +106,13 @@ public final class ScriptCall {
      * @param nowMicros     the time to decide at; empty to use Redis's clock
      * @param minimumKeyTtl the least time in milliseconds a written key lives, as {@link #number}
      */
-    public static ScriptCall of(KeyLayout layout, String partition, List<Charge> charges, Mode mode,
-            OptionalLong nowMicros, byte[] minimumKeyTtl) {
+    public static ScriptCall of(
+            KeyLayout layout,
+            String partition,
+            List<Charge> charges,
+            Mode mode,
+            OptionalLong nowMicros,
+            byte[] minimumKeyTtl) {
         byte[][] keys = new byte[charges.size()][];
         Kind[] kinds = new Kind[charges.size()];
         for (int i = 0; i < charges.size(); i++) {
@@ -114,8 +120,8 @@ public final class ScriptCall {
             keys[i] = layout.baseKey(partition, c).getBytes(StandardCharsets.UTF_8);
             kinds[i] = Kind.of(c);
         }
-        return new ScriptCall(keys, kinds, mode,
-                nowMicros.isPresent() ? number(nowMicros.getAsLong()) : REDIS_TIME, minimumKeyTtl);
+        return new ScriptCall(
+                keys, kinds, mode, nowMicros.isPresent() ? number(nowMicros.getAsLong()) : REDIS_TIME, minimumKeyTtl);
     }
 
     /** The request's keys, one per charge. */

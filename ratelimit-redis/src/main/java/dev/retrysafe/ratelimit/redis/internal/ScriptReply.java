@@ -12,6 +12,7 @@ public final class ScriptReply {
 
     /** Where the first request's figures start in a reply: after the time. */
     public static final int FIRST = 1;
+
     private static final int PER_CHARGE = 3;
 
     private ScriptReply() {}
@@ -37,8 +38,8 @@ public final class ScriptReply {
         long nowMicros = number(reply, 0);
         if (reply.get(at) instanceof Long status && status == -1) {
             Object why = reply.get(at + 1);
-            throw new RequestFailed(why instanceof byte[] text ? new String(text, StandardCharsets.UTF_8)
-                    : String.valueOf(why));
+            throw new RequestFailed(
+                    why instanceof byte[] text ? new String(text, StandardCharsets.UTF_8) : String.valueOf(why));
         }
         List<PolicyState> states = new ArrayList<>(charges.size());
         PolicyState refusedBy = null;
@@ -47,8 +48,15 @@ public final class ScriptReply {
             Charge charge = charges.get(i);
             int first = at + PER_CHARGE * i;
             long retryAfterMicros = number(reply, first + 2);
-            PolicyState state = new PolicyState(charge.policy(), charge.key(), charge.policy().quota(),
-                    number(reply, first), number(reply, first + 1), retryAfterMicros, nowMicros, true);
+            PolicyState state = new PolicyState(
+                    charge.policy(),
+                    charge.key(),
+                    charge.policy().quota(),
+                    number(reply, first),
+                    number(reply, first + 1),
+                    retryAfterMicros,
+                    nowMicros,
+                    true);
             states.add(state);
             // a charge allows if and only if it need not wait
             if (retryAfterMicros != 0) {

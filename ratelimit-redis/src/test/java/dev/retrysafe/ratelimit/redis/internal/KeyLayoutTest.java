@@ -20,8 +20,10 @@ class KeyLayoutTest {
 
     @Test
     void putsThePartitionInTheHashTag() {
-        Policy policy = Policy.builder("burst").algorithm(Algorithm.SLIDING_WINDOW)
-                .limit(5, Duration.ofSeconds(1)).build();
+        Policy policy = Policy.builder("burst")
+                .algorithm(Algorithm.SLIDING_WINDOW)
+                .limit(5, Duration.ofSeconds(1))
+                .build();
         assertThat(layout.baseKey("a:acct_1", new Charge(policy, "key_9", 1)))
                 .isEqualTo("rl:{a:acct_1}:burst:sw:key_9");
     }

@@ -18,7 +18,10 @@ import org.junit.jupiter.api.Test;
 /** Reading one request's figures out of a reply that may hold several. */
 class ScriptReplyTest {
 
-    private final Policy policy = Policy.builder("p").algorithm(Algorithm.GCRA).limit(5, Duration.ofSeconds(10)).build();
+    private final Policy policy = Policy.builder("p")
+            .algorithm(Algorithm.GCRA)
+            .limit(5, Duration.ofSeconds(10))
+            .build();
     private final Charge charge = new Charge(policy, "k", 1);
 
     @Test
@@ -31,15 +34,20 @@ class ScriptReplyTest {
 
         assertThat(first).isInstanceOf(Decision.Allowed.class);
         assertThat(first.states().getFirst().remaining()).isEqualTo(4);
-        assertThat(second).isInstanceOfSatisfying(Decision.Rejected.class,
-                r -> assertThat(r.retryAfterSeconds()).isEqualTo(3));
+        assertThat(second)
+                .isInstanceOfSatisfying(
+                        Decision.Rejected.class,
+                        r -> assertThat(r.retryAfterSeconds()).isEqualTo(3));
         assertThat(second.states().getFirst().remaining()).isZero();
         assertThat(second.states().getFirst().nowMicros()).isEqualTo(7);
     }
 
     @Test
     void aRequestIsRefusedByEveryChargeThatMustWaitAndNamesTheFirst() {
-        Policy other = Policy.builder("q").algorithm(Algorithm.FIXED_WINDOW).limit(1, Duration.ofMinutes(1)).build();
+        Policy other = Policy.builder("q")
+                .algorithm(Algorithm.FIXED_WINDOW)
+                .limit(1, Duration.ofMinutes(1))
+                .build();
         List<Charge> charges = List.of(charge, new Charge(other, "k", 1));
         // the first allows (3 left), the second must wait 40 s
         List<Object> refused = List.of(7L, 3L, 2_000_000L, 0L, 0L, 40_000_000L, 40_000_000L);
@@ -51,10 +59,12 @@ class ScriptReplyTest {
                     assertThat(r.retryAfterSeconds()).isEqualTo(40);
                 });
         // a peek and a refund are allowed whatever their charges say; a charge that need not wait allows
-        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, PEEK)).isInstanceOf(Decision.Allowed.class);
+        assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, PEEK))
+                .isInstanceOf(Decision.Allowed.class);
         assertThat(ScriptReply.decision(charges, refused, ScriptReply.FIRST, REFUND))
                 .isInstanceOf(Decision.Allowed.class);
-        assertThat(ScriptReply.decision(charges, allowed, ScriptReply.FIRST, CHARGE)).isInstanceOf(Decision.Allowed.class);
+        assertThat(ScriptReply.decision(charges, allowed, ScriptReply.FIRST, CHARGE))
+                .isInstanceOf(Decision.Allowed.class);
     }
 
     @Test

@@ -36,9 +36,11 @@ final class Deadlines implements AutoCloseable {
 
     /** While anything is outstanding, how long the thread may sleep at most, so that what is done is dropped soon. */
     static final Duration PRUNE_EVERY = Duration.ofMillis(10);
+
     private static final long PRUNE_NANOS = PRUNE_EVERY.toNanos();
     /** Farther than any deadline: the thread's wake-up time while it scans, or while nothing is outstanding. */
     private static final long FAR = Long.MAX_VALUE >> 2;
+
     private static final System.Logger LOG = System.getLogger(Deadlines.class.getName());
 
     private final ConcurrentLinkedQueue<Expiring> tracked = new ConcurrentLinkedQueue<>();
@@ -48,6 +50,7 @@ final class Deadlines implements AutoCloseable {
      * passed it.
      */
     private volatile long wakeAt = MonotonicClock.nanoTime() + FAR;
+
     private volatile boolean closed;
     private final Thread thread;
 

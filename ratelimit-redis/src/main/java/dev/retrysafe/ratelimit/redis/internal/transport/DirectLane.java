@@ -55,6 +55,7 @@ final class DirectLane implements AutoCloseable {
     private static final byte[] SHA1 = ascii(DecideScript.sha1());
     /** The name the lane's connection has in {@code CLIENT LIST}. */
     static final String CLIENT_NAME = "retrysafe-rl-direct";
+
     private static final byte[][] PING = {ascii("PING")};
     private static final byte[][] SET_NAME = {ascii("CLIENT"), ascii("SETNAME"), ascii(CLIENT_NAME)};
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
@@ -82,9 +83,11 @@ final class DirectLane implements AutoCloseable {
     private final long createdNanos = MonotonicClock.nanoTime();
     /** Guarded by {@link #lock}: when the connection was last used (or made). */
     private long lastUsedNanos;
+
     private final ReentrantLock lock = new ReentrantLock();
     /** Written under {@link #lock}; null while (re)connecting or once closed. */
     private volatile @Nullable RespConnection connection;
+
     private volatile boolean closed;
     /** Guarded by {@link #lock}: the thread making a connection, while one is. */
     private @Nullable Thread connector;
@@ -93,8 +96,14 @@ final class DirectLane implements AutoCloseable {
     /** Signalled when an attempt ends. */
     private final Condition attemptEnded = lock.newCondition();
 
-    private DirectLane(String host, int port, Duration connectTimeout, List<byte[][]> handshake,
-            Duration checkAfter, Duration spinLimit, Deadlines deadlines) {
+    private DirectLane(
+            String host,
+            int port,
+            Duration connectTimeout,
+            List<byte[][]> handshake,
+            Duration checkAfter,
+            Duration spinLimit,
+            Deadlines deadlines) {
         this.host = host;
         this.port = port;
         this.connectTimeoutNanos = connectTimeout.toNanos();
@@ -112,8 +121,8 @@ final class DirectLane implements AutoCloseable {
      * ({@link SpinWait}; zero: never), and {@code deadlines}, which its owner closes after the lane,
      * ends a read whose reply is late.
      */
-    public static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration spinLimit,
-            Deadlines deadlines) {
+    public static Optional<DirectLane> of(
+            RedisURI uri, Duration connectTimeout, Duration spinLimit, Deadlines deadlines) {
         return of(uri, connectTimeout, DEFAULT_CHECK_AFTER, spinLimit, deadlines);
     }
 
@@ -121,10 +130,14 @@ final class DirectLane implements AutoCloseable {
      * As {@link #of(RedisURI, Duration, Duration, Deadlines)}, checking a connection unused for
      * {@code checkAfter} (tests: zero).
      */
-    static Optional<DirectLane> of(RedisURI uri, Duration connectTimeout, Duration checkAfter, Duration spinLimit,
-            Deadlines deadlines) {
-        if (uri.isSsl() || uri.getSocket() != null || !uri.getSentinels().isEmpty() || uri.getHost() == null
-                || uri.getPort() < 1 || uri.getPort() > 65535) {
+    static Optional<DirectLane> of(
+            RedisURI uri, Duration connectTimeout, Duration checkAfter, Duration spinLimit, Deadlines deadlines) {
+        if (uri.isSsl()
+                || uri.getSocket() != null
+                || !uri.getSentinels().isEmpty()
+                || uri.getHost() == null
+                || uri.getPort() < 1
+                || uri.getPort() > 65535) {
             return Optional.empty();
         }
         List<byte[][]> handshake = new ArrayList<>();
@@ -136,17 +149,19 @@ final class DirectLane implements AutoCloseable {
             RedisCredentials credentials = immediate.resolveCredentialsNow();
             if (credentials != null && credentials.hasPassword()) {
                 byte[] password = utf8(credentials.getPassword());
-                handshake.add(credentials.hasUsername()
-                        ? new byte[][] {ascii("AUTH"), credentials.getUsername().getBytes(StandardCharsets.UTF_8),
-                            password}
-                        : new byte[][] {ascii("AUTH"), password});
+                handshake.add(
+                        credentials.hasUsername()
+                                ? new byte[][] {
+                                    ascii("AUTH"), credentials.getUsername().getBytes(StandardCharsets.UTF_8), password
+                                }
+                                : new byte[][] {ascii("AUTH"), password});
             }
         }
         if (uri.getDatabase() != 0) {
             handshake.add(new byte[][] {ascii("SELECT"), ascii(Integer.toString(uri.getDatabase()))});
         }
-        DirectLane lane = new DirectLane(uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake),
-                checkAfter, spinLimit, deadlines);
+        DirectLane lane = new DirectLane(
+                uri.getHost(), uri.getPort(), connectTimeout, List.copyOf(handshake), checkAfter, spinLimit, deadlines);
         lane.reconnect();
         return Optional.of(lane);
     }
@@ -282,15 +297,24 @@ final class DirectLane implements AutoCloseable {
                 // fixed, but not in seconds. The message is Redis's, never a credential.
                 maxBackoff = MAX_BACKOFF_REFUSED.toNanos();
                 if (!told) {
-                    LOG.log(System.Logger.Level.WARNING, "rate limits: Redis at {0}:{1} refused the direct"
-                            + " connection's handshake; decisions go through Lettuce: {2}",
-                            host, String.valueOf(port), e.getMessage());
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "rate limits: Redis at {0}:{1} refused the direct"
+                                    + " connection's handshake; decisions go through Lettuce: {2}",
+                            host,
+                            String.valueOf(port),
+                            e.getMessage());
                     told = true;
                 }
             } catch (IOException | RuntimeException e) {
                 if (!told) {
-                    LOG.log(System.Logger.Level.DEBUG, "rate limits: no direct connection to Redis at {0}:{1} yet"
-                            + " (decisions go through Lettuce meanwhile): {2}", host, String.valueOf(port), e.toString());
+                    LOG.log(
+                            System.Logger.Level.DEBUG,
+                            "rate limits: no direct connection to Redis at {0}:{1} yet"
+                                    + " (decisions go through Lettuce meanwhile): {2}",
+                            host,
+                            String.valueOf(port),
+                            e.toString());
                     told = true;
                 }
             }
@@ -332,8 +356,8 @@ final class DirectLane implements AutoCloseable {
      */
     private RespConnection open() throws IOException {
         long deadline = MonotonicClock.nanoTime() + connectTimeoutNanos;
-        RespConnection made = RespConnection.open(new InetSocketAddress(host, port), connectTimeoutNanos, handshake,
-                SpinWait.of(spinLimit), deadlines);
+        RespConnection made = RespConnection.open(
+                new InetSocketAddress(host, port), connectTimeoutNanos, handshake, SpinWait.of(spinLimit), deadlines);
         try {
             made.command(SET_NAME, deadline);
         } catch (RedisException e) {

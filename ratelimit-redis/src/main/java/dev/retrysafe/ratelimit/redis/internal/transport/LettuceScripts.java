@@ -38,12 +38,15 @@ final class LettuceScripts {
      * dropped), so the caller waits without a timer of its own. Any failure is thrown as the
      * {@link RedisException} it is.
      */
-    static List<Object> run(RedisScriptingAsyncCommands<byte[], byte[]> redis, ScriptCall call,
-            Duration timeout, Deadlines deadlines) {
+    static List<Object> run(
+            RedisScriptingAsyncCommands<byte[], byte[]> redis, ScriptCall call, Duration timeout, Deadlines deadlines) {
         try {
-            return await(redis.evalsha(SHA1, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout, deadlines);
+            return await(
+                    redis.evalsha(SHA1, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout, deadlines);
         } catch (RedisNoScriptException e) {
-            return await(redis.eval(SOURCE_BYTES, ScriptOutputType.MULTI, call.keys(), call.arguments()), timeout,
+            return await(
+                    redis.eval(SOURCE_BYTES, ScriptOutputType.MULTI, call.keys(), call.arguments()),
+                    timeout,
                     deadlines);
         }
     }
@@ -63,7 +66,8 @@ final class LettuceScripts {
 
     private static <T> T await(RedisFuture<T> future, Duration timeout, Deadlines deadlines) {
         // Lettuce's own command expiry fails a command the same way (completeExceptionally)
-        deadlines.track(new Command(future.toCompletableFuture(), MonotonicClock.nanoTime() + timeout.toNanos(), timeout));
+        deadlines.track(
+                new Command(future.toCompletableFuture(), MonotonicClock.nanoTime() + timeout.toNanos(), timeout));
         return awaitUntimed(future);
     }
 

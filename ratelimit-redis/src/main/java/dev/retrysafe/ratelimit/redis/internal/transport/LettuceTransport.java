@@ -37,7 +37,8 @@ final class LettuceTransport implements ScriptTransport {
     public List<Object> run(ScriptCall call, Duration timeout) {
         ScriptBatches joined = batches;
         // an answer from a joint call is this request's part of the reply, so no copy is made
-        return joined != null ? joined.run(call, timeout)
+        return joined != null
+                ? joined.run(call, timeout)
                 : LettuceScripts.run(connector.commands(), call, timeout, deadlines);
     }
 

@@ -57,9 +57,16 @@ final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> impleme
     /** The connection once made, until closed: what almost every call finds. */
     private volatile @Nullable C connected;
 
-    private RedisConnector(AbstractRedisClient client, String target, Supplier<CompletableFuture<C>> connect,
-            Function<C, RedisScriptingAsyncCommands<byte[], byte[]>> commands, BiFunction<C, byte[], String> nodeOfKey,
-            Function<C, Set<String>> nodes, boolean ownsClient, Duration commandTimeout, Duration firstConnectWait,
+    private RedisConnector(
+            AbstractRedisClient client,
+            String target,
+            Supplier<CompletableFuture<C>> connect,
+            Function<C, RedisScriptingAsyncCommands<byte[], byte[]>> commands,
+            BiFunction<C, byte[], String> nodeOfKey,
+            Function<C, Set<String>> nodes,
+            boolean ownsClient,
+            Duration commandTimeout,
+            Duration firstConnectWait,
             boolean cluster) {
         this.client = client;
         this.target = target;
@@ -96,12 +103,19 @@ final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> impleme
      * @param commandTimeout   how long a call waits for an answer, and for a connection under way
      * @param firstConnectWait how long this waits for the first connection
      */
-    public static RedisConnector<StatefulRedisConnection<byte[], byte[]>> standalone(RedisClient client, RedisURI uri,
-            boolean ownsClient, Duration commandTimeout, Duration firstConnectWait) {
-        return new RedisConnector<>(client, uri.toString(),
+    public static RedisConnector<StatefulRedisConnection<byte[], byte[]>> standalone(
+            RedisClient client, RedisURI uri, boolean ownsClient, Duration commandTimeout, Duration firstConnectWait) {
+        return new RedisConnector<>(
+                client,
+                uri.toString(),
                 () -> client.connectAsync(ByteArrayCodec.INSTANCE, uri).toCompletableFuture(),
-                StatefulRedisConnection::async, (c, key) -> ScriptTransport.ANY_NODE, c -> Set.of(ScriptTransport.ANY_NODE),
-                ownsClient, commandTimeout, firstConnectWait, false);
+                StatefulRedisConnection::async,
+                (c, key) -> ScriptTransport.ANY_NODE,
+                c -> Set.of(ScriptTransport.ANY_NODE),
+                ownsClient,
+                commandTimeout,
+                firstConnectWait,
+                false);
     }
 
     /**
@@ -109,15 +123,27 @@ final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> impleme
      * as {@link #standalone} does. Keys are mapped to the master that serves their slot in the
      * client's current view of the cluster.
      */
-    public static RedisConnector<StatefulRedisClusterConnection<byte[], byte[]>> cluster(RedisClusterClient client,
-            String seeds, boolean ownsClient, Duration commandTimeout, Duration firstConnectWait) {
-        return new RedisConnector<>(client, "Redis Cluster " + seeds,
+    public static RedisConnector<StatefulRedisClusterConnection<byte[], byte[]>> cluster(
+            RedisClusterClient client,
+            String seeds,
+            boolean ownsClient,
+            Duration commandTimeout,
+            Duration firstConnectWait) {
+        return new RedisConnector<>(
+                client,
+                "Redis Cluster " + seeds,
                 // a cluster connection needs the layout first, which the client loads from a seed
-                () -> client.refreshPartitionsAsync().toCompletableFuture()
+                () -> client.refreshPartitionsAsync()
+                        .toCompletableFuture()
                         .thenCompose(loaded -> client.connectAsync(ByteArrayCodec.INSTANCE))
                         .thenCompose(RedisConnector::connectToMasters),
-                StatefulRedisClusterConnection::async, RedisConnector::masterOf, RedisConnector::masters,
-                ownsClient, commandTimeout, firstConnectWait, true);
+                StatefulRedisClusterConnection::async,
+                RedisConnector::masterOf,
+                RedisConnector::masters,
+                ownsClient,
+                commandTimeout,
+                firstConnectWait,
+                true);
     }
 
     /**
@@ -130,7 +156,8 @@ final class RedisConnector<C extends StatefulConnection<byte[], byte[]>> impleme
             StatefulRedisClusterConnection<byte[], byte[]> c) {
         CompletableFuture<?>[] masters = c.getPartitions().getPartitions().stream()
                 .filter(node -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
-                .map(node -> c.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort()))
+                .map(node -> c.getConnectionAsync(
+                        node.getUri().getHost(), node.getUri().getPort()))
                 .toArray(CompletableFuture<?>[]::new);
         return CompletableFuture.allOf(masters).handle((connected, unreachable) -> c);
     }

@@ -40,6 +40,7 @@ final class RespConnection implements AutoCloseable {
     private static final int MAX_LINE = 64 * 1024;
     /** The largest bulk string or array accepted in a reply; {@code decide.lua}'s are tiny. */
     private static final int MAX_LENGTH = 16 * 1024 * 1024;
+
     private static final byte[] CRLF = {'\r', '\n'};
 
     private final Socket socket;
@@ -71,8 +72,9 @@ final class RespConnection implements AutoCloseable {
      * error. A reply is awaited by polling the socket as {@code spin} allows, then in a blocking read
      * whose deadline {@code deadlines} keeps.
      */
-    static RespConnection open(InetSocketAddress address, long timeoutNanos, List<byte[][]> handshake,
-            SpinWait spin, Deadlines deadlines) throws IOException {
+    static RespConnection open(
+            InetSocketAddress address, long timeoutNanos, List<byte[][]> handshake, SpinWait spin, Deadlines deadlines)
+            throws IOException {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
@@ -97,7 +99,8 @@ final class RespConnection implements AutoCloseable {
      * @throws SocketTimeoutException when the reply is not in by the deadline
      * @throws io.lettuce.core.RedisCommandExecutionException when Redis answers with an error
      */
-    @Nullable Object command(byte[][] command, long deadlineNanos) throws IOException {
+    @Nullable
+    Object command(byte[][] command, long deadlineNanos) throws IOException {
         written = 0;
         header('*', command.length);
         for (byte[] part : command) {
@@ -110,8 +113,8 @@ final class RespConnection implements AutoCloseable {
      * Sends {@code name}, then {@code first}, the number of {@code keys}, the keys and the
      * arguments (as {@code EVALSHA} and {@code EVAL} take them), and reads the reply.
      */
-    @Nullable Object script(byte[] name, byte[] first, byte[][] keys, byte[][] arguments, long deadlineNanos)
-            throws IOException {
+    @Nullable
+    Object script(byte[] name, byte[] first, byte[][] keys, byte[][] arguments, long deadlineNanos) throws IOException {
         written = 0;
         header('*', 3 + keys.length + arguments.length);
         bulk(name);

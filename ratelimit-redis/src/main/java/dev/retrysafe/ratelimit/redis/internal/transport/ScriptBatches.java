@@ -51,6 +51,7 @@ final class ScriptBatches {
         final ScriptCall call;
         /** Set once, by whoever takes it first: the sender (it goes) or its time running out (it stays). */
         final AtomicBoolean taken = new AtomicBoolean();
+
         volatile int at;
         private final long deadline;
         private final Duration timeout;
@@ -206,6 +207,7 @@ final class ScriptBatches {
         final Thread sender = Thread.currentThread();
         /** While {@link #send} runs on {@link #sender}. */
         volatile boolean sending = true;
+
         final AtomicBoolean answered = new AtomicBoolean();
 
         Call(List<Waiter> requests) {
@@ -238,7 +240,10 @@ final class ScriptBatches {
                         try {
                             if (LettuceScripts.unwrap(failure) instanceof RedisNoScriptException) {
                                 // not in this server's cache (yet): the text, which leaves it there
-                                redis.<List<Object>>eval(DecideScript.sourceBytes(), ScriptOutputType.MULTI, callKeys,
+                                redis.<List<Object>>eval(
+                                                DecideScript.sourceBytes(),
+                                                ScriptOutputType.MULTI,
+                                                callKeys,
                                                 callArguments)
                                         .whenComplete((again, stillFailing) -> answer(call, again, stillFailing));
                             } else {

@@ -29,8 +29,8 @@ public final class ScriptTransports {
      * or through a client of the transport's own when null; then, if {@code settings} allow it,
      * with a direct lane beside Lettuce.
      */
-    public static ScriptTransport standalone(String redisUri, @Nullable RedisClient client,
-            TransportSettings settings) {
+    public static ScriptTransport standalone(
+            String redisUri, @Nullable RedisClient client, TransportSettings settings) {
         Duration commandTimeout = settings.commandTimeout();
         // one thread per store ends what Redis does not answer in time, on every path
         Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
@@ -39,8 +39,12 @@ public final class ScriptTransports {
         LettuceTransport lettuce;
         try {
             if (settings.directConnection() && client == null) {
-                lane = DirectLane.of(uri(redisUri, commandTimeout), settings.connectTimeout(),
-                        settings.directConnectionSpin(), deadlines).orElse(null);
+                lane = DirectLane.of(
+                                uri(redisUri, commandTimeout),
+                                settings.connectTimeout(),
+                                settings.directConnectionSpin(),
+                                deadlines)
+                        .orElse(null);
             }
             RedisURI uri = uri(redisUri, commandTimeout);
             boolean ownsClient = client == null;
@@ -48,11 +52,12 @@ public final class ScriptTransports {
             if (ownsClient) {
                 // a disconnected connection fails calls at once instead of queueing them for a
                 // Redis that may be gone for minutes
-                redis.setOptions(connectionOptions(ClientOptions.builder(), settings,
-                        ClientOptions.DisconnectedBehavior.REJECT_COMMANDS).build());
+                redis.setOptions(connectionOptions(
+                                ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .build());
             }
-            RedisConnector<?> connector = RedisConnector.standalone(redis, uri, ownsClient, commandTimeout,
-                    settings.connectTimeout());
+            RedisConnector<?> connector =
+                    RedisConnector.standalone(redis, uri, ownsClient, commandTimeout, settings.connectTimeout());
             lettuce = new LettuceTransport(connector, settings.batching(), deadlines);
         } catch (RuntimeException e) {
             if (lane != null) {
@@ -73,8 +78,8 @@ public final class ScriptTransports {
      * client of the transport's own made from {@code seedUris}. Calls never go together (the keys
      * of different requests are in different slots) and there is no direct lane.
      */
-    public static ScriptTransport cluster(@Nullable List<String> seedUris, @Nullable RedisClusterClient client,
-            TransportSettings settings) {
+    public static ScriptTransport cluster(
+            @Nullable List<String> seedUris, @Nullable RedisClusterClient client, TransportSettings settings) {
         Duration commandTimeout = settings.commandTimeout();
         boolean ownsClient = client == null;
         RedisClusterClient cluster = client;
@@ -83,17 +88,16 @@ public final class ScriptTransports {
             if (seedUris == null) {
                 throw new IllegalArgumentException("a Redis Cluster needs seed nodes or a client");
             }
-            List<RedisURI> uris = seedUris.stream()
-                    .map(seed -> uri(seed, commandTimeout))
-                    .toList();
+            List<RedisURI> uris =
+                    seedUris.stream().map(seed -> uri(seed, commandTimeout)).toList();
             cluster = RedisClusterClient.create(uris);
             cluster.setOptions(clusterOptions(settings));
             seeds = uris.toString();
         }
         Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
         try {
-            RedisConnector<?> connector = RedisConnector.cluster(cluster, seeds, ownsClient, commandTimeout,
-                    settings.connectTimeout());
+            RedisConnector<?> connector =
+                    RedisConnector.cluster(cluster, seeds, ownsClient, commandTimeout, settings.connectTimeout());
             return new LettuceTransport(connector, false, deadlines);
         } catch (RuntimeException e) {
             deadlines.close();
@@ -108,12 +112,14 @@ public final class ScriptTransports {
     }
 
     /** What the transport's own clients of either kind are given. */
-    private static <B extends ClientOptions.Builder> B connectionOptions(B options, TransportSettings settings,
-            ClientOptions.DisconnectedBehavior whileDisconnected) {
+    private static <B extends ClientOptions.Builder> B connectionOptions(
+            B options, TransportSettings settings, ClientOptions.DisconnectedBehavior whileDisconnected) {
         options.autoReconnect(true)
                 .disconnectedBehavior(whileDisconnected)
                 .timeoutOptions(TimeoutOptions.enabled(settings.commandTimeout()))
-                .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).build());
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(settings.connectTimeout())
+                        .build());
         return options;
     }
 
@@ -129,8 +135,8 @@ public final class ScriptTransports {
         // use, and Lettuce 7 then rejects the calls that wait for it, so every start and every
         // new master would fail a decision. A call to a master that is down waits at most the
         // command timeout instead, until that master's breaker opens.
-        return connectionOptions(ClusterClientOptions.builder(), settings,
-                        ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+        return connectionOptions(
+                        ClusterClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                 .topologyRefreshOptions(refresh)
                 .build();
     }

@@ -16,7 +16,9 @@ final class Conditions {
     static void await(BooleanSupplier condition, Duration within) {
         long deadline = MonotonicClock.nanoTime() + within.toNanos();
         while (!condition.getAsBoolean()) {
-            assertThat(MonotonicClock.nanoTime() - deadline).as("condition within %s", within).isNegative();
+            assertThat(MonotonicClock.nanoTime() - deadline)
+                    .as("condition within %s", within)
+                    .isNegative();
             LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
         }
     }

@@ -26,6 +26,7 @@ class DeadlinesTest {
 
     /** How long a test waits for something that should happen (far more than it takes). */
     private static final Duration WAIT = Duration.ofSeconds(20);
+
     private static final Duration LONG = Duration.ofSeconds(60);
 
     private final Deadlines deadlines = new Deadlines("deadlines-test");
@@ -64,7 +65,9 @@ class DeadlinesTest {
         deadlines.track(item);
 
         await(() -> item.expiries.get() == 1);
-        assertThat(item.expiredAt - item.deadline).as("expired after its deadline").isNotNegative();
+        assertThat(item.expiredAt - item.deadline)
+                .as("expired after its deadline")
+                .isNotNegative();
         assertThat(item).isCompletedExceptionally();
     }
 

@@ -33,9 +33,12 @@ class DecideScriptRunTest {
 
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final Duration LONG = Duration.ofSeconds(30);
-    private static final ScriptCall CALL = new ScriptCall(new byte[][] {bytes("key-a")},
-            new ScriptCall.Kind[] {new ScriptCall.Kind(Algorithm.GCRA, 1000, 5, 5, 1)}, ScriptCall.Mode.CHARGE,
-            bytes(""), bytes("0"));
+    private static final ScriptCall CALL = new ScriptCall(
+            new byte[][] {bytes("key-a")},
+            new ScriptCall.Kind[] {new ScriptCall.Kind(Algorithm.GCRA, 1000, 5, 5, 1)},
+            ScriptCall.Mode.CHARGE,
+            bytes(""),
+            bytes("0"));
     private static final List<Object> REPLY = List.of(7L, 4L, 200L, 0L);
 
     private final FakeScripting fake = new FakeScripting();
@@ -98,13 +101,18 @@ class DecideScriptRunTest {
         Future<List<Object>> a = run(LONG);
         RedisBusyException busy = new RedisBusyException("BUSY Redis is busy running a script");
         fake.next(DEADLINE).answer().completeExceptionally(busy);
-        assertThatThrownBy(() -> a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).cause().isSameAs(busy);
+        assertThatThrownBy(() -> a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
+                .cause()
+                .isSameAs(busy);
 
         Future<List<Object>> b = run(LONG);
         IllegalArgumentException odd = new IllegalArgumentException("not a Redis failure");
         fake.next(DEADLINE).answer().completeExceptionally(odd);
         assertThatThrownBy(() -> b.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
-                .cause().isExactlyInstanceOf(RedisException.class).cause().isSameAs(odd);
+                .cause()
+                .isExactlyInstanceOf(RedisException.class)
+                .cause()
+                .isSameAs(odd);
     }
 
     @Test
@@ -124,7 +132,8 @@ class DecideScriptRunTest {
 
         assertThatThrownBy(() -> a.get(DEADLINE.toSeconds(), TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class)
-                .cause().isInstanceOf(RedisCommandInterruptedException.class);
+                .cause()
+                .isInstanceOf(RedisCommandInterruptedException.class);
         assertThat(stillInterrupted.get()).isTrue();
         assertThat(sent.answer()).isCancelled();
         Conditions.await(() -> deadlines.tracked() == 0, DEADLINE);

@@ -32,7 +32,10 @@ import org.junit.jupiter.api.Test;
 class DirectLaneTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
-    private final Policy policy = Policy.builder("p").algorithm(Algorithm.GCRA).limit(3, Duration.ofHours(1)).build();
+    private final Policy policy = Policy.builder("p")
+            .algorithm(Algorithm.GCRA)
+            .limit(3, Duration.ofHours(1))
+            .build();
     private RedisServerProcess server;
     private DirectLane lane;
     private final Deadlines deadlines = new Deadlines("direct-lane-test");
@@ -90,8 +93,12 @@ class DirectLaneTest {
                     // the assertions below say what went wrong
                 }
             });
-            lane = DirectLane.of(RedisURI.create("redis://127.0.0.1:" + fake.getLocalPort()), TIMEOUT, Duration.ofHours(1),
-                    SpinWait.DEFAULT_LIMIT, deadlines)
+            lane = DirectLane.of(
+                            RedisURI.create("redis://127.0.0.1:" + fake.getLocalPort()),
+                            TIMEOUT,
+                            Duration.ofHours(1),
+                            SpinWait.DEFAULT_LIMIT,
+                            deadlines)
                     .orElseThrow();
             lane.awaitFirstAttempt();
             assertThat(lane.connected()).isTrue();
@@ -106,8 +113,13 @@ class DirectLaneTest {
     }
 
     private ScriptCall call() {
-        return ScriptCall.of(new KeyLayout("rs-test:"), "a:acct_1", List.of(new Charge(policy, "key-1", 1)),
-                ScriptCall.Mode.CHARGE, OptionalLong.empty(), ScriptCall.number(0));
+        return ScriptCall.of(
+                new KeyLayout("rs-test:"),
+                "a:acct_1",
+                List.of(new Charge(policy, "key-1", 1)),
+                ScriptCall.Mode.CHARGE,
+                OptionalLong.empty(),
+                ScriptCall.number(0));
     }
 
     private static byte[] ascii(String text) {

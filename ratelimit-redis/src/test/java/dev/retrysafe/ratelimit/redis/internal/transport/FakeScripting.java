@@ -21,8 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class FakeScripting {
 
     /** A call the fake connection received, and the answer the test gives it. */
-    record Sent(String command, List<String> keys, List<String> arguments, FakeFuture answer) {
-    }
+    record Sent(String command, List<String> keys, List<String> arguments, FakeFuture answer) {}
 
     /** A future Lettuce's API can hand out. */
     static final class FakeFuture extends CompletableFuture<List<Object>> implements RedisFuture<List<Object>> {
@@ -44,8 +43,10 @@ final class FakeScripting {
     final AtomicReference<Runnable> beforeNextCall = new AtomicReference<>();
 
     @SuppressWarnings("unchecked")
-    private final RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>)
-            Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RedisScriptingAsyncCommands.class},
+    private final RedisScriptingAsyncCommands<byte[], byte[]> commands =
+            (RedisScriptingAsyncCommands<byte[], byte[]>) Proxy.newProxyInstance(
+                    getClass().getClassLoader(),
+                    new Class<?>[] {RedisScriptingAsyncCommands.class},
                     (proxy, method, args) -> {
                         Runnable before = beforeNextCall.getAndSet(null);
                         if (before != null) {
@@ -57,7 +58,8 @@ final class FakeScripting {
                         }
                         // evalsha(String sha, type, byte[][] keys, byte[]... args); eval(byte[] script, ...)
                         FakeFuture answer = new FakeFuture();
-                        sent.add(new Sent(method.getName(), text((byte[][]) args[2]), text((byte[][]) args[3]), answer));
+                        sent.add(
+                                new Sent(method.getName(), text((byte[][]) args[2]), text((byte[][]) args[3]), answer));
                         return answer;
                     });
 
@@ -79,6 +81,8 @@ final class FakeScripting {
     }
 
     private static List<String> text(byte[][] values) {
-        return Arrays.stream(values).map(v -> new String(v, StandardCharsets.UTF_8)).toList();
+        return Arrays.stream(values)
+                .map(v -> new String(v, StandardCharsets.UTF_8))
+                .toList();
     }
 }

@@ -55,8 +55,12 @@ class RespConnectionTest {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Thread opener = Thread.ofVirtual().start(() -> {
             try {
-                connection = RespConnection.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                        server.getLocalPort()), SECOND, List.of(), spin(), deadlines);
+                connection = RespConnection.open(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()),
+                        SECOND,
+                        List.of(),
+                        spin(),
+                        deadlines);
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
@@ -81,12 +85,17 @@ class RespConnectionTest {
     @Test
     void writesAScriptCallAsOneArrayOfBulkStrings() throws Exception {
         answer(":1\r\n");
-        Object reply = connection.script(ascii("EVALSHA"), ascii("abc"), new byte[][] {ascii("k{1}")},
-                new byte[][] {ascii(""), ascii("12345678901")}, MonotonicClock.nanoTime() + SECOND);
+        Object reply = connection.script(
+                ascii("EVALSHA"),
+                ascii("abc"),
+                new byte[][] {ascii("k{1}")},
+                new byte[][] {ascii(""), ascii("12345678901")},
+                MonotonicClock.nanoTime() + SECOND);
 
         assertThat(reply).isEqualTo(1L);
-        assertThat(text(received.take())).isEqualTo(
-                "*6\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$4\r\nk{1}\r\n$0\r\n\r\n$11\r\n12345678901\r\n");
+        assertThat(text(received.take()))
+                .isEqualTo(
+                        "*6\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$4\r\nk{1}\r\n$0\r\n\r\n$11\r\n12345678901\r\n");
     }
 
     @Test
@@ -123,12 +132,14 @@ class RespConnectionTest {
     @Test
     void anErrorReplyIsThrownAsLettucesExceptionAndTheNextCommandReadsItsOwnReply() throws Exception {
         answer("-NOSCRIPT No matching script. Please use EVAL.\r\n");
-        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVALSHA")}, MonotonicClock.nanoTime() + SECOND))
+        assertThatThrownBy(
+                        () -> connection.command(new byte[][] {ascii("EVALSHA")}, MonotonicClock.nanoTime() + SECOND))
                 .isInstanceOf(RedisNoScriptException.class)
                 .hasMessageStartingWith("NOSCRIPT");
 
         answer("-BUSY Redis is busy running a script\r\n");
-        assertThatThrownBy(() -> connection.command(new byte[][] {ascii("EVALSHA")}, MonotonicClock.nanoTime() + SECOND))
+        assertThatThrownBy(
+                        () -> connection.command(new byte[][] {ascii("EVALSHA")}, MonotonicClock.nanoTime() + SECOND))
                 .isInstanceOf(RedisBusyException.class);
 
         // an error inside an array: the whole array is read, then the error thrown
@@ -138,7 +149,8 @@ class RespConnectionTest {
                 .hasMessage("ERR inner");
 
         answer(":7\r\n");
-        assertThat(connection.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + SECOND)).isEqualTo(7L);
+        assertThat(connection.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + SECOND))
+                .isEqualTo(7L);
         assertThat(received).hasSize(4);
     }
 
@@ -146,9 +158,12 @@ class RespConnectionTest {
     void aReplyThatDoesNotComeEndsAtTheDeadline() {
         long started = MonotonicClock.nanoTime();
         // the read itself waits untimed: the deadlines' thread ends it (bounded here, should it not)
-        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(() -> connection.command(
-                new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150)))
-                .isInstanceOf(SocketTimeoutException.class));
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(10),
+                () -> assertThatThrownBy(() -> connection.command(
+                                new byte[][] {ascii("PING")},
+                                MonotonicClock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150)))
+                        .isInstanceOf(SocketTimeoutException.class));
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(MonotonicClock.nanoTime() - started);
         assertThat(tookMillis).isBetween(140L, 3_000L);
         Conditions.await(() -> deadlines.tracked() == 0, Duration.ofSeconds(5));
@@ -158,9 +173,11 @@ class RespConnectionTest {
     void aReplyInTimeLeavesTheConnectionOpenPastItsDeadline() throws Exception {
         long deadline = MonotonicClock.nanoTime() + SECOND;
         answer("+PONG\r\n");
-        assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, deadline)).isEqualTo(ascii("PONG"));
+        assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, deadline))
+                .isEqualTo(ascii("PONG"));
         // past the deadline of the read that was answered: its socket must not be closed for it
-        Conditions.await(() -> deadlines.tracked() == 0 && MonotonicClock.nanoTime() - deadline > 0, Duration.ofSeconds(5));
+        Conditions.await(
+                () -> deadlines.tracked() == 0 && MonotonicClock.nanoTime() - deadline > 0, Duration.ofSeconds(5));
 
         answer("+PONG\r\n");
         assertThat((byte[]) connection.command(new byte[][] {ascii("PING")}, MonotonicClock.nanoTime() + SECOND))
@@ -197,9 +214,12 @@ class RespConnectionTest {
                     throw new AssertionError(e);
                 }
             });
-            assertThatThrownBy(() -> RespConnection.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                    refusing.getLocalPort()), SECOND, List.<byte[][]>of(new byte[][] {ascii("AUTH"), ascii("x")}), spin(),
-                    deadlines))
+            assertThatThrownBy(() -> RespConnection.open(
+                            new InetSocketAddress(InetAddress.getLoopbackAddress(), refusing.getLocalPort()),
+                            SECOND,
+                            List.<byte[][]>of(new byte[][] {ascii("AUTH"), ascii("x")}),
+                            spin(),
+                            deadlines))
                     .isInstanceOf(RedisCommandExecutionException.class)
                     .hasMessageStartingWith("WRONGPASS");
             assertThat(fake.join(Duration.ofSeconds(5))).isTrue();
@@ -211,8 +231,12 @@ class RespConnectionTest {
         RespConnection[] made = new RespConnection[1];
         Thread opener = Thread.ofVirtual().start(() -> {
             try {
-                made[0] = RespConnection.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                        server.getLocalPort()), SECOND, List.of(), spin(), deadlines);
+                made[0] = RespConnection.open(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()),
+                        SECOND,
+                        List.of(),
+                        spin(),
+                        deadlines);
             } catch (IOException e) {
                 throw new AssertionError(e);
             }

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.redis.internal.ScriptCall;
+import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import dev.retrysafe.ratelimit.redis.internal.ScriptReply;
 import dev.retrysafe.ratelimit.redis.internal.transport.FakeScripting.Sent;
-import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
@@ -41,17 +41,20 @@ class ScriptBatchesTest {
 
     /** What asking for the connection's commands throws, if anything. */
     private final AtomicReference<RuntimeException> noConnection = new AtomicReference<>();
+
     private final ExecutorService callers = Executors.newCachedThreadPool();
     private final FakeScripting fake = new FakeScripting();
 
     private final Deadlines deadlines = new Deadlines("script-batches-test");
-    private final ScriptBatches batches = new ScriptBatches(() -> {
-        RuntimeException failure = noConnection.get();
-        if (failure != null) {
-            throw failure;
-        }
-        return fake.commands();
-    }, deadlines);
+    private final ScriptBatches batches = new ScriptBatches(
+            () -> {
+                RuntimeException failure = noConnection.get();
+                if (failure != null) {
+                    throw failure;
+                }
+                return fake.commands();
+            },
+            deadlines);
 
     @AfterEach
     void stopCallers() throws InterruptedException {
@@ -125,10 +128,10 @@ class ScriptBatchesTest {
         assertThat(joint.keys()).containsExactly("key-c", "key-d", "key-d2", "key-e", "key-f");
         // each kind once (d's second charge costs 2: a kind of its own), then one argument per
         // request: c charges kind 1, d kinds 1 and 2, e peeks at kind 1, f refunds kind 1
-        assertThat(joint.arguments()).containsExactly("", "0", "2",
-                "gcra", "1000", "5", "5", "1",
-                "gcra", "1000", "5", "5", "2",
-                "1", "1,2", "?1", "!1");
+        assertThat(joint.arguments())
+                .containsExactly(
+                        "", "0", "2", "gcra", "1000", "5", "5", "1", "gcra", "1000", "5", "5", "2", "1", "1,2", "?1",
+                        "!1");
 
         // each finds its own figures: c from 1, d (two charges) from 4, e from 10, f from 13
         List<Object> reply = reply(3, 1, 2, 1, 1);
@@ -275,9 +278,8 @@ class ScriptBatchesTest {
     // --- helpers -------------------------------------------------------------------------------
 
     /** Requests a and b, each sent alone: both slots taken. */
-    private record TwoOnTheirWay(Future<ScriptBatches.Answer> a, Sent first, Future<ScriptBatches.Answer> b,
-            Sent second) {
-    }
+    private record TwoOnTheirWay(
+            Future<ScriptBatches.Answer> a, Sent first, Future<ScriptBatches.Answer> b, Sent second) {}
 
     private TwoOnTheirWay twoOnTheirWay() throws InterruptedException {
         Future<ScriptBatches.Answer> a = decide("a");

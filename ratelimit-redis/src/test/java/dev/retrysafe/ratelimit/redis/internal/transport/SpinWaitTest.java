@@ -25,7 +25,8 @@ class SpinWaitTest {
     @Test
     void neverPollsWithALimitOfZeroOrOnOneProcessor() {
         assertThat(new SpinWait(Duration.ZERO, 2).pollUntil(T0, T0 + PAUSE)).isEqualTo(T0);
-        assertThat(new SpinWait(SpinWait.DEFAULT_LIMIT, 1).pollUntil(T0, T0 + PAUSE)).isEqualTo(T0);
+        assertThat(new SpinWait(SpinWait.DEFAULT_LIMIT, 1).pollUntil(T0, T0 + PAUSE))
+                .isEqualTo(T0);
     }
 
     @Test
