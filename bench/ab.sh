@@ -34,6 +34,7 @@
 #
 # Environment (defaults in brackets):
 #   ROUNDS [3]  PAY_WARMUP [10] PAY_DURATION [15] CONNECTIONS [64]   (payments, seconds per row)
+#   PAY_DBS ["h2 pg"]   the databases of the payments rows (e.g. "h2" alone, with a longer warm-up)
 #   JMH_WI [2] JMH_W [1] JMH_I [3] JMH_R [1]   JMH warm-up / measured iterations and seconds, 1 fork
 #   INMEMORY_THREADS ["1 16"] INMEMORY_KEYS ["1 100000"] REDIS_CALLERS ["1 16"] REDIS_VIRTUAL [1]
 #   DRAIN [20000]  deliveries put in the outbox for the drain
@@ -90,7 +91,7 @@ stage() { # stage <dir> <tree>
 
 # ---------------------------------------------------------------- arguments
 COMMAND_LINE="bench/ab.sh${*:+ $*}"
-for v in ROUNDS PAY_WARMUP PAY_DURATION CONNECTIONS JMH_WI JMH_W JMH_I JMH_R INMEMORY_THREADS INMEMORY_KEYS REDIS_CALLERS REDIS_VIRTUAL DRAIN; do
+for v in ROUNDS PAY_DBS PAY_WARMUP PAY_DURATION CONNECTIONS JMH_WI JMH_W JMH_I JMH_R INMEMORY_THREADS INMEMORY_KEYS REDIS_CALLERS REDIS_VIRTUAL DRAIN; do
   [ -n "${!v+x}" ] && COMMAND_LINE="$v=${!v@Q} $COMMAND_LINE"
 done
 ROUNDS=${ROUNDS:-3} QUICK=0 ONLY=() SIDES=()
@@ -128,6 +129,8 @@ if [ "$QUICK" = 1 ]; then
   JMH_WI=${JMH_WI:-1} JMH_W=${JMH_W:-1} JMH_I=${JMH_I:-1} JMH_R=${JMH_R:-1} DRAIN=${DRAIN:-2000}
 fi
 PAY_WARMUP=${PAY_WARMUP:-10} PAY_DURATION=${PAY_DURATION:-15} CONNECTIONS=${CONNECTIONS:-64}
+PAY_DBS=${PAY_DBS:-h2 pg}
+pay_only=(); for db in $PAY_DBS; do pay_only+=(--only "$db"); done
 JMH_WI=${JMH_WI:-2} JMH_W=${JMH_W:-1} JMH_I=${JMH_I:-3} JMH_R=${JMH_R:-1}
 INMEMORY_THREADS=${INMEMORY_THREADS:-1 16} INMEMORY_KEYS=${INMEMORY_KEYS:-1 100000}
 REDIS_CALLERS=${REDIS_CALLERS:-1 16} REDIS_VIRTUAL=${REDIS_VIRTUAL:-1}
@@ -159,7 +162,7 @@ fi
 n_words() { set -- $1; echo $#; }
 JMH_ROW=$(( JMH_WI * JMH_W + JMH_I * JMH_R + 4 ))
 PER_SIDE=0
-want payments && PER_SIDE=$(( PER_SIDE + 3 + 4 * (PAY_WARMUP + PAY_DURATION + 10) ))
+want payments && PER_SIDE=$(( PER_SIDE + 3 + 2 * $(n_words "$PAY_DBS") * (PAY_WARMUP + PAY_DURATION + 10) ))
 want inmemory && PER_SIDE=$(( PER_SIDE + $(n_words "$INMEMORY_THREADS") * $(n_words "$INMEMORY_KEYS") * JMH_ROW ))
 want redis && PER_SIDE=$(( PER_SIDE + $(n_words "$REDIS_CALLERS") * (1 + REDIS_VIRTUAL) * JMH_ROW ))
 want drain && PER_SIDE=$(( PER_SIDE + 20 + DRAIN / 2500 ))
@@ -222,16 +225,18 @@ record() { # record <round> <side> <row> <value>: anything but a number is a fai
 # ---------------------------------------------------------------- benchmarks
 payments() { # payments <round> <side name> <dir>
   local r=$1 name=$2 dir=$3 log="$OUT/logs/r$1-$2-payments.log" rc=0
-  say "round $r, $name: payments (H2 and PostgreSQL, keys and no keys)"
+  say "round $r, $name: payments ($PAY_DBS, keys and no keys)"
   step "$log" env PORT="$(free_port)" WARMUP="$PAY_WARMUP" DURATION="$PAY_DURATION" CONNECTIONS="$CONNECTIONS" \
     SKIP_BUILD=1 QUIET_WAIT=0 RETRY_DISTURBED=0 PGBENCH_EXTRA_CLIENTS= SERVER_JAR="$dir/server/target/retrysafe-server.jar" \
     PG_HOST="$PG_HOST" PG_PORT="$PG_PORT" PG_USER="$PG_USER" \
-    "$dir/bench/payments/run.sh" --only h2 --only pg || rc=$?
+    "$dir/bench/payments/run.sh" "${pay_only[@]}" || rc=$?
   [ "$rc" = 0 ] || say "payments on $name failed (exit $rc, log $log)"
-  local label row v
+  local label row v db
   for row in "payments H2 no keys|H2, idempotency off" "payments H2 keys|H2, idempotency keys" \
              "payments PostgreSQL no keys|PostgreSQL, idempotency off" "payments PostgreSQL keys|PostgreSQL, idempotency keys"; do
     label=${row#*|}
+    case "$label" in H2*) db=h2 ;; *) db=pg ;; esac
+    [[ " $PAY_DBS " == *" $db "* ]] || continue
     # the summary row: | label | req/s | p50 | p99 | errors [note] | ...; a row with errors does not
     # count (one flagged "disturbed" by other work does: on a busy machine every row may be)
     v=$(awk -F' *[|] *' -v l="$label" '$2 == l && $6 ~ /^0( |$)/ {print $3; exit}' "$log")
