@@ -3,6 +3,7 @@ package dev.retrysafe.delivery;
 import dev.retrysafe.delivery.internal.DispatchWork;
 import dev.retrysafe.delivery.internal.DispatcherConfig;
 import dev.retrysafe.delivery.internal.ResourceIds;
+import dev.retrysafe.leasedwork.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -197,47 +198,44 @@ public final class Dispatcher implements AutoCloseable {
 
         /** How long a claim lasts, 1 s to 1 h (default 30 s); must exceed the sender's timeout. */
         public Builder lease(Duration lease) {
-            this.lease = DispatcherConfig.checkRange("lease", lease, Duration.ofSeconds(1), Duration.ofHours(1));
+            this.lease = Checks.range("lease", lease, Duration.ofSeconds(1), Duration.ofHours(1));
             return this;
         }
 
         /** Most deliveries one claim takes, 1 to 10000 (default 100). */
         public Builder batchSize(int batchSize) {
-            this.batchSize = DispatcherConfig.checkRange("batchSize", batchSize, 1, 10_000);
+            this.batchSize = Checks.range("batchSize", batchSize, 1, 10_000);
             return this;
         }
 
         /** Most attempts in flight in this instance, 1 to 100000 (default 1000; virtual threads). */
         public Builder workers(int workers) {
-            this.workers = DispatcherConfig.checkRange("workers", workers, 1, 100_000);
+            this.workers = Checks.range("workers", workers, 1, 100_000);
             return this;
         }
 
         /** The wait between claims when nothing is due, 1 ms to 10 min (default 100 ms). */
         public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = DispatcherConfig.checkRange(
-                    "pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
+            this.pollInterval =
+                    Checks.range("pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
             return this;
         }
 
         /** Most attempts in flight to one endpoint, 1 to 10000 (default 10). */
         public Builder maxInFlightPerEndpoint(int maxInFlightPerEndpoint) {
-            this.maxInFlightPerEndpoint =
-                    DispatcherConfig.checkRange("maxInFlightPerEndpoint", maxInFlightPerEndpoint, 1, 10_000);
+            this.maxInFlightPerEndpoint = Checks.range("maxInFlightPerEndpoint", maxInFlightPerEndpoint, 1, 10_000);
             return this;
         }
 
         /** How long an endpoint may fail every attempt before it is disabled, 1 min to 365 d (default 5 d). */
         public Builder disableAfter(Duration disableAfter) {
-            this.disableAfter = DispatcherConfig.checkRange(
-                    "disableAfter", disableAfter, Duration.ofMinutes(1), Duration.ofDays(365));
+            this.disableAfter = Checks.range("disableAfter", disableAfter, Duration.ofMinutes(1), Duration.ofDays(365));
             return this;
         }
 
         /** How long {@link #close()} lets attempts in flight finish, 0 to 1 h (default 10 s). */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout =
-                    DispatcherConfig.checkRange("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
+            this.shutdownTimeout = Checks.range("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
             return this;
         }
 
@@ -267,8 +265,8 @@ public final class Dispatcher implements AutoCloseable {
          * ({@link #dispatchDue()} then never waits).
          */
         public Builder rateLookahead(Duration rateLookahead) {
-            this.rateLookahead = DispatcherConfig.checkRange(
-                    "rateLookahead", rateLookahead, Duration.ZERO, DispatcherConfig.MAX_RATE_LOOKAHEAD);
+            this.rateLookahead =
+                    Checks.range("rateLookahead", rateLookahead, Duration.ZERO, DispatcherConfig.MAX_RATE_LOOKAHEAD);
             return this;
         }
 

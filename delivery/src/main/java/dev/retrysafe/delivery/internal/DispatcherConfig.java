@@ -56,13 +56,13 @@ public record DispatcherConfig(
         Objects.requireNonNull(sender, "sender");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(schedule, "schedule");
-        checkRange("lease", lease, Duration.ofSeconds(1), Duration.ofHours(1));
-        checkRange("batchSize", batchSize, 1, 10_000);
-        checkRange("workers", workers, 1, 100_000);
-        checkRange("pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
-        checkRange("maxInFlightPerEndpoint", maxInFlightPerEndpoint, 1, 10_000);
-        checkRange("disableAfter", disableAfter, Duration.ofMinutes(1), Duration.ofDays(365));
-        checkRange("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
+        Checks.range("lease", lease, Duration.ofSeconds(1), Duration.ofHours(1));
+        Checks.range("batchSize", batchSize, 1, 10_000);
+        Checks.range("workers", workers, 1, 100_000);
+        Checks.range("pollInterval", pollInterval, Duration.ofMillis(1), Duration.ofMinutes(10));
+        Checks.range("maxInFlightPerEndpoint", maxInFlightPerEndpoint, 1, 10_000);
+        Checks.range("disableAfter", disableAfter, Duration.ofMinutes(1), Duration.ofDays(365));
+        Checks.range("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
         Objects.requireNonNull(instanceId, "instanceId");
         if (instanceId.isBlank() || instanceId.length() > 128) {
             throw new IllegalArgumentException("instanceId must be 1 to 128 characters and not blank, was '"
@@ -70,7 +70,7 @@ public record DispatcherConfig(
         }
         Objects.requireNonNull(random, "random");
         Objects.requireNonNull(eventSink, "eventSink");
-        checkRange("rateLookahead", rateLookahead, Duration.ZERO, MAX_RATE_LOOKAHEAD);
+        Checks.range("rateLookahead", rateLookahead, Duration.ZERO, MAX_RATE_LOOKAHEAD);
         if (rateLookahead.compareTo(lease) >= 0) {
             throw new IllegalArgumentException("rateLookahead (" + rateLookahead + ") must be shorter than the lease ("
                     + lease + "): an attempt waits for its slot while its claim lasts");
@@ -80,14 +80,4 @@ public record DispatcherConfig(
 
     /** The longest rate look-ahead. */
     public static final Duration MAX_RATE_LOOKAHEAD = Duration.ofSeconds(10);
-
-    /** {@code value} if within {@code [min, max]} (the engine's one check, under this module's name). */
-    public static Duration checkRange(String name, Duration value, Duration min, Duration max) {
-        return Checks.range(name, value, min, max);
-    }
-
-    /** {@code value} if within {@code [min, max]}. */
-    public static int checkRange(String name, int value, int min, int max) {
-        return Checks.range(name, value, min, max);
-    }
 }
