@@ -6,9 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.retrysafe.testkit.PostgresTestDatabase;
 import dev.retrysafe.testkit.RawHttp;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -64,6 +65,8 @@ class SlowClientTest {
     static final int LEAVERS = 50;
 
     static final int DRIP_MILLIS = 2000;
+    /** How long an attacker waits for its answer, at most. */
+    static final Duration ANSWER_WAIT = Duration.ofSeconds(45);
     /** How long the attackers take to arrive, in ten waves. */
     static final Duration ATTACK_RAMP = Duration.ofSeconds(1);
     /**
@@ -124,6 +127,7 @@ class SlowClientTest {
         Queue<Socket> open = new ConcurrentLinkedQueue<>();
         ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
         ScheduledExecutorService pace = Executors.newScheduledThreadPool(2);
+        ScheduledExecutorService drips = Executors.newScheduledThreadPool(2);
         AtomicBoolean attacking = new AtomicBoolean(true);
         try {
             server.awaitReady(port, Duration.ofSeconds(60));
@@ -153,7 +157,7 @@ class SlowClientTest {
                         () -> threads.submit(() -> {
                             try {
                                 long started = System.nanoTime();
-                                int status = attack(port, attackerKey, open);
+                                int status = attack(port, attackerKey, open, drips);
                                 if (status == 408) {
                                     timedOutAfter.add(Duration.ofNanos(System.nanoTime() - started));
                                 }
@@ -230,6 +234,7 @@ class SlowClientTest {
             attacking.set(false);
             open.forEach(SlowClientTest::closeQuietly);
             pace.shutdownNow();
+            drips.shutdownNow();
             threads.shutdownNow();
             assertThat(threads.awaitTermination(30, TimeUnit.SECONDS))
                     .as("client threads ended")
@@ -243,38 +248,47 @@ class SlowClientTest {
     }
 
     /**
-     * One keyed payment declaring 1 MiB, one byte every {@link #DRIP_MILLIS}: the status it ends
-     * with (-1 when the server closed without an answer).
+     * One keyed payment declaring 1 MiB, one byte every {@link #DRIP_MILLIS} (written by {@code
+     * drips}, so that the read of the answer is never cut short: a read timeout in the middle of
+     * an answer's head would lose the bytes read so far): the status it ends with (-1 when the
+     * server closed without an answer, -2 when no answer came in {@link #ANSWER_WAIT}).
      */
-    private static int attack(int port, String key, Queue<Socket> open) throws IOException {
+    private static int attack(int port, String key, Queue<Socket> open, ScheduledExecutorService drips)
+            throws IOException {
         Socket socket = connect(port);
         open.add(socket);
-        socket.setSoTimeout(DRIP_MILLIS);
+        socket.setSoTimeout((int) ANSWER_WAIT.toMillis());
         OutputStream out = socket.getOutputStream();
         out.write(("POST /v1/payments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + key
                         + "\r\nIdempotency-Key: " + UUID.randomUUID() + "\r\nContent-Type: application/json\r\n"
                         + "Content-Length: 1048576\r\n\r\n{")
                 .getBytes(StandardCharsets.US_ASCII));
         out.flush();
-        InputStream in = socket.getInputStream();
-        long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                RawHttp.Answer answer = RawHttp.read(in, false);
-                closeQuietly(socket);
-                return answer.status();
-            } catch (SocketTimeoutException quiet) {
-                try {
-                    out.write(' '); // the client's pace: one byte per read timeout
-                    out.flush();
-                } catch (IOException closed) {
-                    // the server answered and closed: the answer is read next
-                }
-            } catch (IOException closedWithoutAnswer) {
-                return -1;
-            }
+        ScheduledFuture<?> drip = drips.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        out.write(' ');
+                        out.flush();
+                    } catch (IOException closed) {
+                        // the server answered and closed: the answer is read below; no more drips
+                        throw new UncheckedIOException(closed);
+                    }
+                },
+                DRIP_MILLIS,
+                DRIP_MILLIS,
+                TimeUnit.MILLISECONDS);
+        try {
+            return RawHttp.read(socket.getInputStream(), false).status();
+        } catch (ProtocolException garbled) {
+            throw garbled; // not an answer at all: the test fails with what came
+        } catch (SocketTimeoutException none) {
+            return -2;
+        } catch (IOException closedWithoutAnswer) {
+            return -1;
+        } finally {
+            drip.cancel(false);
+            closeQuietly(socket);
         }
-        return -2;
     }
 
     /**

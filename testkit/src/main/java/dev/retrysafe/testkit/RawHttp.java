@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ProtocolException;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -112,7 +113,7 @@ public final class RawHttp {
                         lines[i].substring(colon + 1).strip());
             }
         }
-        int status = Integer.parseInt(lines[0].split(" ", 3)[1]);
+        int status = status(lines[0]);
         String length = headers.get("content-length");
         byte[] body;
         if (toHead) {
@@ -122,6 +123,15 @@ public final class RawHttp {
             body = status < 200 || length == null ? new byte[0] : in.readNBytes(Integer.parseInt(length));
         }
         return new Answer(status, headers, head, new String(body, StandardCharsets.UTF_8));
+    }
+
+    /** The status code of an HTTP/1.x status line; anything else is an error that quotes it. */
+    private static int status(String line) throws IOException {
+        String[] parts = line.split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/") || !parts[1].matches("[1-5][0-9][0-9]")) {
+            throw new ProtocolException("not an HTTP status line: \"" + line + "\"");
+        }
+        return Integer.parseInt(parts[1]);
     }
 
     private static boolean head(String request) {
