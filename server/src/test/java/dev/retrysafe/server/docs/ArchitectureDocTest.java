@@ -67,7 +67,7 @@ class ArchitectureDocTest {
         Path root = RepositoryRoot.find();
         Set<String> inTheJar = matches(MODULE, Files.readString(root.resolve("pom.xml")));
         // the modules the server does not depend on
-        inTheJar.removeAll(Set.of("testkit", "bench", "acceptance", "spring-boot-starter"));
+        inTheJar.removeAll(Set.of("bom", "testkit", "bench", "acceptance", "spring-boot-starter"));
         Matcher watched = Pattern.compile("\\{([a-z,-]+)}/src/main").matcher(Files.readString(root.resolve("run")));
 
         assertThat(watched.find()).as("./run's list of sources it rebuilds for").isTrue();
