@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.retrysafe.liveevents.LiveEventsConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
@@ -198,8 +200,29 @@ public final class ConfigLoader {
         return ENV_SETTINGS;
     }
 
-    private static StreamsConfig streams(Settings s) {
-        return new StreamsConfig(
+    /**
+     * The {@code streams} section as the live-events module's own settings; a value outside the
+     * module's bounds is named by its setting, in the file's units.
+     */
+    private static LiveEventsConfig streams(Settings s) {
+        try {
+            return streamsUnchecked(s);
+        } catch (LiveEventsConfig.OutOfRange e) {
+            String setting =
+                    "streams." + e.parameter().replaceAll("([A-Z])", "_$1").toLowerCase(Locale.ROOT);
+            throw new ConfigException(
+                    setting,
+                    setting + " must be between " + inFileUnits(e.min()) + " and " + inFileUnits(e.max()) + ", was "
+                            + inFileUnits(e.value()));
+        }
+    }
+
+    private static String inFileUnits(Object bound) {
+        return bound instanceof Duration d ? Durations.format(d) : bound.toString();
+    }
+
+    private static LiveEventsConfig streamsUnchecked(Settings s) {
+        return new LiveEventsConfig(
                 s.integer("streams.max_connections_per_account"),
                 s.integer("streams.message_limit"),
                 s.duration("streams.message_window"),

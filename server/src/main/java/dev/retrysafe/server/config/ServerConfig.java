@@ -1,5 +1,6 @@
 package dev.retrysafe.server.config;
 
+import dev.retrysafe.liveevents.LiveEventsConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +37,7 @@ public record ServerConfig(
         RateLimitConfig rateLimits,
         WebhooksConfig webhooks,
         JobsConfig jobs,
-        StreamsConfig streams,
+        LiveEventsConfig streams,
         LimitsConfig limits,
         Duration shutdownTimeout,
         List<String> bootstrapApiKeys) {
@@ -259,7 +260,7 @@ public record ServerConfig(
     }
 
     /** A copy with other live stream settings. */
-    public ServerConfig withStreams(StreamsConfig newStreams) {
+    public ServerConfig withStreams(LiveEventsConfig newStreams) {
         return new ServerConfig(
                 host,
                 port,

@@ -3,11 +3,9 @@ package dev.retrysafe.server.streams;
 import dev.retrysafe.liveevents.Callers;
 import dev.retrysafe.liveevents.ConnectionFactory;
 import dev.retrysafe.liveevents.LiveEvents;
-import dev.retrysafe.liveevents.LiveEventsConfig;
 import dev.retrysafe.server.accounts.Account;
 import dev.retrysafe.server.config.DatabaseConfig;
 import dev.retrysafe.server.config.ServerConfig;
-import dev.retrysafe.server.config.StreamsConfig;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.http.AuthFilter;
 import dev.retrysafe.server.http.Problem;
@@ -53,7 +51,7 @@ public final class EventStream {
     public static LiveEvents start(
             ServerConfig config, DataSource dataSource, AuthFilter auth, Clock clock, List<AutoCloseable> resources) {
         LiveEvents.Builder builder = LiveEvents.builder()
-                .config(settings(config.streams()))
+                .config(config.streams())
                 .events(new DatabaseEvents(new Transactions(dataSource)))
                 .callers(callers(auth))
                 .clock(clock)
@@ -73,23 +71,6 @@ public final class EventStream {
             live.writeMetrics(text);
             return text.toString();
         };
-    }
-
-    static LiveEventsConfig settings(StreamsConfig s) {
-        return new LiveEventsConfig(
-                s.maxConnectionsPerAccount(),
-                s.messageLimit(),
-                s.messageWindow(),
-                s.floodCloseAfter(),
-                s.maxMessageBytes(),
-                s.bufferMessages(),
-                s.bufferBytes(),
-                s.pingInterval(),
-                s.pongTimeout(),
-                s.authTimeout(),
-                s.maxReplay(),
-                s.pollInterval(),
-                s.connectionLease());
     }
 
     private static Callers callers(AuthFilter auth) {

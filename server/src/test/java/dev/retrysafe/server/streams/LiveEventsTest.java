@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.liveevents.LiveEventsConfig;
 import dev.retrysafe.server.Api;
 import dev.retrysafe.server.StreamClient;
 import dev.retrysafe.server.TestServer;
-import dev.retrysafe.server.config.StreamsConfig;
 import dev.retrysafe.testkit.RawHttp;
 import java.io.IOException;
 import java.time.Duration;
@@ -28,7 +28,7 @@ class LiveEventsTest {
     private static final String PAYMENT = "{\"amount\": 500, \"currency\": \"eur\"}";
     private static final Duration WAIT = StreamClient.DEADLINE;
 
-    private static TestServer start(UnaryOperator<StreamsConfig> streams) {
+    private static TestServer start(UnaryOperator<LiveEventsConfig> streams) {
         return TestServer.h2()
                 .configure(c -> c.withStreams(streams.apply(c.streams())))
                 .start();

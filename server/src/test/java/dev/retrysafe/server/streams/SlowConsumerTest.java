@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.retrysafe.liveevents.LiveEventsConfig;
 import dev.retrysafe.server.StreamClient;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.accounts.ApiKeys;
-import dev.retrysafe.server.config.StreamsConfig;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.events.EventLog;
 import dev.retrysafe.testkit.PostgresTestDatabase;
@@ -120,7 +120,7 @@ class SlowConsumerTest {
     }
 
     /** The buffer bound under test; no pings (the stalled client must be closed for its buffer alone); a quick poll. */
-    private static StreamsConfig fast(StreamsConfig s) {
+    private static LiveEventsConfig fast(LiveEventsConfig s) {
         return s.withBuffer(BUFFER, 16 * 1024 * 1024)
                 .withTimings(Duration.ofMinutes(10), Duration.ofMinutes(10), s.authTimeout())
                 .withPollInterval(Duration.ofMillis(50));

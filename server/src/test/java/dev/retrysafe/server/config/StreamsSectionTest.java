@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.retrysafe.liveevents.LiveEventsConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -17,7 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class StreamsConfigTest {
+class StreamsSectionTest {
 
     @TempDir
     Path dir;
@@ -30,10 +31,10 @@ class StreamsConfigTest {
 
     @Test
     void defaultsAreTheDocumentedOnes() {
-        StreamsConfig s = ConfigLoader.load(null, Map.of()).streams();
+        LiveEventsConfig s = ConfigLoader.load(null, Map.of()).streams();
 
         assertThat(s)
-                .isEqualTo(new StreamsConfig(
+                .isEqualTo(new LiveEventsConfig(
                         10,
                         20,
                         Duration.ofSeconds(10),
@@ -51,7 +52,7 @@ class StreamsConfigTest {
 
     @Test
     void aFileChangesWhatItNames() throws IOException {
-        StreamsConfig s = load("""
+        LiveEventsConfig s = load("""
                 streams:
                   message_limit: 5
                   message_window: 1m
