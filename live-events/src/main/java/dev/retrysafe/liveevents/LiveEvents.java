@@ -100,8 +100,8 @@ public final class LiveEvents implements StreamSignals, AutoCloseable {
 
         /**
          * Several instances on one PostgreSQL database: the streams of an account are counted in
-         * {@code stream_leases} through {@code pool} (a lease locks the account's row of
-         * {@code accounts}), and signals travel by {@code LISTEN}/{@code NOTIFY} over two
+         * {@code stream_leases} through {@code pool} (admissions of one account take turns under a
+         * PostgreSQL advisory lock; docs/live-events.md gives the table), and signals travel by {@code LISTEN}/{@code NOTIFY} over two
          * connections from {@code connections}. Without it, one instance: counted in memory,
          * signals in-process.
          */

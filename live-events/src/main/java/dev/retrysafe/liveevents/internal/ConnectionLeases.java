@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The count of each account's open streams that every instance on one PostgreSQL database shares:
  * a row of {@code stream_leases} per open stream, with an expiry. A stream is admitted in one
- * transaction that locks the account's row (so admissions of one account take turns, on every
- * instance), deletes the account's expired leases, counts the others and inserts its own. The
+ * transaction that takes the account's advisory lock (so admissions of one account take turns, on
+ * every instance, without this module knowing the application's tables), deletes the account's expired leases, counts the others and inserts its own. The
  * instance renews all its leases with one {@code UPDATE} per heartbeat (every third of the lease)
  * and deletes a stream's lease when it closes, so a killed instance's streams stop counting once
  * their leases ran out. A lease that ran out and was deleted while its instance could not renew it
@@ -35,8 +35,11 @@ final class ConnectionLeases implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionLeases.class);
 
-    /** NO KEY: the foreign keys of payments and events, which take KEY SHARE, do not wait for it. */
-    private static final String LOCK_ACCOUNT = "SELECT id FROM accounts WHERE id = ? FOR NO KEY UPDATE";
+    /**
+     * The account's turn: a transaction-scoped advisory lock in a key space of its own (the first
+     * key), on the hash of the account id. Two accounts whose ids hash alike only take turns.
+     */
+    private static final String LOCK_ACCOUNT = "SELECT pg_advisory_xact_lock(1381192532, hashtext(?))";
 
     private static final String DROP_EXPIRED = "DELETE FROM stream_leases WHERE account_id = ? AND expires_at <= ?";
     private static final String COUNT = "SELECT COUNT(*) FROM stream_leases WHERE account_id = ?";
@@ -197,7 +200,7 @@ final class ConnectionLeases implements AutoCloseable {
             for (int i = 0; i < params.length; i++) {
                 s.setObject(i + 1, params[i]);
             }
-            s.execute(); // the account's lock reads its row: only the lock is of use
+            s.execute(); // the account's lock is a SELECT: only the lock is of use
             return s.getUpdateCount();
         }
     }

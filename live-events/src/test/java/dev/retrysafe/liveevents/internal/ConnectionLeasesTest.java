@@ -6,6 +6,9 @@ import dev.retrysafe.testkit.CountingDataSource;
 import dev.retrysafe.testkit.FakeClock;
 import dev.retrysafe.testkit.PooledDataSource;
 import dev.retrysafe.testkit.PostgresTestDatabase;
+import dev.retrysafe.testkit.RepositoryRoot;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -13,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -20,6 +24,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,36 +49,30 @@ class ConnectionLeasesTest {
     private @Nullable PooledDataSource dataSource;
 
     /**
-     * What the leases need of an application's schema: its accounts (whose row an admission
-     * locks) and the table of the server's migration V8.
+     * What the leases need of an application's schema: exactly the table docs/live-events.md gives
+     * (read from there, so the page cannot drift), and no table of the application's (admissions
+     * take turns under an advisory lock, not an account row's lock).
      */
-    private static final List<String> SCHEMA =
-            List.of("""
-            CREATE TABLE accounts (
-                id          VARCHAR(40)  NOT NULL PRIMARY KEY,
-                name        VARCHAR(200) NOT NULL,
-                plan        VARCHAR(20)  NOT NULL,
-                created_at  TIMESTAMP WITH TIME ZONE NOT NULL
-            )""", """
-            CREATE TABLE stream_leases (
-                instance_id    VARCHAR(64) NOT NULL,
-                connection_id  VARCHAR(64) NOT NULL,
-                account_id     VARCHAR(40) NOT NULL REFERENCES accounts (id),
-                expires_at     BIGINT      NOT NULL,
-                CONSTRAINT stream_leases_pk PRIMARY KEY (instance_id, connection_id)
-            )""", "CREATE INDEX stream_leases_account ON stream_leases (account_id, expires_at)");
+    private static List<String> schema() throws IOException {
+        String doc = Files.readString(RepositoryRoot.find().resolve("docs/live-events.md"));
+        Matcher block = Pattern.compile("```sql\n(CREATE TABLE stream_leases.*?)```", Pattern.DOTALL)
+                .matcher(doc);
+        assertThat(block.find())
+                .as("the stream_leases table in docs/live-events.md")
+                .isTrue();
+        return Arrays.stream(block.group(1).split(";"))
+                .map(String::strip)
+                .filter(statement -> !statement.isEmpty())
+                .toList();
+    }
 
     @BeforeEach
-    void migrate() throws SQLException {
+    void migrate() throws SQLException, IOException {
         dataSource = new PooledDataSource(new CountingDataSource(database.jdbcUrl(), database.user()), 12);
         try (Connection c = pool().getConnection();
                 Statement s = c.createStatement()) {
-            for (String statement : SCHEMA) {
+            for (String statement : schema()) {
                 s.execute(statement);
-            }
-            for (String account : List.of(ACCOUNT, OTHER)) {
-                s.execute("INSERT INTO accounts (id, name, plan, created_at) VALUES ('" + account + "', '" + account
-                        + "', 'free', CURRENT_TIMESTAMP)");
             }
         }
     }
