@@ -237,9 +237,13 @@ payments() { # payments <round> <side name> <dir>
     label=${row#*|}
     case "$label" in H2*) db=h2 ;; *) db=pg ;; esac
     [[ " $PAY_DBS " == *" $db "* ]] || continue
-    # the summary row: | label | req/s | p50 | p99 | errors [note] | ...; a row with errors does not
-    # count (one flagged "disturbed" by other work does: on a busy machine every row may be)
-    v=$(awk -F' *[|] *' -v l="$label" '$2 == l && $6 ~ /^0( |$)/ {print $3; exit}' "$log")
+    # the summary row: | label | [app |] req/s | p50 | p99 | errors [note] | ... (columns found by
+    # the header's names: run.sh gained an app column with issue 33, a build before it has none);
+    # the server's row; a row with errors does not count (one flagged "disturbed" by other work
+    # does: on a busy machine every row may be)
+    v=$(awk -F' *[|] *' -v l="$label" '
+      $2 == "run" { delete c; for (i = 2; i < NF; i++) c[$i] = i; next }
+      ("req/s (TPS)" in c) && $2 == l && (!("app" in c) || $c["app"] == "server") && $c["errors"] ~ /^0( |$)/ {print $c["req/s (TPS)"]; exit}' "$log")
     record "$r" "$name" "${row%%|*} (req/s)" "$v"
   done
 }

@@ -12,11 +12,24 @@
 #   (the ratio is against the mean of the two: the VM's speed drifts within the hour). Every cell
 #   gets a warm-up run (the JVM needs it) before the measured run.
 #   Each server run starts from an empty database (fresh H2 data dir / fresh PostgreSQL database).
+#   With --app example or both (issue 33, "Benchmark"), the same rows also run against the Spring
+#   Boot example app (examples/spring-boot-payments, on the Spring Boot starter): same route,
+#   contract, env (PORT, RETRYSAFE_DATA_DIR, RETRYSAFE_DATABASE_URL/USER, RETRYSAFE_BANK_LATENCY_MS
+#   0, RETRYSAFE_BOOTSTRAP_API_KEYS), same wrk script, warm-up, quiet-wait and interference check;
+#   its "nokeys" mode is the Spring property retrysafe.idempotency.enabled=false, and its rate
+#   limits are off (retrysafe.rate-limits.enabled=false) in both modes, as the server's are. The
+#   table gains the example's rows (app column) and the ratios keys / no keys per app and
+#   database, and example / server per database and mode (same run, reference, no target).
 #
 # Usage:
 #   bench/payments/run.sh              full run: 30 s warm-up + 30 s measured per row (~11 min)
 #   bench/payments/run.sh --quick      smoke test: 2 s warm-up + 5 s measured
 #   bench/payments/run.sh --only h2|pg|pgbench   one part of the matrix (repeatable)
+#   bench/payments/run.sh --app server|example|both   which app serves the h2 and pg rows
+#                                      [server]: the Retrysafe server, the Spring Boot example
+#                                      app (its jar must be built: the run stops at once with a
+#                                      message when it is missing), or both, in that order per
+#                                      database (server no keys, keys; example no keys, keys)
 #   bench/payments/run.sh --profile    also: JFR of the server during each measured run
 #                                      (summarised), and a PostgreSQL statement probe (SQL
 #                                      statements per request, via log_statement in a separate
@@ -32,6 +45,17 @@
 #   SERVER_CMD            an executable that starts the server instead (gets the same env and
 #                         --config argument; build is still run unless SKIP_BUILD=1)
 #   SERVER_JAVA_OPTS      extra JVM options for the server (only when started from the jar)
+#   EXAMPLE_JAR           the example app's Spring Boot jar [auto: the one jar in
+#                         examples/spring-boot-payments/target/, *.jar.original and -plain,
+#                         -sources, -javadoc, -tests jars aside]
+#   EXAMPLE_CMD           an executable that starts the example app instead (gets the same env
+#                         and the Spring arguments; started in the run's fresh data folder)
+#   EXAMPLE_JAVA_OPTS     extra JVM options for the example app (only when started from the jar)
+#   EXAMPLE_BASE_ARGS     Spring properties given to the example app in both modes, as command-line
+#                         arguments, space separated [--retrysafe.rate-limits.enabled=false: the
+#                         same reason as BASE_CONFIG_YAML's]; --server.address=127.0.0.1 is always
+#                         added (loopback only, as RETRYSAFE_HOST does for the server)
+#   EXAMPLE_NOKEYS_ARGS   added in "nokeys" mode [--retrysafe.idempotency.enabled=false]
 #   BASE_CONFIG_YAML      YAML given to the server in both modes [rate_limits: {enabled: false}
 #                         and limits: {max_in_flight_per_key/_per_address: 100000}: this
 #                         benchmark measures idempotency; the default 100 requests per 10 s per
@@ -55,6 +79,7 @@
 #
 # Output: a markdown table on stdout (also results/<stamp>/summary.md) with req/s, p50, p99,
 # errors, CPU per request and the ratios; raw wrk/pgbench/server outputs in results/<stamp>/.
+# The median of several runs: bench/payments/median.sh --last N (or the results folders).
 set -euo pipefail
 { # the whole script is one compound command: bash reads all of it before running, so editing
   # this file during a run cannot change the running one
@@ -63,19 +88,21 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 COMMAND_LINE="bench/payments/run.sh${*:+ $*}"
 for v in WARMUP DURATION CONNECTIONS WRK_THREADS PGBENCH_JOBS SKIP_BUILD SERVER_JAR SERVER_CMD SERVER_JAVA_OPTS \
-         BASE_CONFIG_YAML NOKEYS_CONFIG_YAML PGBENCH_EXTRA_CLIENTS; do
+         BASE_CONFIG_YAML NOKEYS_CONFIG_YAML PGBENCH_EXTRA_CLIENTS EXAMPLE_JAR EXAMPLE_CMD EXAMPLE_JAVA_OPTS \
+         EXAMPLE_BASE_ARGS EXAMPLE_NOKEYS_ARGS; do
   [ -n "${!v+x}" ] && COMMAND_LINE="$v=${!v@Q} $COMMAND_LINE"
 done
 
 die() { echo "bench: $*" >&2; exit 1; }
 say() { echo "bench: $*" >&2; }
 
-QUICK=0 PROFILE=0 ONLY=()
+QUICK=0 PROFILE=0 ONLY=() APP=server
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --profile) PROFILE=1 ;;
     --only) [ $# -ge 2 ] || die "--only needs h2, pg or pgbench"; ONLY+=("$2"); shift ;;
+    --app) [ $# -ge 2 ] || die "--app needs server, example or both"; APP=$2; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -90,11 +117,17 @@ SKIP_BUILD=${SKIP_BUILD:-0}
 BASE_CONFIG_YAML=${BASE_CONFIG_YAML-$'rate_limits:\n  enabled: false\nlimits:\n  max_in_flight_per_key: 100000\n  max_in_flight_per_address: 100000\n'}
 NOKEYS_CONFIG_YAML=${NOKEYS_CONFIG_YAML:-$'idempotency:\n  enabled: false\n'}
 SERVER_JAVA_OPTS=${SERVER_JAVA_OPTS:-}
+EXAMPLE_JAVA_OPTS=${EXAMPLE_JAVA_OPTS:-}
+EXAMPLE_BASE_ARGS=${EXAMPLE_BASE_ARGS-"--retrysafe.rate-limits.enabled=false"}
+EXAMPLE_NOKEYS_ARGS=${EXAMPLE_NOKEYS_ARGS:-"--retrysafe.idempotency.enabled=false"}
+EXAMPLE_DIR="$ROOT/examples/spring-boot-payments"
 READY_TIMEOUT=${READY_TIMEOUT:-120}
 PGBENCH_EXTRA_CLIENTS=${PGBENCH_EXTRA_CLIENTS-10}
 QUIET_WAIT=${QUIET_WAIT:-180} QUIET_BELOW=${QUIET_BELOW:-20} RETRY_DISTURBED=${RETRY_DISTURBED:-2}
 want() { [ ${#ONLY[@]} -eq 0 ] && return 0; local o; for o in "${ONLY[@]}"; do [ "$o" = "$1" ] && return 0; done; return 1; }
 for o in "${ONLY[@]+"${ONLY[@]}"}"; do case "$o" in h2|pg|pgbench) ;; *) die "--only $o: use h2, pg or pgbench" ;; esac; done
+case "$APP" in server) APPS=(server) ;; example) APPS=(example) ;; both) APPS=(server example) ;; *) die "--app $APP: use server, example or both" ;; esac
+has_app() { local a; for a in "${APPS[@]}"; do [ "$a" = "$1" ] && return 0; done; return 1; }
 
 # ---------------------------------------------------------------- tools
 need_tool() { # need_tool <command> <debian package>
@@ -206,24 +239,54 @@ server_launcher() { # prints how the server is started
   else die "no server to start: neither server/target/retrysafe-server.jar nor ./run exists (set SERVER_JAR)"; fi
 }
 
-start_server() { # start_server <label> <database url or ""> <config file or "">
-  local label=$1 url=$2 config=$3 data="$TMP/data-$1"
+example_launcher() { # prints how the example app is started; dies with what to do when it cannot be
+  if [ -n "${EXAMPLE_CMD:-}" ]; then
+    [ -x "$EXAMPLE_CMD" ] || die "EXAMPLE_CMD=$EXAMPLE_CMD is not an executable file"
+    echo "run:$EXAMPLE_CMD"; return
+  fi
+  if [ -n "${EXAMPLE_JAR:-}" ]; then
+    [ -f "$EXAMPLE_JAR" ] || die "EXAMPLE_JAR=$EXAMPLE_JAR does not exist"
+    echo "jar:$EXAMPLE_JAR"; return
+  fi
+  local how="build it (./mvnw -B -q -DskipTests install, which this script runs unless SKIP_BUILD=1, or cd examples/spring-boot-payments && ../../mvnw -B -q -DskipTests package), or set EXAMPLE_JAR or EXAMPLE_CMD"
+  [ -d "$EXAMPLE_DIR" ] || die "--app $APP: there is no example app in this tree ($EXAMPLE_DIR does not exist; issue 33's examples/spring-boot-payments); set EXAMPLE_JAR or EXAMPLE_CMD, or use --app server"
+  if [ -f "$EXAMPLE_DIR/target/spring-boot-payments.jar" ]; then echo "jar:$EXAMPLE_DIR/target/spring-boot-payments.jar"; return; fi
+  local jars=() j
+  for j in "$EXAMPLE_DIR"/target/*.jar; do
+    [ -f "$j" ] || continue
+    case "$j" in *-plain.jar|*-sources.jar|*-javadoc.jar|*-tests.jar) continue ;; esac
+    jars+=("$j")
+  done
+  [ ${#jars[@]} -gt 0 ] || die "--app $APP: the example app's jar is missing (no jar in $EXAMPLE_DIR/target/$( [ "$SKIP_BUILD" = 1 ] && echo '; SKIP_BUILD=1 skipped the build')): $how"
+  [ ${#jars[@]} -eq 1 ] || die "--app $APP: several jars in $EXAMPLE_DIR/target/ (${jars[*]##*/}): set EXAMPLE_JAR"
+  echo "jar:${jars[0]}"
+}
+
+start_server() { # start_server <label> <database url or ""> <app: server|example> [argument...]
+  # the arguments go to the app as they are: --config <file> for the server, Spring properties
+  # (--name=value) for the example
+  local label=$1 url=$2 app=$3 data="$TMP/data-$1"; shift 3
   mkdir -p "$data"
-  local args=() launcher
-  [ -n "$config" ] && args+=(--config "$config")
-  launcher=$(server_launcher)
+  local args=("$@") launcher java_opts dir=$PWD
+  if [ "$app" = example ]; then
+    launcher=$(example_launcher); java_opts=$EXAMPLE_JAVA_OPTS
+    args=(--server.address=127.0.0.1 "${args[@]+"${args[@]}"}")
+    dir=$data # whatever the app writes relative to its working folder goes to the fresh folder too
+  else
+    launcher=$(server_launcher); java_opts=$SERVER_JAVA_OPTS
+  fi
   local envs=(PORT="$PORT" RETRYSAFE_HOST=127.0.0.1 RETRYSAFE_DATA_DIR="$data" RETRYSAFE_BANK_LATENCY_MS=0
               RETRYSAFE_BOOTSTRAP_API_KEYS="$API_KEY")
   [ -n "$url" ] && envs+=(RETRYSAFE_DATABASE_URL="$url" RETRYSAFE_DATABASE_USER="$PG_USER")
   [ -z "$(pid_on_port "$PORT")" ] || die "port $PORT is already in use (set PORT)"
   case "$launcher" in
     jar:*) # shellcheck disable=SC2086
-      echo "server: ${envs[*]} $JAVA $SERVER_JAVA_OPTS -jar ${launcher#jar:} ${args[*]-}" > "$OUT/$label.server.log"
-      setsid env "${envs[@]}" "$JAVA" $SERVER_JAVA_OPTS -jar "${launcher#jar:}" "${args[@]+"${args[@]}"}" >> "$OUT/$label.server.log" 2>&1 &
+      echo "$app: (cd $dir) ${envs[*]} $JAVA $java_opts -jar ${launcher#jar:} ${args[*]-}" > "$OUT/$label.server.log"
+      (cd "$dir" && exec setsid env "${envs[@]}" "$JAVA" $java_opts -jar "${launcher#jar:}" "${args[@]+"${args[@]}"}") >> "$OUT/$label.server.log" 2>&1 &
       ;;
     run:*)
-      echo "server: ${envs[*]} ${launcher#run:} ${args[*]-}" > "$OUT/$label.server.log"
-      setsid env "${envs[@]}" "${launcher#run:}" "${args[@]+"${args[@]}"}" >> "$OUT/$label.server.log" 2>&1 &
+      echo "$app: (cd $dir) ${envs[*]} ${launcher#run:} ${args[*]-}" > "$OUT/$label.server.log"
+      (cd "$dir" && exec setsid env "${envs[@]}" "${launcher#run:}" "${args[@]+"${args[@]}"}") >> "$OUT/$label.server.log" 2>&1 &
       ;;
   esac
   SERVER_PID=$!
@@ -258,7 +321,7 @@ probe() { # probe <label> <keys|nokeys>: the server must be in the mode we think
   if [ "$mode" = keys ]; then
     [ "$replayed" = 1 ] || die "$label: a repeated key was not replayed: is idempotency on? (see $OUT/$label.probe.txt)"
   else
-    [ "$replayed" = 0 ] || die "$label: a repeated key was replayed although the filter should be off: check NOKEYS_CONFIG_YAML (see $OUT/$label.probe.txt)"
+    [ "$replayed" = 0 ] || die "$label: a repeated key was replayed although the filter should be off: check NOKEYS_CONFIG_YAML, or EXAMPLE_NOKEYS_ARGS for the example app (see $OUT/$label.probe.txt)"
     local s3; s3=$(post_payment "$f.3")
     [ "$s3" = 201 ] || die "$label: POST without a key answered $s3 with the filter off (see $f.3.body)"
   fi
@@ -288,20 +351,40 @@ interference() { # flags a cell during which other work took more than INTERFERE
   fi
 }
 
-measure_server() { # measure_server <db: h2|pg> <mode: keys|nokeys>
-  local db=$1 mode=$2 label="$1-$2" url="" config="" pgdb=""
+APP_ARGS=()
+app_args() { # app_args <app> <mode> <label>: sets APP_ARGS, what the app gets to run in that mode
+  local app=$1 mode=$2 label=$3
+  APP_ARGS=()
+  if [ "$app" = example ]; then
+    # shellcheck disable=SC2206 # space-separated Spring properties, by design
+    APP_ARGS=($EXAMPLE_BASE_ARGS)
+    # shellcheck disable=SC2206
+    [ "$mode" = nokeys ] && APP_ARGS+=($EXAMPLE_NOKEYS_ARGS)
+    return 0
+  fi
+  if [ "$mode" = nokeys ] || [ -n "$BASE_CONFIG_YAML" ]; then
+    local config="$OUT/$label.config.yaml"
+    { printf '%s\n' "$BASE_CONFIG_YAML"; [ "$mode" = nokeys ] && printf '%s\n' "$NOKEYS_CONFIG_YAML"; } > "$config"
+    APP_ARGS=(--config "$config")
+  fi
+}
+result_key() { # result_key <app> <db> <mode>: the server's rows keep their keys of old ("h2.keys")
+  if [ "$1" = server ]; then echo "$2.$3"; else echo "$1.$2.$3"; fi
+}
+
+measure_server() { # measure_server <db: h2|pg> <mode: keys|nokeys> [app: server|example]
+  local db=$1 mode=$2 app=${3:-server} label="$1-$2" url="" pgdb=""
+  [ "$app" = server ] || label="$app-$label"
   build
   if [ "$db" = pg ]; then
     pgdb="rs_bench_${RUN_ID}_${mode}"
+    [ "$app" = server ] || pgdb="rs_bench_${RUN_ID}_${app}_${mode}"
     create_db "$pgdb"
     url="jdbc:postgresql://$PG_HOST:$PG_PORT/$pgdb?user=$PG_USER"
   fi
-  if [ "$mode" = nokeys ] || [ -n "$BASE_CONFIG_YAML" ]; then
-    config="$OUT/$label.config.yaml"
-    { printf '%s\n' "$BASE_CONFIG_YAML"; [ "$mode" = nokeys ] && printf '%s\n' "$NOKEYS_CONFIG_YAML"; } > "$config"
-  fi
-  say "$label: starting server"
-  start_server "$label" "$url" "$config"
+  app_args "$app" "$mode" "$label"
+  say "$label: starting $app"
+  start_server "$label" "$url" "$app" "${APP_ARGS[@]+"${APP_ARGS[@]}"}"
   probe "$label" "$mode"
   say "$label: warm-up ${WARMUP}s"
   run_wrk "$label" "$mode" "$WARMUP" "$OUT/$label.warmup.txt"
@@ -321,7 +404,7 @@ measure_server() { # measure_server <db: h2|pg> <mode: keys|nokeys>
   fi
   stop_server
 
-  local f="$OUT/$label.txt" key="$db.$mode"
+  local f="$OUT/$label.txt" key; key=$(result_key "$app" "$db" "$mode")
   local reqs; reqs=$(kv "$f" requests)
   if [ -z "$reqs" ]; then NOTE[$key]="wrk failed (see $f)"; cat "$f" >&2; return 0; fi
   RPS[$key]=$(kv "$f" rps); P50[$key]=$(kv "$f" p50_ms); P99[$key]=$(kv "$f" p99_ms)
@@ -443,17 +526,15 @@ summarise_jfr() { # summarise_jfr <file.jfr>: where the server's CPU and waits w
   echo; echo "== thread CPU load"; "$jfr" view --width 160 thread-cpu-load "$file" 2>/dev/null | head -25
 }
 
-pg_statement_probe() { # pg_statement_probe <mode>: SQL statements the server sends per payment
-  local mode=$1 label="pg-$1-sqlprobe" pgdb="rs_bench_${RUN_ID}_probe_$1" config="" n=20
+pg_statement_probe() { # pg_statement_probe <mode> [app]: SQL statements the server (or the example) sends per payment
+  local mode=$1 app=${2:-server} label="pg-$1-sqlprobe" pgdb="rs_bench_${RUN_ID}_probe_$1" n=20
+  [ "$app" = server ] || { label="$app-$label"; pgdb="rs_bench_${RUN_ID}_probe_${app}_$1"; }
   local logfile; logfile=$(pg_lsclusters -h 2>/dev/null | awk -v p="$PG_PORT" '$3==p{print $7}' | head -1)
   [ -n "$logfile" ] && [ -r "$logfile" ] || { say "statement probe: PostgreSQL log file not readable here, skipped"; return 0; }
   create_db "$pgdb"
   "${PSQL[@]}" -d postgres -c "alter database $pgdb set log_statement = 'all'" >/dev/null
-  if [ "$mode" = nokeys ] || [ -n "$BASE_CONFIG_YAML" ]; then
-    config="$OUT/$label.config.yaml"
-    { printf '%s\n' "$BASE_CONFIG_YAML"; [ "$mode" = nokeys ] && printf '%s\n' "$NOKEYS_CONFIG_YAML"; } > "$config"
-  fi
-  start_server "$label" "jdbc:postgresql://$PG_HOST:$PG_PORT/$pgdb?user=$PG_USER" "$config"
+  app_args "$app" "$mode" "$label"
+  start_server "$label" "jdbc:postgresql://$PG_HOST:$PG_PORT/$pgdb?user=$PG_USER" "$app" "${APP_ARGS[@]+"${APP_ARGS[@]}"}"
   local i k=""
   for i in $(seq 1 10); do [ "$mode" = keys ] && k="sqlprobe-warm-$RUN_ID-$i"; post_payment "$TMP/sp" "$k" >/dev/null; done
   sleep 1
@@ -464,7 +545,7 @@ pg_statement_probe() { # pg_statement_probe <mode>: SQL statements the server se
   tail -c +"$((offset + 1))" "$logfile" | grep -F "@$pgdb " | grep -E 'LOG: +(execute|statement)' \
     | sed -E 's/^.*LOG: +(execute [^:]*|statement): //' > "$OUT/$label.statements.txt" || true
   {
-    echo "== $mode: $(wc -l < "$OUT/$label.statements.txt") statements logged for $n sequential payments"
+    echo "== $app, $mode: $(wc -l < "$OUT/$label.statements.txt") statements logged for $n sequential payments"
     echo "   ($(awk -v n=$n 'END{printf "%.1f", NR/n}' "$OUT/$label.statements.txt") statements per request; BEGIN is sent with the next statement, COMMIT/ROLLBACK are round trips)"
     sed -E 's/\$[0-9]+/?/g; s/[0-9]{3,}/N/g; s/^$/(empty query: the pool checking a connection that sat idle, pgjdbc isValid)/' \
       "$OUT/$label.statements.txt" | sort | uniq -c | sort -rn
@@ -513,11 +594,26 @@ wait_quiet() { # up to QUIET_WAIT seconds until a 3 s sample shows less than QUI
   done
 }
 
-if want h2; then cell h2.nokeys measure_server h2 nokeys; cell h2.keys measure_server h2 keys; fi
+EXAMPLE_LAUNCHER=""
+# The example app's jar is needed: say so now, not after the server's rows ran
+if has_app example && { want h2 || want pg; }; then
+  build
+  EXAMPLE_LAUNCHER=$(example_launcher)
+  say "example app: $EXAMPLE_LAUNCHER"
+  echo "example app: $EXAMPLE_LAUNCHER" >> "$OUT/environment.txt"
+fi
+app_rows() { # app_rows <db>: the no keys and keys rows of every app on that database
+  local a
+  for a in "${APPS[@]}"; do
+    cell "$(result_key "$a" "$1" nokeys)" measure_server "$1" nokeys "$a"
+    cell "$(result_key "$a" "$1" keys)" measure_server "$1" keys "$a"
+  done
+}
+if want h2; then app_rows h2; fi
 # with both, the yardstick brackets the PostgreSQL rows (measured before and after them): this VM's
 # speed drifts by up to a third within the hour, and the ratio is taken against the mean of the two
 if want pg && want pgbench; then cell pgbench.before measure_pgbench "$CONNECTIONS" pgbench.before; fi
-if want pg; then cell pg.nokeys measure_server pg nokeys; cell pg.keys measure_server pg keys; fi
+if want pg; then app_rows pg; fi
 if want pgbench; then
   cell pgbench.main measure_pgbench "$CONNECTIONS" pgbench.main
   if [ -n "${RPS[pgbench.before]:-}" ] && [ -n "${RPS[pgbench.main]:-}" ]; then
@@ -529,7 +625,7 @@ if want pgbench; then
   fi
   for c in $PGBENCH_EXTRA_CLIENTS; do cell "pgbench.c$c" measure_pgbench "$c" "pgbench.c$c"; done
 fi
-if [ "$PROFILE" = 1 ] && want pg; then pg_statement_probe nokeys; pg_statement_probe keys; fi
+if [ "$PROFILE" = 1 ] && want pg; then for a in "${APPS[@]}"; do pg_statement_probe nokeys "$a"; pg_statement_probe keys "$a"; done; fi
 
 # ---------------------------------------------------------------- report
 ratio() { # ratio <num key> <den key> [target]: without a target, a reference figure
@@ -546,12 +642,17 @@ ratio() { # ratio <num key> <den key> [target]: without a target, a reference fi
   local verdict; verdict=$(awk -v r="$r" -v t="$3" 'BEGIN{print (r>=t ? "met" : "NOT met")}')
   echo "**${r}x** (target >= ${3}x: $verdict)$flag"
 }
-row() { # row <key> <label>
+row() { # row <key> <label> [app]
   local k=$1
   [ -n "${RPS[$k]:-}${NOTE[$k]:-}" ] || return 0
-  local pgc=${PG_CPU[$k]:-?}; case "$k" in h2.*) pgc="-" ;; esac
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% | %s%% |\n' "$2" "${RPS[$k]:-?}" "${P50[$k]:-?}" "${P99[$k]:-?}" \
+  local pgc=${PG_CPU[$k]:-?}; case "$k" in h2.*|*.h2.*) pgc="-" ;; esac
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% | %s%% |\n' "$2" "${3:--}" "${RPS[$k]:-?}" "${P50[$k]:-?}" "${P99[$k]:-?}" \
     "${ERR[$k]:-?}${NOTE[$k]:+ ${NOTE[$k]}}" "${NON2XX[$k]:-?}" "${SRV_CPU[$k]:-?}" "${JIT[$k]:--}" "${WRK_CPU[$k]:-?}" "$pgc" "${BUSY[$k]:-?}" "${OTHER[$k]:-?}"
+}
+db_name() { case "$1" in h2) echo H2 ;; pg) echo PostgreSQL ;; esac; }
+app_tag() { # app_tag <app>: names the app in a ratio's label when the run has more than one app or it is not the server
+  [ "${#APPS[@]}" -eq 1 ] && [ "$1" = server ] && return 0
+  case "$1" in server) echo ", Retrysafe server" ;; example) echo ", example app" ;; esac
 }
 {
   echo "### POST /v1/payments, $CONNECTIONS connections, bank latency 0 ($(date -u +%Y-%m-%d))"
@@ -559,23 +660,43 @@ row() { # row <key> <label>
   echo "Command: \`$COMMAND_LINE\` (warm-up ${WARMUP} s + measured ${DURATION} s per row; wrk -t$WRK_THREADS -c$CONNECTIONS; pgbench -M prepared -c $CONNECTIONS -j $PGBENCH_JOBS)"
   echo
   echo "Machine: $MACHINE; $JDK_V; PostgreSQL $PG_V; $WRK_V. Load tool, server and PostgreSQL share the CPUs. CPU busy before the run (other work): ${BACKGROUND_BUSY}%."
+  [ -n "$EXAMPLE_LAUNCHER" ] && { echo; echo "Example app: ${EXAMPLE_LAUNCHER#*:}$( [ "${EXAMPLE_LAUNCHER%%:*}" = jar ] && echo " (built $(date -u -r "${EXAMPLE_LAUNCHER#jar:}" +%Y-%m-%dT%H:%M:%SZ))")."; }
   echo
-  echo "| run | req/s (TPS) | p50 ms | p99 ms | errors | non-2xx | server CPU µs/req | of it JIT | load tool CPU µs/req | PostgreSQL CPU µs/req | CPU busy | other work |"
-  echo "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
-  row h2.nokeys "H2, idempotency off"
-  row h2.keys "H2, idempotency keys"
-  row pg.nokeys "PostgreSQL, idempotency off"
-  row pg.keys "PostgreSQL, idempotency keys"
+  echo "| run | app | req/s (TPS) | p50 ms | p99 ms | errors | non-2xx | server CPU µs/req | of it JIT | load tool CPU µs/req | PostgreSQL CPU µs/req | CPU busy | other work |"
+  echo "|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+  for db in h2 pg; do
+    for a in "${APPS[@]}"; do
+      row "$(result_key "$a" "$db" nokeys)" "$(db_name "$db"), idempotency off" "$a"
+      row "$(result_key "$a" "$db" keys)" "$(db_name "$db"), idempotency keys" "$a"
+    done
+  done
   row pgbench.before "pgbench two-insert transaction, $CONNECTIONS clients, before the PostgreSQL rows"
   row pgbench.main "pgbench two-insert transaction, $CONNECTIONS clients$( [ -n "${RPS[pgbench.before]:-}" ] && echo ", after the PostgreSQL rows")"
   for c in $PGBENCH_EXTRA_CLIENTS; do row "pgbench.c$c" "(reference) pgbench, $c clients"; done
   echo
-  echo "- H2: keys / no keys = $(ratio h2.keys h2.nokeys 0.7)"
-  echo "- PostgreSQL: keys / no keys = $(ratio pg.keys pg.nokeys 0.7)"
-  echo "- PostgreSQL with keys / pgbench = $(ratio pg.keys pgbench.yardstick 0.5)$( [ -n "${RPS[pgbench.before]:-}" ] && echo " against the mean of the two pgbench rows (${RPS[pgbench.yardstick]} TPS); against each: before $(ratio pg.keys pgbench.before), after $(ratio pg.keys pgbench.main)")"
-  echo "- PostgreSQL without keys / pgbench = $(ratio pg.nokeys pgbench.yardstick)"
+  if has_app server; then
+    echo "- H2$(app_tag server): keys / no keys = $(ratio h2.keys h2.nokeys 0.7)"
+    echo "- PostgreSQL$(app_tag server): keys / no keys = $(ratio pg.keys pg.nokeys 0.7)"
+    echo "- PostgreSQL with keys$(app_tag server) / pgbench = $(ratio pg.keys pgbench.yardstick 0.5)$( [ -n "${RPS[pgbench.before]:-}" ] && echo " against the mean of the two pgbench rows (${RPS[pgbench.yardstick]} TPS); against each: before $(ratio pg.keys pgbench.before), after $(ratio pg.keys pgbench.main)")"
+    echo "- PostgreSQL without keys$(app_tag server) / pgbench = $(ratio pg.nokeys pgbench.yardstick)"
+  fi
+  if has_app example; then
+    # issue 33: keys / no keys on the example app, H2 and PostgreSQL, >= 0.7x as the server reaches
+    echo "- H2$(app_tag example): keys / no keys = $(ratio example.h2.keys example.h2.nokeys 0.7)"
+    echo "- PostgreSQL$(app_tag example): keys / no keys = $(ratio example.pg.keys example.pg.nokeys 0.7)"
+    echo "- PostgreSQL with keys$(app_tag example) / pgbench = $(ratio example.pg.keys pgbench.yardstick)"
+  fi
+  if has_app server && has_app example; then
+    # issue 33: the example app against the Retrysafe server on the same database, same run
+    for db in h2 pg; do
+      echo "- $(db_name "$db") with keys: example app / Retrysafe server = $(ratio "example.$db.keys" "$db.keys")"
+      echo "- $(db_name "$db") without keys: example app / Retrysafe server = $(ratio "example.$db.nokeys" "$db.nokeys")"
+    done
+  fi
   echo
-  echo "CPU columns: per request (per transaction for pgbench), from /proc: the server JVM, the load tool (wrk or pgbench), every PostgreSQL process. \"of it JIT\": the share of the server's CPU spent by its JIT compiler threads in the measured run (more than a few % means the warm-up was too short for this machine). \"other work\": share of the machine's CPU used by anything else during the measured run (kernel work not charged to a process, other people's jobs); above ${INTERFERENCE_LIMIT}% a row is flagged as disturbed."
+  echo "app: \"server\" is the Retrysafe server (rate limits off and in-flight caps raised by BASE_CONFIG_YAML; no keys: NOKEYS_CONFIG_YAML)$(has_app example && echo "; \"example\" is the Spring Boot example app (examples/spring-boot-payments) started with: --server.address=127.0.0.1 $EXAMPLE_BASE_ARGS; no keys adds: $EXAMPLE_NOKEYS_ARGS. Each with its own connection pools as shipped")."
+  echo
+  echo "CPU columns: per request (per transaction for pgbench), from /proc: the server JVM (the example app's JVM in its rows), the load tool (wrk or pgbench), every PostgreSQL process. \"of it JIT\": the share of the server's CPU spent by its JIT compiler threads in the measured run (more than a few % means the warm-up was too short for this machine). \"other work\": share of the machine's CPU used by anything else during the measured run (kernel work not charged to a process, other people's jobs); above ${INTERFERENCE_LIMIT}% a row is flagged as disturbed."
   echo "Raw outputs: bench/payments/results/$STAMP/"
 } | tee "$OUT/summary.md"
 exit
