@@ -102,8 +102,9 @@ public enum ProblemType {
             "Malformed JSON",
             false,
             "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys). "
-                    + "UTF-8 only: a UTF-16 or UTF-32 body is refused (the <code>detail</code> says what was found "
-                    + "where); a UTF-8 byte order mark is ignored."),
+                    + "The <code>detail</code> says where it broke, as a line and a column, what was expected there "
+                    + "and what was found. UTF-8 only: a UTF-16 or UTF-32 body is refused (the <code>detail</code> "
+                    + "says what was found where); a UTF-8 byte order mark is ignored."),
     /** Wrong content type. */
     UNSUPPORTED_MEDIA_TYPE(
             "unsupported-media-type",
