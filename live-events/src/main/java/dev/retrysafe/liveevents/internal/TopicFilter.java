@@ -8,7 +8,7 @@ import java.util.List;
  * {@code delivery.attempted} or {@code job.updated}. A pattern is a topic, a prefix ending in
  * {@code .*} ({@code payment.*}: every topic starting {@code payment.}), or {@code *} (all): what
  * {@link TopicPatterns} matches, the same for webhook endpoints. A stream bounds them further (at
- * most five words of 40 characters). Immutable and threadsafe.
+ * most five words of 40 characters, 62 in all). Immutable and threadsafe.
  */
 final class TopicFilter {
 
@@ -19,6 +19,7 @@ final class TopicFilter {
 
     private static final int MAX_WORDS = 5;
     private static final int MAX_WORD_LENGTH = 40;
+    private static final int MAX_PATTERN_LENGTH = 62;
 
     private final List<String> patterns;
 
@@ -35,7 +36,7 @@ final class TopicFilter {
             return null;
         }
         for (String p : patterns) {
-            if (!TopicPatterns.isPattern(p) || !withinBounds(p)) {
+            if (p.length() > MAX_PATTERN_LENGTH || !TopicPatterns.isPattern(p) || !withinBounds(p)) {
                 return null;
             }
         }
