@@ -36,7 +36,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * markup shows as text and runs nothing; API errors show their problem. Every wait has a
  * deadline; nothing sleeps. The screenshots ({@code dashboard.png}, {@code dashboard-phone.png},
  * {@code dashboard-xss.png}, {@code dashboard-live.png}, {@code dashboard-recover.png},
- * {@code dashboard-jobs.png}) are written to {@code acceptance/target/screenshots/}
+ * {@code dashboard-jobs.png}, {@code dashboard-jobs-narrow.png}) are written to {@code acceptance/target/screenshots/}
  * ({@link Browser#SCREENSHOTS}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -312,7 +312,65 @@ class DashboardBrowserTest {
         WebElement row = driver.findElement(job);
         assertThat(row.getText()).contains(jobId, "payments_csv", "100%");
         assertThat(row.findElement(testId("job-status")).getText()).isEqualTo("succeeded");
+
+        // and on a 1400 px wide window the jobs table fits its panel: no scroll bar of its own
+        resize(1400);
+        waitUntil(d -> text(d, job, "job-status").equals("succeeded"));
+        assertThat(overflowing("[data-testid='jobs'], [data-testid='jobs'] .table-wrap, [data-testid='jobs'] table"))
+                .as("jobs elements wider than their box at 1400 px")
+                .isEmpty();
+        assertThat(rightEdge("[data-testid='jobs'] table"))
+                .as("the table's right edge within its panel's")
+                .isLessThanOrEqualTo(rightEdge("section:has([data-testid='jobs'])"));
         screenshot("dashboard-jobs.png");
+
+        // and at 420 px the page works: nothing wider than the window, every panel inside it,
+        // the tables scroll within their panels
+        resize(420);
+        waitUntil(d -> text(d, job, "job-status").equals("succeeded"));
+        long window = ((Number) driver.executeScript("return window.innerWidth")).longValue();
+        assertThat(((Number) driver.executeScript("return document.documentElement.scrollWidth")).longValue())
+                .as("the page's width at 420 px")
+                .isLessThanOrEqualTo(window);
+        assertThat(overflowing("body, main, section.panel"))
+                .as("page elements wider than their box at 420 px")
+                .isEmpty();
+        assertThat(rightEdge("[data-testid='jobs']")).isLessThanOrEqualTo(window);
+        screenshot("dashboard-jobs-narrow.png");
+    }
+
+    /** Resizes the window to {@code width} px wide and waits until the page is laid out at that width. */
+    private void resize(int width) {
+        driver.manage().window().setSize(new Dimension(width, 2200));
+        waitUntil(d -> {
+            long inner = ((Number) driver.executeScript("return window.innerWidth")).longValue();
+            return inner <= width && inner >= width - 20;
+        });
+    }
+
+    /**
+     * The elements matching {@code selector} whose content is wider than their box
+     * ({@code scrollWidth > clientWidth}), each as its test id or tag with both widths.
+     */
+    @SuppressWarnings("unchecked")
+    private List<String> overflowing(String selector) {
+        return (List<String>) driver.executeScript(
+                "const out = [];"
+                        + "for (const e of document.querySelectorAll(arguments[0])) {"
+                        + "  if (e.scrollWidth > e.clientWidth) {"
+                        + "    out.push((e.dataset.testid || e.className || e.tagName) + ': ' + e.scrollWidth"
+                        + "        + ' > ' + e.clientWidth);"
+                        + "  }"
+                        + "}"
+                        + "return out;",
+                selector);
+    }
+
+    /** Where the first element matching {@code selector} ends on the right, in CSS px. */
+    private double rightEdge(String selector) {
+        return ((Number) driver.executeScript(
+                        "return document.querySelector(arguments[0]).getBoundingClientRect().right;", selector))
+                .doubleValue();
     }
 
     // --- helpers ----------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * form here; the SSRF guard must accept it before {@link WebhookEndpoints#create} is called.
  *
  * @param url         an absolute http(s) URL, at most 2048 characters
- * @param eventTypes  1 to 100 event types such as {@code payment.succeeded}, or {@code *} for all
+ * @param eventTypes  1 to 100 {@link EventTypePatterns}: event types such as {@code payment.succeeded},
+ *                    prefixes such as {@code payment.*}, or {@code *} for all
  * @param description free text, at most 1024 characters
  * @param rateLimit   most attempts per second to the endpoint, 1 to
  *                    {@value WebhookEndpoints#MAX_RATE_LIMIT}; {@code null} for no limit (see

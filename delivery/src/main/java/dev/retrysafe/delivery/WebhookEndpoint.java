@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * @param accountId               the owning account
  * @param url                     where deliveries are POSTed
  * @param description             free text, possibly empty
- * @param eventTypes              subscribed types; {@code *} means every type
+ * @param eventTypes              subscribed {@link EventTypePatterns}; {@code *} means every type
  * @param enabled                 whether deliveries are made and sent
  * @param disabledReason          why it is disabled, when it is
  * @param createdAt               creation time

@@ -167,6 +167,33 @@ abstract class DeliveryContract {
     }
 
     @Test
+    void fanOutHonoursPrefixPatternsOncePerEndpoint() {
+        String prefix = endpoint(ACCOUNT, URL_A, "payment.*");
+        String both = endpoint(ACCOUNT, URL_B, "payment.*", "payment.succeeded", "*");
+        String otherPrefix = endpoint(ACCOUNT, URL_C, "refund.*");
+        String lookalike = endpoint(ACCOUNT, URL_C, "pay.*");
+
+        int made = inTransaction(tx -> outbox.appendCounting(tx, event(ACCOUNT, "payment.succeeded")));
+
+        assertThat(made).isEqualTo(2);
+        assertThat(deliveriesOf(prefix)).hasSize(1);
+        assertThat(deliveriesOf(both))
+                .as("one delivery, however many patterns take it")
+                .hasSize(1);
+        assertThat(deliveriesOf(otherPrefix)).isEmpty();
+        assertThat(deliveriesOf(lookalike)).as("a prefix ends at a dot").isEmpty();
+    }
+
+    @Test
+    void subscriptionsAreTheLiveStreamsPatterns() {
+        assertThatThrownBy(() -> endpoint(ACCOUNT, URL_A, "payment.*.x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> endpoint(ACCOUNT, URL_A, "*.succeeded")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> endpoint(ACCOUNT, URL_A, "Payment.Succeeded"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(EventTypePatterns.matches("payment.*", "payment.failed")).isTrue();
+    }
+
+    @Test
     void appendRefusesAnAutoCommitConnection() throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             assertThatThrownBy(() -> outbox.append(c, event(ACCOUNT, "payment.succeeded")))

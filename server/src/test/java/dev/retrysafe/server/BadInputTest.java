@@ -98,6 +98,34 @@ class BadInputTest {
         assertThat(a.body().get("type").asText()).isEqualTo("/problems/malformed-json");
     }
 
+    static Stream<Arguments> brokenJson() {
+        return Stream.of(
+                Arguments.of(
+                        "{\"amount\": 500,",
+                        "at line 1, column 16: expected a member name in double quotes, found the end of the body"),
+                Arguments.of(
+                        "{\"amount\": 500,}",
+                        "at line 1, column 16: expected a member name in double quotes, found '}'"),
+                Arguments.of(
+                        "{\"amount\": 500 \"currency\": \"eur\"}",
+                        "at line 1, column 16: expected ',' or '}' after the member's value, found '\"'"),
+                Arguments.of("{\"amount\": 500,\n \"currency\": eur}", "at line 2, column 14: expected a value"),
+                Arguments.of(
+                        "{\"amount\": 5, \"amount\": 6}",
+                        "at line 1, column 15: the member name \"amount\" appears twice"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("brokenJson")
+    void malformedJsonSaysWhereItBrokeInWordsWithoutParserInternals(String body, String where) {
+        Api.Answer a = api.post("/v1/payments", body);
+
+        assertThat(a.status()).isEqualTo(400);
+        String detail = a.body().get("detail").asText();
+        assertThat(detail).startsWith("The body is not valid JSON: " + where);
+        assertThat(detail).doesNotContain("Source", "REDACTED", "jackson", "Jackson", "Feature", "code 1", "`");
+    }
+
     static Stream<String> malformed() {
         return Stream.of(
                 "",

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -418,6 +419,61 @@ abstract class WebhookEndpointsApiContract {
         assertThat(a.contentType()).startsWith("application/problem+json");
         assertThat(a.body().get("type").asText()).isEqualTo("/problems/webhook-url-refused");
         assertThat(a.body().get("reason").asText()).isEqualTo(reason);
+    }
+
+    @Test
+    void anEventTypeTheServerDoesNotSendIsRefusedNamingTheKnownOnesOnCreateAndPatch() {
+        Api.Answer created = api.post(
+                "/v1/webhook_endpoints", "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"payment.created\"]}");
+        String id = createDefault(api).get("id").asText();
+        Api.Answer patched = patch(api, "/v1/webhook_endpoints/" + id, "{\"event_types\": [\"paymnt.*\"]}");
+
+        for (Api.Answer a : List.of(created, patched)) {
+            assertThat(a.status()).as(a.raw().body()).isEqualTo(400);
+            assertThat(a.body().get("type").asText()).isEqualTo("/problems/validation-failed");
+            assertThat(a.body().get("retryable").asBoolean()).isFalse();
+            JsonNode error = a.body().get("errors").get(0);
+            assertThat(error.get("field").asText()).isEqualTo("event_types");
+            assertThat(error.get("detail").asText())
+                    .contains(dev.retrysafe.server.events.EventTypes.ALL.toArray(String[]::new))
+                    .contains("payment.*");
+        }
+        assertThat(created.body().get("errors").get(0).get("detail").asText()).startsWith("\"payment.created\" is not");
+        assertThat(api.get("/v1/webhook_endpoints/" + id)
+                        .body()
+                        .get("event_types")
+                        .toString())
+                .as("a refused patch changes nothing")
+                .isEqualTo("[\"payment.succeeded\"]");
+    }
+
+    @Test
+    void prefixPatternsAreTakenAndEachEventIsDeliveredToTheEndpointsTheyMatch() {
+        String payments = create(
+                        api,
+                        "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"payment.*\", \"payment.succeeded\"]}")
+                .get("id")
+                .asText();
+        JsonNode refunds = create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"refund.*\"]}");
+        assertThat(refunds.get("event_types").toString()).isEqualTo("[\"refund.*\"]");
+
+        Api.Answer paid = api.post(
+                "/v1/payments",
+                "{\"amount\": 500, \"currency\": \"eur\"}",
+                UUID.randomUUID().toString());
+        assertThat(paid.status()).as(paid.raw().body()).isIn(201, 402);
+
+        JsonNode delivered = api.get("/v1/webhook_endpoints/" + payments + "/deliveries")
+                .body()
+                .get("data");
+        assertThat(delivered)
+                .as("one delivery, though two of its patterns take the event")
+                .hasSize(1);
+        assertThat(delivered.get(0).get("event_type").asText()).startsWith("payment.");
+        assertThat(api.get("/v1/webhook_endpoints/" + refunds.get("id").asText() + "/deliveries")
+                        .body()
+                        .get("data"))
+                .isEmpty();
     }
 
     @ParameterizedTest

@@ -1,17 +1,17 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.common.TopicPatterns;
 import dev.retrysafe.leasedwork.internal.Checks;
 import java.net.URI;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /** Validation shared by the public records; messages name the parameter and the bad value. */
 public final class DeliveryChecks {
 
     /** The event type that subscribes an endpoint to every type. */
-    public static final String ALL_EVENT_TYPES = "*";
+    public static final String ALL_EVENT_TYPES = TopicPatterns.ALL;
     /** Longest event type, account id or event id. */
     public static final int MAX_NAME_LENGTH = 255;
     /** Longest endpoint URL. */
@@ -22,9 +22,6 @@ public final class DeliveryChecks {
     public static final int MAX_EVENT_TYPES = 100;
     /** Highest per-endpoint rate limit, attempts per second. */
     public static final int MAX_RATE_LIMIT = 10_000;
-
-    // dotted lower-case words: payment.succeeded, webhook_endpoint.disabled
-    private static final Pattern EVENT_TYPE = Pattern.compile("[a-z0-9_]+(\\.[a-z0-9_]+)*");
 
     private DeliveryChecks() {}
 
@@ -39,14 +36,17 @@ public final class DeliveryChecks {
 
     /** {@code type} if it is an event type such as {@code payment.succeeded}. */
     public static String eventType(String parameter, String type) {
-        if (type.length() > MAX_NAME_LENGTH || !EVENT_TYPE.matcher(type).matches()) {
+        if (type.length() > MAX_NAME_LENGTH || !TopicPatterns.isTopic(type)) {
             throw new IllegalArgumentException(parameter + " must be dotted lower-case words such as "
                     + "'payment.succeeded', was '" + abbreviate(type) + "'");
         }
         return type;
     }
 
-    /** The subscribed types, in order, without repeats: event types or {@code *}. */
+    /**
+     * The subscribed patterns, in order, without repeats: event types, prefixes such as
+     * {@code payment.*}, or {@code *} ({@link TopicPatterns}, as the live stream takes them).
+     */
     public static Set<String> eventTypes(Set<String> types) {
         if (types.isEmpty() || types.size() > MAX_EVENT_TYPES) {
             throw new IllegalArgumentException(
@@ -54,7 +54,11 @@ public final class DeliveryChecks {
         }
         Set<String> out = new LinkedHashSet<>();
         for (String type : types) {
-            out.add(ALL_EVENT_TYPES.equals(type) ? type : eventType("eventTypes", type));
+            if (type.length() > MAX_NAME_LENGTH || !TopicPatterns.isPattern(type)) {
+                throw new IllegalArgumentException("eventTypes must be event types such as 'payment.succeeded', "
+                        + "prefixes such as 'payment.*', or '*', had '" + abbreviate(type) + "'");
+            }
+            out.add(type);
         }
         return java.util.Collections.unmodifiableSet(out);
     }

@@ -1,16 +1,18 @@
 package dev.retrysafe.delivery.internal;
 
+import dev.retrysafe.common.TopicPatterns;
 import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.delivery.OutboxEvent;
 import dev.retrysafe.leasedwork.Pipeline;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
- * Turns one event into one pending delivery per subscribed, enabled endpoint, inside the
+ * Turns one event into one pending delivery per subscribed, enabled endpoint (subscribed: one of
+ * its patterns takes the event's type, by {@link TopicPatterns}), inside the
  * caller's transaction. Two statements (read the endpoints, insert the deliveries in one batch)
  * rather than one {@code INSERT ... SELECT}, because delivery ids are made here, in the same
  * random, time-sortable form as every other id, which portable SQL cannot do. Both run in the
@@ -32,13 +34,16 @@ public final class FanOut {
                 throw new IllegalArgumentException("the outbox appends inside the caller's transaction: "
                         + "the connection given is in auto-commit mode");
             }
-            List<String> endpoints = pipeline.query(
-                    OutboxSql.SUBSCRIBED_ENDPOINTS,
+            Set<String> endpoints = pipeline.query(
+                    OutboxSql.CANDIDATE_SUBSCRIPTIONS,
                     b -> b.string(event.accountId()).string(event.type()),
                     r -> {
-                        List<String> ids = new ArrayList<>();
+                        // in endpoint order, each once, however many of its patterns take the type
+                        Set<String> ids = new LinkedHashSet<>();
                         while (r.next()) {
-                            ids.add(r.getString(1));
+                            if (TopicPatterns.matches(r.getString(2), event.type())) {
+                                ids.add(r.getString(1));
+                            }
                         }
                         return ids;
                     });

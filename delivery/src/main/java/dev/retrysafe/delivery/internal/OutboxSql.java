@@ -5,12 +5,17 @@ final class OutboxSql {
 
     private OutboxSql() {}
 
-    /** Enabled endpoints of an account subscribed to a type or to all; params: account, type. */
-    static final String SUBSCRIBED_ENDPOINTS = """
-            SELECT e.id FROM webhook_endpoints e
+    /**
+     * The subscriptions of an account's enabled endpoints that may take a type: the type itself and
+     * every pattern ending in {@code *} ({@code *}, {@code payment.*}); which of those do take it
+     * is decided by {@code TopicPatterns}, not here, so SQL and the live stream cannot disagree.
+     * Params: account, type.
+     */
+    static final String CANDIDATE_SUBSCRIPTIONS = """
+            SELECT e.id, t.event_type FROM webhook_endpoints e
+            JOIN webhook_endpoint_event_types t ON t.endpoint_id = e.id
             WHERE e.account_id = ? AND e.enabled = TRUE
-              AND EXISTS (SELECT 1 FROM webhook_endpoint_event_types t
-                          WHERE t.endpoint_id = e.id AND (t.event_type = ? OR t.event_type = '*'))
+              AND (t.event_type = ? OR t.event_type LIKE '%*')
             ORDER BY e.id""";
 
     static final String INSERT_DELIVERY = """

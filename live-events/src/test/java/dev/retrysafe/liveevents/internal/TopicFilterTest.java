@@ -31,6 +31,15 @@ class TopicFilterTest {
         assertThat(TopicFilter.of(List.of("*.succeeded"))).isNull();
         assertThat(TopicFilter.of(List.of(""))).isNull();
         assertThat(TopicFilter.of(List.of("a".repeat(41)))).isNull();
+        assertThat(TopicFilter.of(List.of("a".repeat(40) + ".b.c.d.e.f")))
+                .as("six words")
+                .isNull();
+        assertThat(TopicFilter.of(List.of("a".repeat(40) + "." + "b".repeat(22))))
+                .as("63 characters")
+                .isNull();
+        assertThat(TopicFilter.of(List.of("a".repeat(40) + "." + "b".repeat(19) + ".*")))
+                .as("62 characters")
+                .isNotNull();
         assertThat(TopicFilter.of(Collections.nCopies(TopicFilter.MAX_PATTERNS, "a")))
                 .isNotNull();
     }

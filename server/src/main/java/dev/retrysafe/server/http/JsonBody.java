@@ -2,6 +2,8 @@ package dev.retrysafe.server.http;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.javalin.http.Context;
@@ -53,18 +55,13 @@ public final class JsonBody {
             return new Rejected(
                     Problem.of(ProblemType.MALFORMED_JSON, "The body must be UTF-8: " + notUtf8.reason() + "."));
         }
+        String text = ((StrictUtf8.Text) decoded).text();
         JsonNode node;
         try {
             // characters, not bytes: from bytes Jackson would detect UTF-16 and UTF-32 and accept them
-            node = Json.MAPPER.readTree(((StrictUtf8.Text) decoded).text());
+            node = Json.MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
-            // limits (number length, nesting depth) are reported without a location
-            JsonLocation at = e.getLocation();
-            return new Rejected(Problem.of(
-                    ProblemType.MALFORMED_JSON,
-                    "The body is not valid JSON: "
-                            + e.getOriginalMessage()
-                            + (at == null ? "." : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ").")));
+            return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, malformed(e, text)));
         }
         if (node == null || node.isMissingNode()) {
             return new Rejected(Problem.of(ProblemType.MALFORMED_JSON, "The body is empty; expected a JSON object."));
@@ -76,6 +73,36 @@ public final class JsonBody {
                             + node.getNodeType().name().toLowerCase(Locale.ROOT) + "."));
         }
         return new Parsed(object);
+    }
+
+    /**
+     * The detail of a body the parser refused, in words: where it broke and what was expected
+     * there, never the parser's own message (its class names and settings are no business of a
+     * client's).
+     */
+    static String malformed(JsonProcessingException e, String text) {
+        if (e instanceof StreamConstraintsException) {
+            StreamReadConstraints limits = Json.MAPPER.getFactory().streamReadConstraints();
+            String what = String.valueOf(e.getOriginalMessage());
+            if (what.contains("nesting depth")) {
+                return "The body is not accepted: it nests objects and arrays more than " + limits.getMaxNestingDepth()
+                        + " levels deep.";
+            }
+            if (what.contains("Number value length")) {
+                return "The body is not accepted: it holds a number longer than " + limits.getMaxNumberLength()
+                        + " characters.";
+            }
+            return "The body is not accepted: it exceeds a limit of the JSON reader.";
+        }
+        String where = JsonSyntax.explain(text);
+        if (where != null) {
+            return "The body is not valid JSON: " + where + ".";
+        }
+        JsonLocation at = e.getLocation();
+        return "The body is not valid JSON"
+                + (at == null || at.getLineNr() < 1
+                        ? "."
+                        : " at line " + at.getLineNr() + ", column " + at.getColumnNr() + ".");
     }
 
     private static void drain(InputStream in, long limit) throws IOException {

@@ -65,13 +65,21 @@ public record Problem(ProblemType type, String detail, Map<String, Object> exten
         return new Problem(type, detail, extensions, more);
     }
 
-    /** The body as an ordered map: type, title, status, detail, then the extensions. */
+    /** The members every problem carries, in this order, before its extensions. */
+    public static final List<String> MEMBERS = List.of("type", "title", "status", "detail", "retryable");
+
+    /**
+     * The body as an ordered map: type, title, status, detail, retryable (the type's, unless an
+     * extension of this occurrence says otherwise), then the other extensions; the same members,
+     * in the same order, as the servlet filters' problems.
+     */
     public Map<String, Object> body() {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", type.uri());
         body.put("title", type.title());
         body.put("status", type.status());
         body.put("detail", detail);
+        body.put("retryable", extensions.getOrDefault("retryable", type.retryable()));
         body.putAll(extensions);
         return body;
     }

@@ -14,18 +14,21 @@ public enum ProblemType {
             "not-found",
             404,
             "Not found",
+            false,
             "There is nothing at this path, or the resource belongs to another account (which is never revealed)."),
     /** The path exists, the method does not. */
     METHOD_NOT_ALLOWED(
             "method-not-allowed",
             405,
             "Method not allowed",
+            false,
             "The path exists but does not accept this method. The Allow header lists the methods it accepts."),
     /** Authentication failed. */
     UNAUTHORIZED(
             "unauthorized",
             401,
             "Authentication required",
+            false,
             "Send your API key as <code>Authorization: Bearer &lt;key&gt;</code>. The key was missing or is unknown."),
     /** Body larger than the limit. */
     REQUEST_TOO_LARGE(
@@ -64,6 +67,7 @@ public enum ProblemType {
             "bad-request",
             400,
             "Bad request",
+            false,
             "The request could not be read as HTTP (a malformed request line, header or encoding). "
                     + "Retrying the same bytes fails the same way: fix the client."),
     /** The request line names no HTTP version the server speaks. */
@@ -71,6 +75,7 @@ public enum ProblemType {
             "http-version-not-supported",
             505,
             "HTTP version not supported",
+            false,
             "The request line names a version of HTTP this server does not speak (<code>HTTP/1.7</code>, "
                     + "<code>HTTP/2.7</code>, <code>HTTP/3.0</code> over a plain connection) or none at all (an HTTP/0.9 "
                     + "request line such as <code>GET /</code>). The server speaks HTTP/1.1 and HTTP/1.0. Nothing "
@@ -80,6 +85,7 @@ public enum ProblemType {
             "uri-too-long",
             414,
             "URI too long",
+            false,
             "The request target is longer than the server reads (8 KiB with the headers). Ids and "
                     + "cursors are short; look for a runaway query string."),
     /** The headers are too large. */
@@ -87,26 +93,31 @@ public enum ProblemType {
             "headers-too-large",
             431,
             "Request headers too large",
+            false,
             "The request's headers are larger than the server reads (8 KiB in all). Send fewer or shorter headers."),
     /** Body is not JSON. */
     MALFORMED_JSON(
             "malformed-json",
             400,
             "Malformed JSON",
+            false,
             "The request body is not valid JSON (one JSON object, UTF-8, no trailing data, no duplicate keys). "
-                    + "UTF-8 only: a UTF-16 or UTF-32 body is refused (the <code>detail</code> says what was found "
-                    + "where); a UTF-8 byte order mark is ignored."),
+                    + "The <code>detail</code> says where it broke, as a line and a column, what was expected there "
+                    + "and what was found. UTF-8 only: a UTF-16 or UTF-32 body is refused (the <code>detail</code> "
+                    + "says what was found where); a UTF-8 byte order mark is ignored."),
     /** Wrong content type. */
     UNSUPPORTED_MEDIA_TYPE(
             "unsupported-media-type",
             415,
             "Unsupported media type",
+            false,
             "Request bodies must be sent with <code>Content-Type: application/json</code>."),
     /** Fields failed validation. */
     VALIDATION_FAILED(
             "validation-failed",
             400,
             "Invalid request",
+            false,
             "One or more fields or parameters are invalid. The <code>errors</code> list names each one "
                     + "(<code>field</code>) and what is wrong with it (<code>detail</code>). Retrying the same request will fail the same way."),
     /** The refund would exceed what remains. */
@@ -114,18 +125,21 @@ public enum ProblemType {
             "refund-exceeds-payment",
             422,
             "Refund exceeds what remains",
+            false,
             "The refund's amount is larger than what remains of the payment after earlier refunds."),
     /** The payment cannot be refunded. */
     PAYMENT_NOT_REFUNDABLE(
             "payment-not-refundable",
             422,
             "Payment cannot be refunded",
+            false,
             "Only succeeded payments can be refunded; this one failed, so nothing was charged."),
     /** The SSRF guard refused a webhook URL. */
     WEBHOOK_URL_REFUSED(
             "webhook-url-refused",
             422,
             "Webhook URL refused",
+            false,
             "Webhook deliveries are only sent to public <code>https</code> URLs: the URL must use <code>https</code> "
                     + "(or <code>http</code> where the server allows it), carry no user information, and every "
                     + "address its host resolves to must be public (no loopback, private, link-local, cloud "
@@ -137,6 +151,7 @@ public enum ProblemType {
             "delivery-not-retryable",
             409,
             "Delivery cannot be retried now",
+            false,
             "An attempt of this delivery is under way right now, or its endpoint is disabled; the problem's "
                     + "<code>reason</code> says which. Wait for the attempt to finish, or enable the endpoint, "
                     + "then retry."),
@@ -145,6 +160,7 @@ public enum ProblemType {
             "job-finished",
             409,
             "Job already finished",
+            false,
             "The job has already succeeded or failed, so there is nothing left to cancel. The problem's "
                     + "<code>job</code> member is the job as it stands."),
     /** The job's result is not there (yet). */
@@ -152,6 +168,7 @@ public enum ProblemType {
             "job-result-not-ready",
             409,
             "Job result not available",
+            true,
             "Only a succeeded job has a result. While the job is queued or running, poll <code>GET /v1/jobs/{id}</code> "
                     + "after <code>Retry-After</code> seconds; a failed or canceled job never gets one."),
     /** The job's result is past its retention. */
@@ -159,6 +176,7 @@ public enum ProblemType {
             "job-result-expired",
             410,
             "Job result expired",
+            false,
             "The result was kept for its retention time (24 hours by default, <code>result_expires_at</code> on the job) "
                     + "and has been deleted. Create a new report to get a fresh one."),
     /** A job failed because its worker kept dying. */
@@ -166,6 +184,7 @@ public enum ProblemType {
             "worker-lost",
             500,
             "The job's worker stopped",
+            true,
             "Every worker that took this job stopped before finishing it (the server instance crashed or was killed), "
                     + "as many times as the job may be tried. Nothing of it was kept. Create the job again."),
     /** A job failed with an error inside the server. */
@@ -173,12 +192,14 @@ public enum ProblemType {
             "job-error",
             500,
             "The job failed",
+            true,
             "The job stopped with an error inside the server. Nothing of it was kept; creating it again is safe."),
     /** The simulated bank failed; nothing was charged. */
     BANK_UNAVAILABLE(
             "bank-unavailable",
             503,
             "Bank unavailable",
+            true,
             "The bank could not process the charge. Nothing was recorded and nothing was charged: retry "
                     + "with the same Idempotency-Key (the response carries <code>retryable: true</code>)."),
     /** A plain request to the WebSocket of the live event stream. */
@@ -186,6 +207,7 @@ public enum ProblemType {
             "upgrade-required",
             426,
             "WebSocket upgrade required",
+            false,
             "<code>GET /v1/events/stream</code> is a WebSocket: open it with a WebSocket client (an HTTP/1.1 "
                     + "<code>Upgrade: websocket</code> request). The protocol is in <code>docs/live-events.md</code>; "
                     + "<code>GET /v1/events</code> lists the same events page by page."),
@@ -241,16 +263,18 @@ public enum ProblemType {
     private final String slug;
     private final int status;
     private final String title;
+    private final boolean retryable;
     private final String explanation;
 
     ProblemType(dev.retrysafe.servlet.ProblemType filterType, String explanation) {
-        this(filterType.slug(), filterType.status(), filterType.title(), explanation);
+        this(filterType.slug(), filterType.status(), filterType.title(), filterType.retryable(), explanation);
     }
 
-    ProblemType(String slug, int status, String title, String explanation) {
+    ProblemType(String slug, int status, String title, boolean retryable, String explanation) {
         this.slug = slug;
         this.status = status;
         this.title = title;
+        this.retryable = retryable;
         this.explanation = explanation;
     }
 
@@ -267,6 +291,15 @@ public enum ProblemType {
     /** A short, fixed summary. */
     public String title() {
         return title;
+    }
+
+    /**
+     * Whether the same request, sent again unchanged, may succeed later: the {@code retryable}
+     * member every problem of this type carries, unless the occurrence knows better (a job's
+     * result that can no longer come, a delivery whose endpoint is disabled).
+     */
+    public boolean retryable() {
+        return retryable;
     }
 
     /** What the problem means and what to do, as an HTML fragment for the problem's page. */

@@ -54,7 +54,10 @@ final class JobJson {
         ProblemType type = ProblemType.bySlug(error.type()).orElse(ProblemType.JOB_ERROR);
         p.put("type", type.uri());
         p.put("title", type.slug().equals(error.type()) ? type.title() : error.title());
+        // the members of every problem (Problem.MEMBERS), so a client reads a job's error as any other
+        p.put("status", type.status());
         p.put("detail", error.detail());
+        p.put("retryable", type.retryable());
         return p;
     }
 

@@ -144,8 +144,12 @@ public final class JobRoutes {
                                 ProblemType.JOB_RESULT_NOT_READY,
                                 "Job " + id + " is " + r.job().status().wireName() + " and has no result.")
                         .with("job", JobJson.of(r.job()));
+                // a failed or canceled job never gets a result: asking again cannot help
                 Problems.respond(
-                        ctx, r.job().status().finished() ? p : p.withHeader("Retry-After", POLL_AFTER_SECONDS));
+                        ctx,
+                        r.job().status().finished()
+                                ? p.with("retryable", false)
+                                : p.withHeader("Retry-After", POLL_AFTER_SECONDS));
             }
             case ResultLookup.Expired e ->
                 Problems.respond(

@@ -2,11 +2,13 @@ package dev.retrysafe.server.webhooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.retrysafe.delivery.EventTypePatterns;
 import dev.retrysafe.delivery.WebhookEndpoints;
+import dev.retrysafe.server.events.EventTypes;
 import dev.retrysafe.server.http.BodyFields;
 import java.util.LinkedHashSet;
 import java.util.Set;
-import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /** The webhook-specific members of request bodies; the generic ones are read by {@link BodyFields}. */
@@ -16,7 +18,6 @@ final class EndpointFields {
     static final int MAX_DESCRIPTION_LENGTH = 1024;
     static final int MAX_EVENT_TYPES = 100;
     private static final int MAX_EVENT_TYPE_LENGTH = 255;
-    private static final Pattern EVENT_TYPE = Pattern.compile("[a-z0-9_]+(\\.[a-z0-9_]+)*");
 
     private EndpointFields() {}
 
@@ -57,7 +58,12 @@ final class EndpointFields {
         return new RateLimit(true, n.intValue());
     }
 
-    /** 1..100 event types such as {@code payment.succeeded}, or {@code *} for every type. */
+    /**
+     * 1..100 patterns of the event types the server sends, as the live stream takes them
+     * ({@link EventTypePatterns}): a type such as {@code payment.succeeded}, a prefix such as
+     * {@code payment.*}, or {@code *} for every type. A pattern that takes none of
+     * {@link EventTypes#ALL} (a typo such as {@code payment.created}) is refused, naming them.
+     */
     static @Nullable Set<String> eventTypes(BodyFields f, String name, boolean required) {
         JsonNode n = f.member(name);
         if (n == null) {
@@ -70,20 +76,38 @@ final class EndpointFields {
             f.reject(
                     name,
                     "must be a list of 1 to " + MAX_EVENT_TYPES
-                            + " event types such as \"payment.succeeded\", or [\"*\"] for every type");
+                            + " event types such as \"payment.succeeded\", prefixes such as \"payment.*\", or [\"*\"]"
+                            + " for every type");
             return null;
         }
         Set<String> types = new LinkedHashSet<>();
         for (JsonNode item : n) {
             if (!item.isTextual()
                     || item.textValue().length() > MAX_EVENT_TYPE_LENGTH
-                    || !(item.textValue().equals("*")
-                            || EVENT_TYPE.matcher(item.textValue()).matches())) {
-                f.reject(name, "entries must be event types such as \"payment.succeeded\" or \"*\"");
+                    || !EventTypePatterns.isPattern(item.textValue())) {
+                f.reject(
+                        name,
+                        "entries must be event types such as \"payment.succeeded\", prefixes such as \"payment.*\","
+                                + " or \"*\"; the event types are " + known());
                 return null;
             }
-            types.add(item.textValue());
+            String pattern = item.textValue();
+            if (EventTypes.ALL.stream().noneMatch(type -> EventTypePatterns.matches(pattern, type))) {
+                f.reject(
+                        name,
+                        "\"" + pattern + "\" is not an event type the server sends"
+                                + (pattern.endsWith(".*") ? " (no event type starts with that prefix)" : "")
+                                + "; the event types are " + known()
+                                + ", and a prefix such as \"payment.*\" or \"*\" takes several");
+                return null;
+            }
+            types.add(pattern);
         }
         return types;
+    }
+
+    /** The known event types, for messages: {@code "payment.succeeded", "payment.failed", ...}. */
+    private static String known() {
+        return EventTypes.ALL.stream().map(t -> "\"" + t + "\"").collect(Collectors.joining(", "));
     }
 }

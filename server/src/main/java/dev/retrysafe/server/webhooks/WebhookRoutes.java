@@ -391,6 +391,8 @@ public final class WebhookRoutes {
                         + " the attempt has ended (within the attempt timeout), then retry if you still need to.";
         };
         return Problem.of(ProblemType.DELIVERY_NOT_RETRYABLE, detail)
+                // an attempt under way ends by itself; a disabled endpoint waits for the client
+                .with("retryable", n.reason() == RetryOutcome.Reason.ATTEMPT_UNDER_WAY)
                 .with("reason", n.reason().wireName())
                 .with("delivery_status", n.status().wireName())
                 .with("endpoint_id", endpoint);

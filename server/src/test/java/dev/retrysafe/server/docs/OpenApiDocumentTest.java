@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.retrysafe.idempotency.IdempotencyKey;
+import dev.retrysafe.idempotency.KeyParse;
 import dev.retrysafe.server.Api;
 import dev.retrysafe.server.TestServer;
 import dev.retrysafe.server.events.EventTypes;
@@ -254,6 +256,56 @@ class OpenApiDocumentTest {
                 }
             });
         }
+    }
+
+    @Test
+    void theIdempotencyKeySchemaTakesExactlyTheHeaderValuesTheServerTakes() {
+        JsonNode key = document.at("/components/schemas/IdempotencyKeyValue");
+        assertThat(key.at("/anyOf/0/maxLength").asInt())
+                .as("the bare form's maxLength is the documented key length")
+                .isEqualTo(IdempotencyKey.MAX_LENGTH);
+        assertThat(key.path("description").asText()).contains("255", "257", "512");
+        for (String parameter : List.of("IdempotencyKey", "IdempotencyKeyRequired")) {
+            assertThat(document.at("/components/parameters/" + parameter + "/schema/$ref")
+                            .asText())
+                    .isEqualTo("#/components/schemas/IdempotencyKeyValue");
+        }
+        Schemas schemas = new Schemas(document);
+        List<String> values = new ArrayList<>(List.of(
+                "x".repeat(255),
+                "x".repeat(256),
+                "\"" + "x".repeat(255) + "\"",
+                "\"" + "x".repeat(256) + "\"",
+                "\"" + "\\\"".repeat(255) + "\"",
+                "\"" + "\\\\".repeat(256) + "\"",
+                "\"\"",
+                "\"abc",
+                "\"a\\qb\"",
+                "\"a\" b",
+                "a\"b",
+                "caf\u00e9",
+                "8e03978e-40d5-43e8-bc93-6894a57f9324"));
+        dev.retrysafe.testkit.Fuzz fuzz = new dev.retrysafe.testkit.Fuzz(257);
+        for (int i = 0; i < 2000; i++) {
+            String v = fuzz.headerValue(fuzz.chance(0.1) ? 300 : 20);
+            values.add(fuzz.chance(0.3) ? "\"" + v + "\"" : v);
+        }
+        List<String> disagreements = new ArrayList<>();
+        for (String value : values) {
+            if (value.isEmpty()) {
+                continue; // no header at all
+            }
+            boolean documented = schemas.errors(
+                            "/components/schemas/IdempotencyKeyValue",
+                            com.fasterxml.jackson.databind.node.TextNode.valueOf(value))
+                    .isEmpty();
+            boolean taken = IdempotencyKey.parse(value) instanceof KeyParse.Valid;
+            if (documented != taken) {
+                disagreements.add((taken ? "taken, not documented: " : "documented, not taken: ") + value.length()
+                        + " chars: " + value);
+            }
+        }
+        assertThat(disagreements).isEmpty();
     }
 
     @Test
