@@ -11,7 +11,10 @@ import dev.retrysafe.spring.autoconfigure.RetrysafeWebhooksOutAutoConfiguration;
 import dev.retrysafe.spring.internal.DeliveryMeters;
 import dev.retrysafe.spring.internal.DispatcherLifecycle;
 import dev.retrysafe.spring.internal.JobMeters;
+import dev.retrysafe.spring.internal.ReceivedWebhooksPurge;
 import dev.retrysafe.spring.internal.WebhookEndpointRoutes;
+import dev.retrysafe.webhooks.JdbcWebhookDeduplicator;
+import dev.retrysafe.webhooks.WebhookDeduplicator;
 import dev.retrysafe.webhooks.WebhookSecret;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -113,8 +116,26 @@ class PiecesSwitchTest {
                 .withConfiguration(AutoConfigurations.of(RetrysafeWebhooksInAutoConfiguration.class));
         String secret = WebhookSecret.generate().encoded();
         web.run(context -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
+        web.withPropertyValues("retrysafe.webhooks.in.secrets=" + secret).run(context -> {
+            assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+            assertThat(context.getBean(ReceivedWebhooksPurge.class).isRunning())
+                    .as("ids in memory need no purge")
+                    .isFalse();
+        });
         web.withPropertyValues("retrysafe.webhooks.in.secrets=" + secret)
-                .run(context -> assertThat(context).hasSingleBean(FilterRegistrationBean.class));
+                .withBean(DataSource.class, () -> {
+                    try {
+                        return TestSchemas.h2(TestSchemas.h2WithTables());
+                    } catch (java.sql.SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .run(context -> {
+                    assertThat(context.getBean(WebhookDeduplicator.class)).isInstanceOf(JdbcWebhookDeduplicator.class);
+                    ReceivedWebhooksPurge purge = context.getBean(ReceivedWebhooksPurge.class);
+                    assertThat(purge.isRunning()).isTrue();
+                    assertThat(purge.purge()).isZero();
+                });
         web.withPropertyValues("retrysafe.webhooks.in.secrets=" + secret, "retrysafe.webhooks.in.enabled=false")
                 .run(context -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
     }

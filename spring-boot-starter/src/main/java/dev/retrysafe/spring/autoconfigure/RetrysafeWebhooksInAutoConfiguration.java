@@ -2,6 +2,7 @@ package dev.retrysafe.spring.autoconfigure;
 
 import dev.retrysafe.servlet.WebhookReceiverFilter;
 import dev.retrysafe.spring.WebhookListener;
+import dev.retrysafe.spring.internal.ReceivedWebhooksPurge;
 import dev.retrysafe.spring.internal.WebhookListeners;
 import dev.retrysafe.spring.internal.WebhookReceiver;
 import dev.retrysafe.spring.internal.WebhookSecretsCondition;
@@ -77,6 +78,14 @@ public final class RetrysafeWebhooksInAutoConfiguration {
                 throw new IllegalArgumentException(
                         "retrysafe.webhooks.in.dedupe must be jdbc or memory, was '" + mode + "'");
         };
+    }
+
+    /** Keeps the received_webhooks table to about one TTL of ids, when ids are kept there. */
+    @Bean
+    @ConditionalOnMissingBean
+    ReceivedWebhooksPurge retrysafeReceivedWebhooksPurge(
+            WebhookDeduplicator deduplicator, RetrysafeWebhooksInProperties properties) {
+        return new ReceivedWebhooksPurge(deduplicator, properties.getPurgeInterval());
     }
 
     /** The receiving endpoint, registered on the configured path. */

@@ -37,6 +37,17 @@ public class RetrysafeWebhooksInProperties {
     /** How long a received id is remembered. */
     private Duration dedupeTtl = Duration.ofHours(48);
 
+    /** How often expired ids are deleted from the received_webhooks table (jdbc dedupe only). */
+    private Duration purgeInterval = Duration.ofHours(1);
+
+    public Duration getPurgeInterval() {
+        return purgeInterval;
+    }
+
+    public void setPurgeInterval(Duration purgeInterval) {
+        this.purgeInterval = purgeInterval;
+    }
+
     public boolean isEnabled() {
         return enabled;
     }
