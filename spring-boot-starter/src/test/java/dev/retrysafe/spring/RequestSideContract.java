@@ -17,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -43,10 +43,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
         })
 abstract class RequestSideContract {
 
-    private static final ExecutorService CLIENTS = Executors.newVirtualThreadPerTaskExecutor();
-    private static final HttpClient HTTP = HttpClient.newBuilder()
+    // one client per test: a client shared by the H2 and PostgreSQL classes would be closed by the first
+    private final ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor();
+    private final HttpClient http = HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(5))
-            .executor(CLIENTS)
+            .executor(clients)
             .build();
 
     @LocalServerPort
@@ -58,9 +59,10 @@ abstract class RequestSideContract {
     @Autowired
     Gates gates;
 
-    @AfterAll
-    static void stopClients() {
-        CLIENTS.shutdownNow();
+    @AfterEach
+    void stopClients() {
+        http.close();
+        clients.shutdownNow();
     }
 
     @Test
@@ -80,7 +82,7 @@ abstract class RequestSideContract {
                             throw new IllegalStateException(e);
                         }
                     },
-                    CLIENTS));
+                    clients));
         }
         start.countDown();
         List<HttpResponse<String>> answers = new ArrayList<>();
@@ -127,7 +129,7 @@ abstract class RequestSideContract {
                         throw new IllegalStateException(e);
                     }
                 },
-                CLIENTS);
+                clients);
         gates.awaitEntered();
         HttpResponse<String> second = pay(account, key, "{\"amount\": 5, \"then\": \"hold\"}");
         gates.release();
@@ -264,7 +266,7 @@ abstract class RequestSideContract {
                         throw new IllegalStateException(e);
                     }
                 },
-                CLIENTS);
+                clients);
         gates.awaitEntered();
         for (int i = 0; i < 6; i++) {
             assertThat(pay(account, held, "{\"amount\": 4, \"then\": \"hold\"}").statusCode())
@@ -348,7 +350,7 @@ abstract class RequestSideContract {
         return URI.create("http://127.0.0.1:" + port + path);
     }
 
-    private static HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
-        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.spring.autoconfigure.RetrysafeIdempotencyAutoConfiguration;
 import dev.retrysafe.spring.autoconfigure.RetrysafeObservabilityAutoConfiguration;
@@ -12,7 +13,6 @@ import dev.retrysafe.spring.autoconfigure.RetrysafeSchemaAutoConfiguration;
 import dev.retrysafe.spring.autoconfigure.RetrysafeWebMvcAutoConfiguration;
 import dev.retrysafe.spring.internal.HandlerLookup;
 import dev.retrysafe.spring.internal.RateLimitFilters;
-import dev.retrysafe.spring.internal.RequestOutcomes;
 import dev.retrysafe.spring.internal.RetrysafeHealthIndicator;
 import dev.retrysafe.spring.internal.RetrysafeSchema;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -59,7 +59,7 @@ class SwitchesTest {
             assertThat(context).hasSingleBean(IdempotencyFilter.class);
             assertThat(context).hasSingleBean(RateLimitFilters.class);
             assertThat(context).hasSingleBean(RetrysafeHealthIndicator.class);
-            assertThat(context).hasSingleBean(RequestOutcomes.class);
+            assertThat(context).hasSingleBean(DecisionListener.class);
         });
     }
 
@@ -95,7 +95,7 @@ class SwitchesTest {
         runner.withPropertyValues("retrysafe.health.enabled=false", "retrysafe.metrics.enabled=false")
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(RetrysafeHealthIndicator.class);
-                    assertThat(context).doesNotHaveBean(RequestOutcomes.class);
+                    assertThat(context).doesNotHaveBean(DecisionListener.class);
                     assertThat(context).hasSingleBean(IdempotencyFilter.class);
                 });
     }

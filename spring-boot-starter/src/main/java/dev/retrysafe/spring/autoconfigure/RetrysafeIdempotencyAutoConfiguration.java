@@ -2,12 +2,11 @@ package dev.retrysafe.spring.autoconfigure;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
 import dev.retrysafe.idempotency.JdbcIdempotencyStore;
+import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.spring.RetrysafeCaller;
-import dev.retrysafe.spring.internal.CountingIdempotencyStore;
 import dev.retrysafe.spring.internal.HandlerLookup;
 import dev.retrysafe.spring.internal.KeyPurger;
-import dev.retrysafe.spring.internal.RequestOutcomes;
 import dev.retrysafe.spring.internal.RetrysafeRequestFilter;
 import dev.retrysafe.spring.internal.RetrysafeSchema;
 import dev.retrysafe.spring.internal.SpringRequestTransactions;
@@ -59,10 +58,10 @@ public class RetrysafeIdempotencyAutoConfiguration {
             HandlerLookup lookup,
             RetrysafeCaller caller,
             RetrysafeIdempotencyProperties properties,
-            ObjectProvider<RequestOutcomes> outcomes) {
+            ObjectProvider<DecisionListener> outcomes) {
         return IdempotencyFilter.builder()
                 .transactions(new SpringRequestTransactions(transactionManager, dataSource))
-                .store(new CountingIdempotencyStore(store, outcomes.getIfAvailable(() -> RequestOutcomes.NONE)))
+                .store(DecisionListener.counting(store, outcomes.getIfAvailable(() -> DecisionListener.NONE)))
                 .scope(caller::account)
                 .routes(request -> RetrysafeRequestFilter.idempotentRoute(lookup, request))
                 .lease(properties.getLease())

@@ -6,11 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** Idempotency keys on {@code @Idempotent} controller methods ({@code retrysafe.idempotency.*}). */
+/** Idempotency keys on @Idempotent controller methods (retrysafe.idempotency.*). */
 @ConfigurationProperties("retrysafe.idempotency")
 public class RetrysafeIdempotencyProperties {
 
-    /** Whether {@code @Idempotent} methods honour the Idempotency-Key header. */
+    /** Whether @Idempotent methods honour the Idempotency-Key header. */
     private boolean enabled = true;
 
     /** How long a key and its stored answer are kept; a retry within it gets the stored answer back. */
@@ -20,14 +20,14 @@ public class RetrysafeIdempotencyProperties {
     private Duration lease = Duration.ofSeconds(30);
 
     /**
-     * How a key is held while its request runs: {@code rows} (a committed claim row with a lease;
-     * any database, any number of instances), {@code postgres-advisory-locks} (PostgreSQL only:
-     * locks of the request's own transaction) or {@code in-process} (one instance only).
+     * How a key is held while its request runs: rows (a committed claim row with a lease;
+     * any database, any number of instances), postgres-advisory-locks (PostgreSQL only:
+     * locks of the request's own transaction) or in-process (one instance only).
      */
     private ClaimMode claims = ClaimMode.ROWS;
 
     /** Largest request body fingerprinted; a longer one answers 413. */
-    private int maxBodyBytes = 1024 * 1024;
+    private int maxBodyBytes = 1048576;
 
     /** Response headers stored with an answer and replayed with it (besides status and body). */
     private List<String> storedHeaders = new ArrayList<>(List.of("Content-Type", "Location"));

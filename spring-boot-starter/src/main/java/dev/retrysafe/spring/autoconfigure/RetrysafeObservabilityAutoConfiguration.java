@@ -1,8 +1,8 @@
 package dev.retrysafe.spring.autoconfigure;
 
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.spring.internal.MicrometerOutcomes;
-import dev.retrysafe.spring.internal.RequestOutcomes;
 import dev.retrysafe.spring.internal.RetrysafeHealthIndicator;
 import dev.retrysafe.spring.internal.RetrysafeSchema;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,7 +51,7 @@ public class RetrysafeObservabilityAutoConfiguration {
     static class Metrics {
         @Bean
         @ConditionalOnMissingBean
-        RequestOutcomes retrysafeRequestOutcomes(MeterRegistry registry) {
+        DecisionListener retrysafeDecisionListener(MeterRegistry registry) {
             return new MicrometerOutcomes(registry);
         }
     }

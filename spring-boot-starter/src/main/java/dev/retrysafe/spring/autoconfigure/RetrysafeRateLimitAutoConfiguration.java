@@ -3,13 +3,12 @@ package dev.retrysafe.spring.autoconfigure;
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.spring.RetrysafeCaller;
-import dev.retrysafe.spring.internal.CountingRateLimitStore;
 import dev.retrysafe.spring.internal.HandlerLookup;
 import dev.retrysafe.spring.internal.PolicySettings;
 import dev.retrysafe.spring.internal.RateLimitFilters;
 import dev.retrysafe.spring.internal.RedisStores;
-import dev.retrysafe.spring.internal.RequestOutcomes;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -50,7 +49,7 @@ public class RetrysafeRateLimitAutoConfiguration {
             RetrysafeCaller caller,
             HandlerLookup lookup,
             RetrysafeRateLimitProperties properties,
-            ObjectProvider<RequestOutcomes> outcomes) {
+            ObjectProvider<DecisionListener> outcomes) {
         List<Policy> policies = new ArrayList<>();
         properties
                 .getPolicies()
@@ -65,7 +64,7 @@ public class RetrysafeRateLimitAutoConfiguration {
                         p.getFail(),
                         p.getAppliesTo())));
         return new RateLimitFilters(
-                new CountingRateLimitStore(store, outcomes.getIfAvailable(() -> RequestOutcomes.NONE)),
+                DecisionListener.counting(store, outcomes.getIfAvailable(() -> DecisionListener.NONE)),
                 policies,
                 caller,
                 lookup,

@@ -6,14 +6,14 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** Rate limits on {@code @RateLimited} controller methods ({@code retrysafe.rate-limits.*}). */
+/** Rate limits on @RateLimited controller methods (retrysafe.rate-limits.*). */
 @ConfigurationProperties("retrysafe.rate-limits")
 public class RetrysafeRateLimitProperties {
 
-    /** Whether {@code @RateLimited} methods are limited (and carry the budget headers). */
+    /** Whether @RateLimited methods are limited (and carry the budget headers). */
     private boolean enabled = true;
 
-    /** Where the counters live: {@code memory} (this instance) or {@code redis} (shared by every instance). */
+    /** Where the counters live: memory (this instance) or redis (shared by every instance). */
     private Store store = Store.MEMORY;
 
     /** Up to this much extra, at random, on a 429's Retry-After (whole seconds). */
@@ -25,7 +25,7 @@ public class RetrysafeRateLimitProperties {
     /** The Redis the counters live in when store is redis. */
     private final Redis redis = new Redis();
 
-    /** The policies by name, which {@code @RateLimited} names; the fields of the server's rate_limits.policies. */
+    /** The policies by name, which @RateLimited names; the fields of the server's rate_limits.policies. */
     private Map<String, Policy> policies = new LinkedHashMap<>();
 
     /** Where rate-limit counters live. */
@@ -39,7 +39,7 @@ public class RetrysafeRateLimitProperties {
     /** Redis settings of the rate-limit store. */
     public static class Redis {
 
-        /** The Redis server: {@code redis://[user:password@]host[:port][/db]} or {@code rediss://}. */
+        /** The Redis server: redis://[user:password@]host[:port][/db] or rediss://. */
         private @Nullable String url;
 
         /** What every counter key starts with; deployments sharing one Redis need their own. */
@@ -76,10 +76,10 @@ public class RetrysafeRateLimitProperties {
     /** One policy: quota units per window for each key of its scope. */
     public static class Policy {
 
-        /** Whose budget a request spends: {@code api_key} (counted per caller here), {@code account}, {@code ip} or {@code account+route_group} (per caller and mapping pattern). */
+        /** Whose budget a request spends: api_key (counted per caller here), account, ip or account+route_group (per caller and mapping pattern). */
         private String scope = "account";
 
-        /** How it counts: {@code gcra}, {@code token_bucket}, {@code sliding_window} or {@code fixed_window}. */
+        /** How it counts: gcra, token_bucket, sliding_window or fixed_window. */
         private String algorithm = "gcra";
 
         /** Units per window (at least 1). */
@@ -94,10 +94,10 @@ public class RetrysafeRateLimitProperties {
         /** Units per request. */
         private long cost = 1;
 
-        /** What happens when the counters cannot be reached: {@code open} lets requests through, {@code closed} answers 503. */
+        /** What happens when the counters cannot be reached: open lets requests through, closed answers 503. */
         private String fail = "open";
 
-        /** Which requests it counts: {@code all}, {@code authenticated} (with a caller) or {@code unauthenticated}. */
+        /** Which requests it counts: all, authenticated (with a caller) or unauthenticated. */
         private String appliesTo = "all";
 
         public String getScope() {

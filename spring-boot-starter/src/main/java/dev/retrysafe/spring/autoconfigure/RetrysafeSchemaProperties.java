@@ -2,7 +2,7 @@ package dev.retrysafe.spring.autoconfigure;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
-/** Retrysafe's tables on the application's DataSource ({@code retrysafe.schema.*}). */
+/** Retrysafe's tables on the application's DataSource (retrysafe.schema.*). */
 @ConfigurationProperties("retrysafe.schema")
 public class RetrysafeSchemaProperties {
 

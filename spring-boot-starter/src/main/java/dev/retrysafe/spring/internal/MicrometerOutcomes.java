@@ -1,5 +1,6 @@
 package dev.retrysafe.spring.internal;
 
+import dev.retrysafe.servlet.DecisionListener;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -8,7 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@code retrysafe_ratelimit_refunds_total{policy}} and
  * {@code retrysafe_idempotency_claims_total{outcome}}. Threadsafe.
  */
-public final class MicrometerOutcomes implements RequestOutcomes {
+public final class MicrometerOutcomes implements DecisionListener {
 
     /** Rate-limit decisions by policy and outcome (allowed, rejected, unavailable). */
     public static final String DECISIONS = "retrysafe.ratelimit.decisions";
@@ -25,17 +26,17 @@ public final class MicrometerOutcomes implements RequestOutcomes {
     }
 
     @Override
-    public void claim(String outcome) {
+    public void claimed(String outcome) {
         registry.counter(CLAIMS, "outcome", outcome).increment();
     }
 
     @Override
-    public void decision(String policy, String outcome) {
+    public void decided(String policy, String outcome) {
         registry.counter(DECISIONS, "policy", policy, "outcome", outcome).increment();
     }
 
     @Override
-    public void refund(String policy) {
+    public void refunded(String policy) {
         registry.counter(REFUNDS, "policy", policy).increment();
     }
 }

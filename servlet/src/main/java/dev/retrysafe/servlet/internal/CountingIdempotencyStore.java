@@ -1,4 +1,4 @@
-package dev.retrysafe.spring.internal;
+package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.idempotency.Claim;
 import dev.retrysafe.idempotency.ClaimOutcome;
@@ -6,6 +6,7 @@ import dev.retrysafe.idempotency.Fingerprint;
 import dev.retrysafe.idempotency.IdempotencyStore;
 import dev.retrysafe.idempotency.Scope;
 import dev.retrysafe.idempotency.StoredResponse;
+import dev.retrysafe.servlet.DecisionListener;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -15,10 +16,10 @@ import java.time.Instant;
 public final class CountingIdempotencyStore implements IdempotencyStore {
 
     private final IdempotencyStore delegate;
-    private final RequestOutcomes outcomes;
+    private final DecisionListener outcomes;
 
     /** Counts the claims of {@code delegate} into {@code outcomes}. */
-    public CountingIdempotencyStore(IdempotencyStore delegate, RequestOutcomes outcomes) {
+    public CountingIdempotencyStore(IdempotencyStore delegate, DecisionListener outcomes) {
         this.delegate = delegate;
         this.outcomes = outcomes;
     }
@@ -35,7 +36,7 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
     }
 
     private ClaimOutcome counted(ClaimOutcome outcome) {
-        outcomes.claim(
+        outcomes.claimed(
                 switch (outcome) {
                     case ClaimOutcome.Acquired acquired -> "acquired";
                     case ClaimOutcome.Replay replay -> "replayed";

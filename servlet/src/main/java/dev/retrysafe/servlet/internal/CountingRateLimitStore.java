@@ -1,18 +1,19 @@
-package dev.retrysafe.spring.internal;
+package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.servlet.DecisionListener;
 import java.util.List;
 
 /** A store that counts its decisions and refunds per policy and otherwise does what its delegate does. Threadsafe. */
 public final class CountingRateLimitStore implements RateLimitStore {
 
     private final RateLimitStore delegate;
-    private final RequestOutcomes outcomes;
+    private final DecisionListener outcomes;
 
     /** Counts the decisions of {@code delegate} into {@code outcomes}. */
-    public CountingRateLimitStore(RateLimitStore delegate, RequestOutcomes outcomes) {
+    public CountingRateLimitStore(RateLimitStore delegate, DecisionListener outcomes) {
         this.delegate = delegate;
         this.outcomes = outcomes;
     }
@@ -22,11 +23,11 @@ public final class CountingRateLimitStore implements RateLimitStore {
         Decision decision = delegate.decide(partition, charges);
         switch (decision) {
             case Decision.Allowed allowed ->
-                charges.forEach(charge -> outcomes.decision(charge.policy().name(), "allowed"));
+                charges.forEach(charge -> outcomes.decided(charge.policy().name(), "allowed"));
             case Decision.Rejected rejected ->
-                outcomes.decision(rejected.refusedBy().policy().name(), "rejected");
+                outcomes.decided(rejected.refusedBy().policy().name(), "rejected");
             case Decision.Unavailable unavailable ->
-                outcomes.decision(unavailable.failedClosed().name(), "unavailable");
+                outcomes.decided(unavailable.failedClosed().name(), "unavailable");
         }
         return decision;
     }
@@ -38,7 +39,7 @@ public final class CountingRateLimitStore implements RateLimitStore {
 
     @Override
     public Decision refund(String partition, List<Charge> charges) {
-        charges.forEach(charge -> outcomes.refund(charge.policy().name()));
+        charges.forEach(charge -> outcomes.refunded(charge.policy().name()));
         return delegate.refund(partition, charges);
     }
 
