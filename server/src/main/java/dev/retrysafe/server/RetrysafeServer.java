@@ -14,6 +14,7 @@ import dev.retrysafe.server.docs.DocsRoutes;
 import dev.retrysafe.server.docs.OpenApiDocument;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
+import dev.retrysafe.server.http.DecisionCounts;
 import dev.retrysafe.server.http.IdempotentRoutes;
 import dev.retrysafe.server.http.MetricsRoute;
 import dev.retrysafe.server.http.Probes;
@@ -33,6 +34,7 @@ import dev.retrysafe.server.webhooks.DeliveryMetricsRoute;
 import dev.retrysafe.server.webhooks.DispatcherWakeUp;
 import dev.retrysafe.server.webhooks.EndpointSecretReplays;
 import dev.retrysafe.server.webhooks.Webhooks;
+import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.RateLimitFilter;
 import io.javalin.Javalin;
@@ -131,6 +133,8 @@ public final class RetrysafeServer implements AutoCloseable {
                 Bootstrap.ensureDemo(accounts, config.dataDir(), out);
             }
 
+            // one count of the filters' decisions, shown by /metrics under the starter's meter names
+            DecisionCounts decisions = new DecisionCounts();
             IdempotencyFilter idempotency = null;
             if (config.idempotency().enabled()) {
                 ClaimMode claims = config.idempotency().claimMode(config.database());
@@ -159,7 +163,7 @@ public final class RetrysafeServer implements AutoCloseable {
                                 IdempotentRoutes.configure(IdempotencyFilter.builder()),
                                 WebhookEndpoints.builder(ds).clock(clock).build())
                         .dataSource(ds)
-                        .store(store)
+                        .store(DecisionListener.counting(store, decisions))
                         .clock(clock)
                         .scope(RequestAccount::idOf)
                         .lease(config.idempotency().lease())
@@ -201,10 +205,11 @@ public final class RetrysafeServer implements AutoCloseable {
                             new DeliveryMetricsRoute(webhooks.dispatcher()),
                             new JobMetricsText(reports.jobs()),
                             EventStream.metricsText(live),
-                            limits)),
+                            limits,
+                            decisions)),
                     new DocsRoutes(OpenApiDocument.load()),
                     live.servlet());
-            RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources);
+            RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources, decisions);
             Javalin app = HttpApp.create(config, auth, limits, rateLimit, idempotency, handlers);
             app.start();
             LOG.info(

@@ -6,6 +6,7 @@ import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
 import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.servlet.RateLimitFilter;
 import java.net.URI;
 import java.time.Clock;
@@ -23,10 +24,11 @@ public final class RateLimiting {
 
     /**
      * The filter as configured, or {@code null} when rate limits are off. Its store is added to
-     * {@code resources} (closed with the server). Every request is charged as it arrives; the
+     * {@code resources} (closed with the server); {@code decisions} hears every decision. Every request is charged as it arrives; the
      * idempotency filter refunds replays and {@code 409}s.
      */
-    public static @Nullable RateLimitFilter filter(ServerConfig config, Clock clock, List<AutoCloseable> resources) {
+    public static @Nullable RateLimitFilter filter(
+            ServerConfig config, Clock clock, List<AutoCloseable> resources, DecisionListener decisions) {
         RateLimitConfig limits = config.rateLimits();
         if (!limits.enabled()) {
             LOG.warn("rate_limits.enabled is false: no request is limited");
@@ -35,7 +37,7 @@ public final class RateLimiting {
         RateLimitStore store = store(config, clock);
         resources.add(store);
         RateLimitFilter.Builder filter = RateLimitFilter.builder()
-                .store(store)
+                .store(DecisionListener.counting(store, decisions))
                 .policies(limits.policies())
                 .facts(CallerFacts::of)
                 .exempt(CallerFacts::isBudgetReport)
