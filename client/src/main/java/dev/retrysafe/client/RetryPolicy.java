@@ -1,8 +1,13 @@
 package dev.retrysafe.client;
 
+import dev.retrysafe.client.internal.Failures;
+import dev.retrysafe.client.internal.RetryAfterHeader;
 import dev.retrysafe.client.internal.RetryRules;
+import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -175,6 +180,29 @@ public record RetryPolicy(
      */
     public static boolean mayRetry(String method, boolean hasIdempotencyKey) {
         return RetryRules.mayRetry(method, hasIdempotencyKey);
+    }
+
+    /**
+     * The wait that {@code Retry-After} values ask for, measured from {@code now}, read as the
+     * table in the class description says (the longest readable value); {@code null} when there is
+     * none or none can be read. For integrations that retry through another HTTP stack (the Spring
+     * Boot starter's {@code RestClient} interceptor) and must read the header exactly as this client does.
+     *
+     * @param values the header's values, possibly none
+     * @param now    the clock's now, for HTTP-dates
+     * @return the delay, {@link Duration#ZERO} for a date now or in the past
+     */
+    public static @Nullable Duration retryAfter(List<String> values, Instant now) {
+        return RetryAfterHeader.delay(List.copyOf(values), Objects.requireNonNull(now, "now"));
+    }
+
+    /**
+     * The transient kind of an attempt's I/O failure (connect failure, timeout, broken connection),
+     * or {@code null} when it would fail again (unknown host, TLS certificate, protocol error) and
+     * is not retried; the client's own rule, for integrations on another HTTP stack.
+     */
+    public static @Nullable FailureKind transientFailure(IOException failure) {
+        return Failures.transientKind(Objects.requireNonNull(failure, "failure"));
     }
 
     /** Whether an answer with {@code status} is retried (one of {@link #retryableStatuses()}). */

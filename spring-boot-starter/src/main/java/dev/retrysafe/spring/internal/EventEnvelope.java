@@ -1,0 +1,36 @@
+package dev.retrysafe.spring.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
+
+/**
+ * The delivered shape of an event, {@code {"id","type","timestamp","data"}} as the Retrysafe
+ * server delivers it, and new event ids. Stateless and threadsafe.
+ */
+public final class EventEnvelope {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private EventEnvelope() {}
+
+    /** A new event id: {@code evt_} and 32 random hex digits. */
+    public static String newEventId() {
+        byte[] bytes = new byte[16];
+        RANDOM.nextBytes(bytes);
+        return "evt_" + HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * The envelope's UTF-8 bytes around {@code dataJson}, which must be one JSON value. The id and
+     * the type were checked by the outbox's rules (no character that JSON would escape), and the
+     * timestamp is ISO-8601, so only the data needs no further care.
+     */
+    public static byte[] bytes(String id, String type, Instant at, String dataJson) {
+        String json = "{\"id\":\"" + id + "\",\"type\":\"" + type + "\",\"timestamp\":\""
+                + DateTimeFormatter.ISO_INSTANT.format(at) + "\",\"data\":" + dataJson + "}";
+        return json.getBytes(StandardCharsets.UTF_8);
+    }
+}
