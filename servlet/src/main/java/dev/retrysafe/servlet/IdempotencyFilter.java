@@ -72,6 +72,23 @@ public final class IdempotencyFilter implements Filter {
 
     private final IdempotencyHandler handler;
 
+    /**
+     * The route a request belongs to, as a {@linkplain Builder#routes(Function) route resolver}
+     * decides it: the template scopes the key (with the method), {@code keyRequired} says whether
+     * a request without a key answers 400 or passes untouched.
+     *
+     * @param template the route's template as the application's router spells it, such as
+     *     {@code /v1/payments/{id}/capture}
+     */
+    public record Route(String template, boolean keyRequired) {
+        /** Checks the template. */
+        public Route {
+            if (template.isEmpty()) {
+                throw new IllegalArgumentException("template must not be empty");
+            }
+        }
+    }
+
     private IdempotencyFilter(Builder builder) {
         this.handler = new IdempotencyHandler(builder.settings());
     }
@@ -104,6 +121,8 @@ public final class IdempotencyFilter implements Filter {
     /** Builds an {@link IdempotencyFilter}. Not threadsafe; the built filter is immutable. */
     public static final class Builder {
         private @Nullable DataSource dataSource;
+        private @Nullable RequestTransactions transactions;
+        private @Nullable Function<HttpServletRequest, @Nullable Route> routeResolver;
         private @Nullable IdempotencyStore store;
         private Clock clock = Clock.systemUTC();
         private @Nullable Function<HttpServletRequest, @Nullable String> scope;
@@ -117,9 +136,32 @@ public final class IdempotencyFilter implements Filter {
 
         private Builder() {}
 
-        /** Where the operation's effects and the stored answers are written (required). */
+        /**
+         * Where the operation's effects and the stored answers are written: each keyed request
+         * takes a connection of its own from it (required unless {@link #transactions} is set).
+         */
         public Builder dataSource(DataSource dataSource) {
             this.dataSource = dataSource;
+            return this;
+        }
+
+        /**
+         * Who runs each keyed request's transaction, instead of a connection of the filter's own
+         * from {@link #dataSource}: for an application whose transaction manager the operation's
+         * own transactional code must join (see {@link RequestTransactions}).
+         */
+        public Builder transactions(RequestTransactions transactions) {
+            this.transactions = Objects.requireNonNull(transactions, "transactions");
+            return this;
+        }
+
+        /**
+         * Decides the route of each request, instead of {@link #route} and
+         * {@link #honourEveryPost}: for a framework that knows which handler a request goes to. A
+         * request it returns {@code null} for passes untouched.
+         */
+        public Builder routes(Function<HttpServletRequest, @Nullable Route> resolver) {
+            this.routeResolver = Objects.requireNonNull(resolver, "resolver");
             return this;
         }
 
@@ -225,23 +267,27 @@ public final class IdempotencyFilter implements Filter {
         /**
          * The filter.
          *
-         * @throws IllegalStateException if the data source, store or scope was not set
+         * @throws IllegalStateException if the store, the scope, or both the data source and the
+         *     transactions were not set
          */
         public IdempotencyFilter build() {
             return new IdempotencyFilter(this);
         }
 
         private FilterSettings settings() {
-            if (dataSource == null || store == null || scope == null) {
+            if ((dataSource == null && transactions == null) || store == null || scope == null) {
                 throw new IllegalStateException("dataSource, store and scope are required; missing:"
-                        + (dataSource == null ? " dataSource" : "") + (store == null ? " store" : "")
+                        + (dataSource == null && transactions == null ? " dataSource" : "")
+                        + (store == null ? " store" : "")
                         + (scope == null ? " scope" : ""));
             }
             return new FilterSettings(
                     dataSource,
+                    transactions,
                     store,
                     clock,
                     scope,
+                    routeResolver,
                     routes,
                     honourEveryPost,
                     lease,

@@ -14,7 +14,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.sql.Connection;
 import java.sql.SQLException;
 import org.jspecify.annotations.Nullable;
 
@@ -22,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * One operation run under an acquired claim, in the claim's transaction, bound to the request.
  * Used once, by one thread; the caller closes the connection.
  */
-record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key, Connection connection) {
+record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key, KeyedTransaction transaction) {
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.servlet");
 
@@ -31,7 +30,7 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
             HttpServletRequest replayable,
             HttpServletResponse response,
             RequestDecisions.Operation operation) {
-        original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, connection);
+        original.setAttribute(RequestTransaction.CONNECTION_ATTRIBUTE, transaction.connection());
         original.setAttribute(RequestTransaction.KEY_ATTRIBUTE, key.value());
         try {
             return runInTransaction(original, replayable, new BufferedResponse(response), operation);
@@ -69,6 +68,11 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
             abandon();
             return answer;
         }
+        if (transaction.rollbackOnly()) {
+            // the application rolled its work back itself: neither it nor an answer may stick
+            abandon();
+            return answer;
+        }
         StoredResponse stored;
         try {
             stored = StoredAnswers.forStore(settings, original, answer);
@@ -78,9 +82,8 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
         }
         try {
             // the answer and the effects commit together (one round trip where the store can)
-            settings.store()
-                    .completeAndCommit(
-                            connection, claim, stored, settings.clock().instant());
+            transaction.completeAndCommit(
+                    settings.store(), claim, stored, settings.clock().instant());
         } catch (ClaimLostException e) {
             abandon();
             LOG.log(Level.WARNING, "lease ran out and another request took over; rolled back", e);
@@ -109,6 +112,6 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
     }
 
     private void abandon() {
-        IdempotencyHandler.abandon(settings, claim, connection);
+        IdempotencyHandler.abandon(settings, claim, transaction);
     }
 }

@@ -1,6 +1,8 @@
 package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
+import dev.retrysafe.servlet.IdempotencyFilter;
+import dev.retrysafe.servlet.RequestTransactions;
 import dev.retrysafe.servlet.StoredAnswerTransform;
 import jakarta.servlet.http.HttpServletRequest;
 import java.time.Clock;
@@ -17,14 +19,20 @@ import org.jspecify.annotations.Nullable;
  * The idempotency filter's settings, checked once and copied. Immutable and threadsafe (provided
  * the data source, store and scope function are).
  *
+ * @param dataSource where keyed requests take their connection, unless {@code transactions} is set
+ * @param transactions who runs keyed requests' transactions, or {@code null} for the data source
+ * @param routeResolver decides each request's route, instead of {@code routes} and
+ *     {@code honourEveryPost}, or {@code null}
  * @param storedHeaders lowercase names of the response headers stored with an answer
  * @param transforms the routes whose stored answers pass through a transform, first match wins
  */
 public record FilterSettings(
-        DataSource dataSource,
+        @Nullable DataSource dataSource,
+        @Nullable RequestTransactions transactions,
         IdempotencyStore store,
         Clock clock,
         Function<HttpServletRequest, @Nullable String> scope,
+        @Nullable Function<HttpServletRequest, IdempotencyFilter.@Nullable Route> routeResolver,
         List<RouteTemplate> routes,
         boolean honourEveryPost,
         Duration lease,
@@ -38,6 +46,9 @@ public record FilterSettings(
 
     /** Checks and copies every setting. */
     public FilterSettings {
+        if (dataSource == null && transactions == null) {
+            throw new IllegalArgumentException("a data source or request transactions are required");
+        }
         checkLease(lease);
         checkMaxBodyBytes(maxBodyBytes);
         checkProblemTypeBase(problemTypeBase);

@@ -17,7 +17,6 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -57,7 +56,7 @@ public final class IdempotencyHandler {
             RequestDecisions.Operation operation)
             throws IOException, ServletException {
         String path = pathOf(request);
-        RouteMatch route = match(request.getMethod(), path);
+        RouteMatch route = match(request, request.getMethod(), path);
         String account = route == null ? null : settings.scope().apply(request);
         if (route == null || account == null) {
             operation.run(request, response);
@@ -111,9 +110,9 @@ public final class IdempotencyHandler {
         // /v1/payments/B/capture is a different request (422), never a replay of A's answer
         Fingerprint fingerprint = Fingerprint.of(request.getMethod(), path, body);
         // the operation's transaction comes first: a store may hold the claim in it (a lock)
-        Connection connection;
+        KeyedTransaction transaction;
         try {
-            connection = settings.dataSource().getConnection();
+            transaction = KeyedTransaction.begin(settings);
         } catch (SQLException e) {
             LOG.log(Level.ERROR, "cannot open a connection for " + scopedRoute, e);
             admission.refund(response); // not the client's doing: free
@@ -122,9 +121,9 @@ public final class IdempotencyHandler {
         }
         Answer answer;
         try {
-            answer = claimAndRun(request, response, admission, operation, connection, scope, fingerprint, key, body);
+            answer = claimAndRun(request, response, admission, operation, transaction, scope, fingerprint, key, body);
         } finally {
-            close(connection);
+            transaction.close();
         }
         if (answer instanceof Answer.Replayed replayed) {
             answer = replay(request, replayed.stored()); // now that ours is closed: a transform may take a connection
@@ -142,24 +141,28 @@ public final class IdempotencyHandler {
             HttpServletResponse response,
             Admission admission,
             RequestDecisions.Operation operation,
-            Connection connection,
+            KeyedTransaction transaction,
             Scope scope,
             Fingerprint fingerprint,
             IdempotencyKey key,
             byte[] body) {
         ClaimOutcome outcome;
         try {
-            connection.setAutoCommit(false);
             outcome = settings.store()
-                    .claim(connection, scope, fingerprint, settings.clock().instant(), settings.lease());
-        } catch (IdempotencyStoreException | SQLException e) {
+                    .claim(
+                            transaction.connection(),
+                            scope,
+                            fingerprint,
+                            settings.clock().instant(),
+                            settings.lease());
+        } catch (IdempotencyStoreException e) {
             LOG.log(Level.ERROR, "idempotency claim failed for " + scope.route(), e);
-            rollback(connection);
+            transaction.rollback();
             admission.refund(response);
             return unavailable(e);
         }
         if (!(outcome instanceof ClaimOutcome.Acquired)) {
-            rollback(connection); // ends what the claim read (and a lock it may have taken)
+            transaction.rollback(); // ends what the claim read (and a lock it may have taken)
         }
         if (outcome instanceof ClaimOutcome.Replay || outcome instanceof ClaimOutcome.InFlight) {
             admission.refund(response); // what a correct client's retry gets costs nothing
@@ -176,7 +179,7 @@ public final class IdempotencyHandler {
                         ProblemType.IDEMPOTENCY_KEY_REUSED,
                         "this Idempotency-Key was already used with a different request to " + scope.route());
             case ClaimOutcome.Acquired acquired ->
-                new ClaimedOperation(settings, acquired.claim(), key, connection)
+                new ClaimedOperation(settings, acquired.claim(), key, transaction)
                         .run(request, new CachedBodyRequest(request, body), response, operation);
         };
     }
@@ -216,32 +219,20 @@ public final class IdempotencyHandler {
     }
 
     /** Ends an acquired claim without effects: rolls its transaction back, then lets the key go. */
-    static void abandon(FilterSettings settings, Claim claim, Connection connection) {
-        rollback(connection);
+    static void abandon(FilterSettings settings, Claim claim, KeyedTransaction transaction) {
+        transaction.rollback();
         settings.store().finished(claim, false);
-    }
-
-    private static void rollback(Connection connection) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            LOG.log(Level.WARNING, "rollback failed; closing the connection discards the transaction", e);
-        }
-    }
-
-    private static void close(Connection connection) {
-        try {
-            connection.close();
-        } catch (SQLException e) {
-            LOG.log(Level.WARNING, "closing the request's connection failed", e);
-        }
     }
 
     private Answer.Problem problem(ProblemType type, String detail) {
         return new Answer.Problem(type, settings.problemTypeBase(), detail);
     }
 
-    private @Nullable RouteMatch match(String method, String path) {
+    private @Nullable RouteMatch match(HttpServletRequest request, String method, String path) {
+        if (settings.routeResolver() != null) {
+            IdempotencyFilter.Route route = settings.routeResolver().apply(request);
+            return route == null ? null : new RouteMatch(route.template(), route.keyRequired());
+        }
         for (RouteTemplate route : settings.routes()) {
             if (route.matches(method, path)) {
                 return new RouteMatch(route.template(), route.keyRequired());

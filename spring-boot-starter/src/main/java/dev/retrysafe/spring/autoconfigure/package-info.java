@@ -1,7 +1,7 @@
 /**
- * Spring Boot auto-configuration of Retrysafe, one {@code @AutoConfiguration} per piece with its
- * {@code @ConfigurationProperties} under {@code retrysafe.*}; each piece has its own
- * {@code enabled} switch and backs off when the application defines the bean itself.
+ * Auto-configuration of Retrysafe in a Spring Boot application, one class per piece, each with
+ * its {@code retrysafe.<piece>.*} properties and its {@code enabled} switch; every bean backs
+ * off when the application defines one of its type.
  */
 @NullMarked
 package dev.retrysafe.spring.autoconfigure;

@@ -1,6 +1,6 @@
 /**
- * The starter's machinery: lifecycle adapters, filters, interceptors, meter binders and JSON
- * shapes behind the public beans. Not an API: anything here may change in any release.
+ * The starter's implementation: how a request finds its handler's annotations, how a keyed
+ * request's transaction becomes Spring's, the schema, health and meters. Not an API.
  */
 @NullMarked
 package dev.retrysafe.spring.internal;

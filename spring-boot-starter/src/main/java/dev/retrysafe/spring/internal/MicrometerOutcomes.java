@@ -1,0 +1,41 @@
+package dev.retrysafe.spring.internal;
+
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Retrysafe's decisions as Micrometer counters, named so that their Prometheus names are the
+ * Retrysafe server's: {@code retrysafe_ratelimit_decisions_total{policy,outcome}},
+ * {@code retrysafe_ratelimit_refunds_total{policy}} and
+ * {@code retrysafe_idempotency_claims_total{outcome}}. Threadsafe.
+ */
+public final class MicrometerOutcomes implements RequestOutcomes {
+
+    /** Rate-limit decisions by policy and outcome (allowed, rejected, unavailable). */
+    public static final String DECISIONS = "retrysafe.ratelimit.decisions";
+    /** Charges given back by policy (replays and 409s spend nothing). */
+    public static final String REFUNDS = "retrysafe.ratelimit.refunds";
+    /** Idempotency claims by outcome (acquired, replayed, in_flight: 409, mismatch: 422). */
+    public static final String CLAIMS = "retrysafe.idempotency.claims";
+
+    private final MeterRegistry registry;
+
+    /** Counts into {@code registry}. */
+    public MicrometerOutcomes(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void claim(String outcome) {
+        registry.counter(CLAIMS, "outcome", outcome).increment();
+    }
+
+    @Override
+    public void decision(String policy, String outcome) {
+        registry.counter(DECISIONS, "policy", policy, "outcome", outcome).increment();
+    }
+
+    @Override
+    public void refund(String policy) {
+        registry.counter(REFUNDS, "policy", policy).increment();
+    }
+}

@@ -1,0 +1,41 @@
+package dev.retrysafe.spring.internal;
+
+import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Redis rate-limit store, on a Lettuce client of its own (see the starter's page on why it
+ * does not borrow Spring Data Redis's connection factory). Stateless.
+ */
+public final class RedisStores {
+
+    private RedisStores() {}
+
+    /**
+     * A Redis store at {@code url}.
+     *
+     * @throws IllegalStateException if the url is missing or ratelimit-redis is not on the classpath
+     */
+    public static RateLimitStore store(@Nullable String url, String keyPrefix, Duration timeout) {
+        if (url == null || url.isBlank()) {
+            throw new IllegalStateException(
+                    "retrysafe.rate-limits.store=redis needs retrysafe.rate-limits.redis.url (redis://host:port)");
+        }
+        try {
+            Class.forName(
+                    "dev.retrysafe.ratelimit.redis.RedisRateLimitStore", false, RedisStores.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(
+                    "retrysafe.rate-limits.store=redis needs dev.retrysafe:retrysafe-ratelimit-redis"
+                            + " on the classpath",
+                    e);
+        }
+        return RedisRateLimitStore.builder()
+                .redisUri(url)
+                .keyPrefix(keyPrefix)
+                .commandTimeout(timeout)
+                .build();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.retrysafe.spring.internal;
+
+import dev.retrysafe.ratelimit.RateLimitStore;
+import java.sql.Connection;
+import java.sql.Statement;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * Health {@code retrysafe}: down when a Retrysafe table cannot be read; with the Redis rate-limit
+ * store, whether its circuit breaker is open (then up all the same: the policies fail open or
+ * closed by themselves, as the server's {@code /ready} says {@code degraded}). Threadsafe.
+ */
+public final class RetrysafeHealthIndicator extends AbstractHealthIndicator {
+
+    private final DataSource dataSource;
+    private final @Nullable RateLimitStore rateLimitStore;
+
+    /** Checks the tables on {@code dataSource} and, if it is Redis, {@code rateLimitStore}. */
+    public RetrysafeHealthIndicator(DataSource dataSource, @Nullable RateLimitStore rateLimitStore) {
+        super("Retrysafe health check failed");
+        this.dataSource = dataSource;
+        this.rateLimitStore = rateLimitStore;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) throws Exception {
+        try (Connection connection = dataSource.getConnection();
+                Statement statement = connection.createStatement()) {
+            for (String table : RetrysafeSchema.TABLES) {
+                statement
+                        .executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")
+                        .close();
+            }
+        }
+        builder.up().withDetail("tables", RetrysafeSchema.TABLES);
+        if (rateLimitStore != null && RedisHealth.isRedis(rateLimitStore)) {
+            builder.withDetail("redis", RedisHealth.breakerOpen(rateLimitStore) ? "unreachable (breaker open)" : "ok");
+        }
+    }
+}
