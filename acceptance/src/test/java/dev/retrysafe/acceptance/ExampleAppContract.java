@@ -49,8 +49,8 @@ abstract class ExampleAppContract {
     final String keyA = "example_key_a_" + UUID.randomUUID().toString().replace("-", "");
     final String keyB = "example_key_b_" + UUID.randomUUID().toString().replace("-", "");
 
-    @TempDir
-    Path dir;
+    /** The class's temporary folder (a parameter of {@link #startApp}: fields are not injected before it). */
+    private @Nullable Path dir;
 
     private final List<ExampleApp.Store> stores = new java.util.ArrayList<>();
     private ExampleApp.@Nullable Store store;
@@ -71,16 +71,20 @@ abstract class ExampleAppContract {
     }
 
     @BeforeAll
-    void startApp() throws IOException {
-        store = store(dir.resolve("shared"));
+    void startApp(@TempDir Path temp) throws IOException {
+        dir = temp;
+        store = store(temp.resolve("shared"));
         app = ExampleApp.start(
                 "example",
                 store,
-                dir,
+                temp,
                 List.of(keyA, keyB),
                 BANK_LATENCY,
                 Map.of(),
-                "--payments.demo.fail-after-insert-when-description=" + FAIL_AFTER_INSERT);
+                "--payments.demo.fail-after-insert-when-description=" + FAIL_AFTER_INSERT,
+                // the test's webhook endpoint is on loopback, over plain http
+                "--retrysafe.webhooks.out.ssrf.allow-private-targets=127.0.0.0/8",
+                "--retrysafe.webhooks.out.ssrf.require-https=false");
         http = new ExampleHttp(app.base);
     }
 
@@ -160,6 +164,135 @@ abstract class ExampleAppContract {
     }
 
     @Test
+    @Order(2)
+    void threeConcurrentRequestsWithOneKeyMakeOnePaymentAndTheReplayCarriesTheHeader() throws Exception {
+        String key = newKey();
+        String body = "{\"amount\": 700, \"currency\": \"eur\", \"description\": \"three at once\"}";
+        List<CompletableFuture<HttpResponse<String>>> sent = new java.util.ArrayList<>();
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        try {
+            for (int i = 0; i < 3; i++) {
+                sent.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                gate.await();
+                                return http().pay(keyA, key, body);
+                            } catch (Exception e) {
+                                throw new java.util.concurrent.CompletionException(e);
+                            }
+                        },
+                        pool));
+            }
+            gate.countDown();
+            List<HttpResponse<String>> answers = new java.util.ArrayList<>();
+            for (CompletableFuture<HttpResponse<String>> f : sent) {
+                answers.add(f.get(60, TimeUnit.SECONDS));
+            }
+
+            // exactly one ran; the others were told to wait (409) or got its answer replayed
+            List<HttpResponse<String>> ran = answers.stream()
+                    .filter(r -> r.statusCode() == 201
+                            && r.headers().firstValue("Idempotent-Replayed").isEmpty())
+                    .toList();
+            assertThat(ran)
+                    .as("answers that ran the payment: %s", bodies(answers))
+                    .hasSize(1);
+            String id = ExampleHttp.json(ran.get(0)).get("id").asText();
+            for (HttpResponse<String> other : answers) {
+                if (other == ran.get(0)) {
+                    continue;
+                }
+                if (other.statusCode() == 409) {
+                    assertProblem(other, 409, "/problems/idempotency-key-in-use");
+                    assertThat(other.headers().firstValue("Retry-After")).isPresent();
+                } else {
+                    assertThat(other.statusCode()).as(other.body()).isEqualTo(201);
+                    assertThat(other.headers().firstValue("Idempotent-Replayed"))
+                            .contains("true");
+                    assertThat(ExampleHttp.json(other).get("id").asText()).isEqualTo(id);
+                }
+            }
+            assertThat(count(sharedStore(), "SELECT COUNT(*) FROM payments WHERE idempotency_key = ?", key))
+                    .isEqualTo(1);
+
+            HttpResponse<String> replay = http().pay(keyA, key, body);
+            assertThat(replay.statusCode()).isEqualTo(201);
+            assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
+            assertThat(replay.headers().firstValue("Location")).contains("/v1/payments/" + id);
+            assertThat(ExampleHttp.json(replay)).isEqualTo(ExampleHttp.json(ran.get(0)));
+
+            HttpResponse<String> otherBody = http().pay(keyA, key, body.replace("700", "701"));
+            assertProblem(otherBody, 422, "/problems/idempotency-key-reused");
+            assertThat(count(sharedStore(), "SELECT COUNT(*) FROM payments WHERE idempotency_key = ?", key))
+                    .isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aRequestWhileTheFirstWithItsKeyStillRunsIs409() throws Exception {
+        String key = newKey();
+        String body = "{\"amount\": 800, \"currency\": \"eur\"}";
+        CompletableFuture<HttpResponse<String>> first = http().payAsync(keyA, key, body);
+        awaitAtTheBank(sharedStore(), key); // held there for the bank's latency
+
+        HttpResponse<String> second = http().pay(keyA, key, body);
+
+        assertProblem(second, 409, "/problems/idempotency-key-in-use");
+        assertThat(second.headers().firstValue("Retry-After")).isPresent();
+        HttpResponse<String> answer = first.get(60, TimeUnit.SECONDS);
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(201);
+        assertThat(answer.headers().firstValue("Idempotent-Replayed")).isEmpty();
+        assertThat(count(sharedStore(), "SELECT COUNT(*) FROM payments WHERE idempotency_key = ?", key))
+                .isEqualTo(1);
+    }
+
+    @Test
+    @Order(4)
+    void aControllerThatThrowsAfterItsInsertLeavesNoPaymentNoStoredAnswerAndNoOutboxRow() throws Exception {
+        // an endpoint subscribed to payment.succeeded, so that each payment makes one outbox row
+        HttpResponse<String> endpoint = http().post(
+                        "/v1/webhook_endpoints",
+                        keyA,
+                        "{\"url\": \"http://127.0.0.1:" + ServerProcess.freePort()
+                                + "/hooks\", \"event_types\": [\"payment.succeeded\"]}");
+        assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(201);
+        long outboxBefore =
+                count(sharedStore(), "SELECT COUNT(*) FROM deliveries WHERE event_type = ?", "payment.succeeded");
+        HttpResponse<String> paid = http().pay(keyA, newKey(), "{\"amount\": 300, \"currency\": \"eur\"}");
+        assertThat(paid.statusCode()).as(paid.body()).isEqualTo(201);
+        long outboxAfterOne =
+                count(sharedStore(), "SELECT COUNT(*) FROM deliveries WHERE event_type = ?", "payment.succeeded");
+        assertThat(outboxAfterOne).as("outbox rows of a committed payment").isEqualTo(outboxBefore + 1);
+
+        String key = newKey();
+        String body = "{\"amount\": 300, \"currency\": \"eur\", \"description\": \"" + FAIL_AFTER_INSERT + "\"}";
+        HttpResponse<String> failed = http().pay(keyA, key, body);
+
+        assertProblem(failed, 500, "/problems/internal-error");
+        assertThat(count(sharedStore(), "SELECT COUNT(*) FROM payments WHERE idempotency_key = ?", key))
+                .as("payments")
+                .isZero();
+        assertThat(count(sharedStore(), "SELECT COUNT(*) FROM idempotency_keys WHERE idem_key = ?", key))
+                .as("stored answers and claims of the key")
+                .isZero();
+        assertThat(count(sharedStore(), "SELECT COUNT(*) FROM deliveries WHERE event_type = ?", "payment.succeeded"))
+                .as("outbox rows")
+                .isEqualTo(outboxAfterOne);
+        // the key was let go: the same request runs again (and fails again), it is neither 409 nor a replay
+        HttpResponse<String> again = http().pay(keyA, key, body);
+        assertProblem(again, 500, "/problems/internal-error");
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    }
+
+    private static List<String> bodies(List<HttpResponse<String>> answers) {
+        return answers.stream().map(r -> r.statusCode() + " " + r.body()).toList();
+    }
+
+    @Test
     @Order(10)
     void sigtermLetsTheRequestInFlightFinishAndStops() throws Exception {
         String key = newKey();
@@ -180,6 +313,7 @@ abstract class ExampleAppContract {
     @Test
     @Order(5)
     void killDuringARequestThenTheClientsRetryMakesExactlyOnePayment() throws Exception {
+        Path dir = java.util.Objects.requireNonNull(this.dir);
         ExampleApp.Store crashStore = store(dir.resolve("crash"));
         // a claim left by the killed process is taken over once its lease has run out
         Map<String, String> env = Map.of("RETRYSAFE_IDEMPOTENCY_LEASE", "2s");

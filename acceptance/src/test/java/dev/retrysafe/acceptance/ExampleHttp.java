@@ -39,6 +39,18 @@ final class ExampleHttp {
         return http.sendAsync(payment(apiKey, idempotencyKey, body), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** {@code POST path} with a JSON {@code body} and the API key. */
+    HttpResponse<String> post(String path, String apiKey, String body) throws IOException, InterruptedException {
+        return http.send(
+                HttpRequest.newBuilder(base.resolve(path))
+                        .timeout(TIMEOUT)
+                        .header("Content-Type", "application/json")
+                        .header("Authorization", "Bearer " + apiKey)
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     /** {@code GET path} with the API key, if any. */
     HttpResponse<String> get(String path, @Nullable String apiKey) throws IOException, InterruptedException {
         HttpRequest.Builder b =

@@ -2,6 +2,8 @@ package com.example.payments.payments;
 
 import com.example.payments.api.ListQuery;
 import com.example.payments.auth.CurrentAccount;
+import dev.retrysafe.spring.Idempotent;
+import dev.retrysafe.spring.RateLimited;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -35,6 +37,8 @@ class PaymentController {
      * stored answer: they commit together, or none of them does.
      */
     @PostMapping(consumes = "application/json")
+    @Idempotent
+    @RateLimited("payments")
     @Transactional
     ResponseEntity<Map<String, @Nullable Object>> create(
             HttpServletRequest http,

@@ -18,8 +18,8 @@ import org.springframework.stereotype.Component;
 @JobKind(value = "payments_csv", maxConcurrency = 2)
 class PaymentsCsv implements JobHandler {
 
-    private static final String ROWS = "SELECT id, amount, currency, status, created_at FROM payments"
-            + " WHERE account_id = ? ORDER BY id";
+    private static final String ROWS =
+            "SELECT id, amount, currency, status, created_at FROM payments" + " WHERE account_id = ? ORDER BY id";
 
     private final JdbcTemplate jdbc;
 
@@ -30,18 +30,21 @@ class PaymentsCsv implements JobHandler {
     @Override
     public JobOutput run(JobContext context) {
         StringBuilder csv = new StringBuilder("id,amount,currency,status,created_at\n");
-        jdbc.query(ROWS, rs -> {
-            csv.append(rs.getString(1))
-                    .append(',')
-                    .append(rs.getLong(2))
-                    .append(',')
-                    .append(rs.getString(3))
-                    .append(',')
-                    .append(rs.getString(4))
-                    .append(',')
-                    .append(rs.getObject(5, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC))
-                    .append('\n');
-        }, context.job().owner());
+        jdbc.query(
+                ROWS,
+                rs -> {
+                    csv.append(rs.getString(1))
+                            .append(',')
+                            .append(rs.getLong(2))
+                            .append(',')
+                            .append(rs.getString(3))
+                            .append(',')
+                            .append(rs.getString(4))
+                            .append(',')
+                            .append(rs.getObject(5, OffsetDateTime.class).withOffsetSameInstant(ZoneOffset.UTC))
+                            .append('\n');
+                },
+                context.job().owner());
         context.progress(100);
         return JobOutput.of("text/csv; charset=utf-8", csv.toString().getBytes(StandardCharsets.UTF_8));
     }

@@ -4,7 +4,9 @@ import com.example.payments.api.FieldError;
 import com.example.payments.api.InvalidRequestException;
 import com.example.payments.api.NotFoundException;
 import com.example.payments.auth.CurrentAccount;
+import dev.retrysafe.spring.Idempotent;
 import dev.retrysafe.spring.JobAccepted;
+import dev.retrysafe.spring.RateLimited;
 import dev.retrysafe.spring.RetrysafeJobs;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
@@ -30,6 +32,8 @@ class ReportController {
 
     /** Starts a {@code payments_csv} report of the caller's payments. */
     @PostMapping(path = "/v1/reports", consumes = "application/json")
+    @Idempotent
+    @RateLimited("reports")
     @Transactional
     ResponseEntity<Map<String, @Nullable Object>> create(
             HttpServletRequest http, @RequestBody Map<String, @Nullable Object> body) {

@@ -2,14 +2,12 @@ package com.example.payments.webhooks;
 
 import com.example.payments.api.FieldError;
 import com.example.payments.api.InvalidRequestException;
+import com.example.payments.api.Problems;
 import com.example.payments.auth.CurrentAccount;
 import dev.retrysafe.delivery.EndpointWithSecret;
 import dev.retrysafe.delivery.NewEndpoint;
 import dev.retrysafe.spring.WebhookEndpointService;
 import dev.retrysafe.spring.WebhookTargetRefusedException;
-import com.example.payments.api.Problems;
-import org.springframework.http.HttpStatus;
-import org.springframework.web.ErrorResponseException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -19,7 +17,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
@@ -38,7 +38,8 @@ class WebhookEndpointController {
     }
 
     @PostMapping(path = "/v1/webhook_endpoints", consumes = "application/json")
-    ResponseEntity<Map<String, Object>> create(HttpServletRequest http, @RequestBody Map<String, @Nullable Object> body) {
+    ResponseEntity<Map<String, Object>> create(
+            HttpServletRequest http, @RequestBody Map<String, @Nullable Object> body) {
         URI url;
         try {
             url = new URI(String.valueOf(body.get("url")));
@@ -81,6 +82,8 @@ class WebhookEndpointController {
         m.put("description", made.endpoint().description());
         m.put("enabled", made.endpoint().enabled());
         m.put("secret", made.secret().encoded());
-        return ResponseEntity.created(URI.create("/v1/webhook_endpoints/" + made.endpoint().id())).body(m);
+        return ResponseEntity.created(
+                        URI.create("/v1/webhook_endpoints/" + made.endpoint().id()))
+                .body(m);
     }
 }
