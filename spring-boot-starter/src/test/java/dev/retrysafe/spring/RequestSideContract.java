@@ -170,6 +170,23 @@ abstract class RequestSideContract {
     }
 
     @Test
+    void aTransactionalMethodThatThrewIntoA4xxStoresNothing() throws Exception {
+        String account = account();
+        String key = UUID.randomUUID().toString();
+        HttpResponse<String> rejected = pay(account, key, "{\"amount\": 9, \"then\": \"reject\"}");
+        assertThat(rejected.statusCode()).isEqualTo(400);
+        assertThat(rejected.body()).contains("declined");
+        assertThat(payments(account)).isZero();
+        assertThat(storedAnswers(account)).isZero();
+
+        HttpResponse<String> retry = pay(account, key, "{\"amount\": 9, \"then\": \"reject\"}");
+        assertThat(retry.statusCode()).isEqualTo(400);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed"))
+                .as("ran again")
+                .isEmpty();
+    }
+
+    @Test
     void keysFollowTheAnnotationAndTheMappingPattern() throws Exception {
         String account = account();
         HttpResponse<String> missing = send(post("/v1/payments", account, null, "{\"amount\": 1}"));

@@ -10,6 +10,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -50,10 +51,23 @@ public class PaymentsController {
                 return ResponseEntity.status(503).body(Map.of("error", "bank down"));
             }
             case "hold" -> gates.hold();
+            case "reject" -> throw new Rejected("the bank declined after the insert");
             default -> {}
         }
         return ResponseEntity.created(URI.create("/v1/payments/" + id))
                 .body(Map.of("id", id, "amount", body.get("amount")));
+    }
+
+    /** A refusal the controller answers 400 itself, after its @Transactional method threw. */
+    static final class Rejected extends RuntimeException {
+        Rejected(String message) {
+            super(message);
+        }
+    }
+
+    @ExceptionHandler(Rejected.class)
+    ResponseEntity<Map<String, Object>> rejected(Rejected e) {
+        return ResponseEntity.badRequest().body(Map.of("error", e.getMessage()));
     }
 
     @Idempotent(keyRequired = false)

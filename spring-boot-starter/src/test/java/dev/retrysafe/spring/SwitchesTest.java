@@ -1,0 +1,168 @@
+package dev.retrysafe.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.retrysafe.idempotency.IdempotencyStore;
+import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.servlet.IdempotencyFilter;
+import dev.retrysafe.spring.autoconfigure.RetrysafeIdempotencyAutoConfiguration;
+import dev.retrysafe.spring.autoconfigure.RetrysafeObservabilityAutoConfiguration;
+import dev.retrysafe.spring.autoconfigure.RetrysafeRateLimitAutoConfiguration;
+import dev.retrysafe.spring.autoconfigure.RetrysafeSchemaAutoConfiguration;
+import dev.retrysafe.spring.autoconfigure.RetrysafeWebMvcAutoConfiguration;
+import dev.retrysafe.spring.internal.HandlerLookup;
+import dev.retrysafe.spring.internal.RateLimitFilters;
+import dev.retrysafe.spring.internal.RequestOutcomes;
+import dev.retrysafe.spring.internal.RetrysafeHealthIndicator;
+import dev.retrysafe.spring.internal.RetrysafeSchema;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Every piece is on by default when what it needs is there, off by its switch, and backs off for the app's own bean. */
+class SwitchesTest {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(
+                    DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class,
+                    RetrysafeSchemaAutoConfiguration.class,
+                    RetrysafeWebMvcAutoConfiguration.class,
+                    RetrysafeIdempotencyAutoConfiguration.class,
+                    RetrysafeRateLimitAutoConfiguration.class,
+                    RetrysafeObservabilityAutoConfiguration.class))
+            .withUserConfiguration(Meters.class)
+            .withPropertyValues("spring.datasource.url=jdbc:h2:mem:switch_"
+                    + UUID.randomUUID().toString().replace("-", "") + ";MODE=PostgreSQL;DB_CLOSE_DELAY=-1");
+
+    @Configuration(proxyBeanMethods = false)
+    static class Meters {
+        @Bean
+        MeterRegistry registry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
+    @Test
+    void everyPieceIsOnByDefault() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(RetrysafeSchema.class);
+            assertThat(context).hasSingleBean(HandlerLookup.class);
+            assertThat(context).hasSingleBean(IdempotencyFilter.class);
+            assertThat(context).hasSingleBean(RateLimitFilters.class);
+            assertThat(context).hasSingleBean(RetrysafeHealthIndicator.class);
+            assertThat(context).hasSingleBean(RequestOutcomes.class);
+        });
+    }
+
+    @Test
+    void idempotencyOff() {
+        runner.withPropertyValues("retrysafe.idempotency.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(IdempotencyFilter.class);
+            assertThat(context).doesNotHaveBean(IdempotencyStore.class);
+            assertThat(context).hasSingleBean(RateLimitFilters.class);
+        });
+    }
+
+    @Test
+    void rateLimitsOff() {
+        runner.withPropertyValues("retrysafe.rate-limits.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(RateLimitFilters.class);
+            assertThat(context).doesNotHaveBean(RateLimitStore.class);
+            assertThat(context).hasSingleBean(IdempotencyFilter.class);
+        });
+    }
+
+    @Test
+    void schemaOff() {
+        runner.withPropertyValues("retrysafe.schema.enabled=false", "retrysafe.idempotency.enabled=false")
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(RetrysafeSchema.class);
+                    assertThat(context).doesNotHaveBean(RetrysafeHealthIndicator.class);
+                });
+    }
+
+    @Test
+    void healthAndMetricsOff() {
+        runner.withPropertyValues("retrysafe.health.enabled=false", "retrysafe.metrics.enabled=false")
+                .run(context -> {
+                    assertThat(context).doesNotHaveBean(RetrysafeHealthIndicator.class);
+                    assertThat(context).doesNotHaveBean(RequestOutcomes.class);
+                    assertThat(context).hasSingleBean(IdempotencyFilter.class);
+                });
+    }
+
+    @Test
+    void theAppsOwnBeansWin() {
+        RateLimitStore own =
+                dev.retrysafe.ratelimit.InMemoryRateLimitStore.builder().build();
+        runner.withBean(RateLimitStore.class, () -> own)
+                .withBean(RetrysafeCaller.class, () -> request -> "everyone")
+                .run(context -> {
+                    assertThat(context.getBean(RateLimitStore.class)).isSameAs(own);
+                    assertThat(context.getBeansOfType(RetrysafeCaller.class)).hasSize(1);
+                });
+    }
+
+    @Test
+    void aPolicyWithoutAWindowStopsTheStartNamingTheProperty() {
+        runner.withPropertyValues("retrysafe.rate-limits.policies.p.quota=5").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("retrysafe.rate-limits.policies.p.window is required");
+        });
+    }
+
+    @Test
+    void withFlywayTheTablesAreMigratedOnceUnderRetrysafesOwnHistory() {
+        WebApplicationContextRunner onOneDatabase = runner.withPropertyValues("spring.datasource.url=" + newDatabase());
+        onOneDatabase.run(first -> {
+            assertThat(first).hasNotFailed();
+            assertThat(flywayVersions(first)).containsExactly("1");
+        });
+        onOneDatabase.run(second -> {
+            assertThat(second).hasNotFailed();
+            assertThat(flywayVersions(second)).as("nothing ran twice").containsExactly("1");
+        });
+    }
+
+    @Test
+    void withoutFlywayTheStarterRecordsTheVersionAndFlywayLaterStartsFromIt() {
+        WebApplicationContextRunner onOneDatabase = runner.withPropertyValues("spring.datasource.url=" + newDatabase());
+        onOneDatabase.withPropertyValues("retrysafe.schema.use-flyway=false").run(first -> {
+            assertThat(first).hasNotFailed();
+            RetrysafeSchema schema = first.getBean(RetrysafeSchema.class);
+            assertThat(schema.recordedVersion()).isEqualTo(RetrysafeSchema.latestVersion());
+            assertThat(schema.migrate()).as("a second run migrates nothing").isZero();
+        });
+        onOneDatabase.run(withFlyway -> {
+            assertThat(withFlyway)
+                    .as("Flyway takes the recorded version as its baseline")
+                    .hasNotFailed();
+            assertThat(flywayVersions(withFlyway)).containsExactly("1");
+        });
+    }
+
+    private static String newDatabase() {
+        return "jdbc:h2:mem:schema_" + UUID.randomUUID().toString().replace("-", "")
+                + ";MODE=PostgreSQL;DB_CLOSE_DELAY=-1";
+    }
+
+    /** The versions Flyway's history table lists as applied (a baseline included), in order. */
+    private static java.util.List<String> flywayVersions(org.springframework.context.ApplicationContext context) {
+        return new org.springframework.jdbc.core.JdbcTemplate(context.getBean(javax.sql.DataSource.class))
+                .queryForList("SELECT * FROM \"retrysafe_schema_history_flyway\"").stream()
+                        .filter(row -> Boolean.TRUE.equals(row.get("success")) && row.get("version") != null)
+                        .map(row -> String.valueOf(row.get("version")))
+                        .toList();
+    }
+}
