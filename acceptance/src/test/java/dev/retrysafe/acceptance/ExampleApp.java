@@ -22,9 +22,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The packaged example application ({@code examples/spring-boot-payments}, a Spring Boot fat jar)
  * started as a process on a random port, with the same environment variables as the Retrysafe
- * server, on an embedded H2 file or on PostgreSQL. The tests read its database directly: PostgreSQL
- * through {@link PostgresTestDatabase}, the H2 file while the application runs through H2's
- * {@code AUTO_SERVER}. Not threadsafe.
+ * server, on H2 or on PostgreSQL. The tests read its database directly: PostgreSQL through
+ * {@link PostgresTestDatabase}, H2 through the TCP server this JVM serves it from. Not threadsafe.
  */
 final class ExampleApp implements AutoCloseable {
 
@@ -42,20 +41,36 @@ final class ExampleApp implements AutoCloseable {
         Connection connect() throws SQLException;
     }
 
-    /** The default: an H2 file {@code example-payments} under {@code RETRYSAFE_DATA_DIR}. */
-    record H2(Path dataDir) implements Store {
+    /**
+     * An H2 database in PostgreSQL mode, served to the application over TCP from this test JVM
+     * ({@code RETRYSAFE_DATABASE_URL=jdbc:h2:tcp:...}), so that the test can read it while the
+     * application runs and after it was killed. (The application's own default, an embedded file,
+     * is what {@code RunExampleTest} starts.)
+     */
+    record H2(org.h2.tools.Server server, String url) implements Store {
+
+        /** A TCP server on a random loopback port, keeping its files in {@code dir}. */
+        static H2 serve(Path dir) {
+            try {
+                Files.createDirectories(dir);
+                org.h2.tools.Server server = org.h2.tools.Server.createTcpServer(
+                                "-tcpPort", "0", "-ifNotExists", "-baseDir", dir.toString())
+                        .start();
+                return new H2(
+                        server, "jdbc:h2:tcp://127.0.0.1:" + server.getPort() + "/example-payments;MODE=PostgreSQL");
+            } catch (SQLException | IOException e) {
+                throw new IllegalStateException("cannot start an H2 TCP server in " + dir, e);
+            }
+        }
+
         @Override
         public Map<String, String> environment() {
-            return Map.of("RETRYSAFE_DATA_DIR", dataDir.toString());
+            return Map.of("RETRYSAFE_DATABASE_URL", url);
         }
 
         @Override
         public Connection connect() throws SQLException {
-            // AUTO_SERVER: the running application serves its file to a second process over loopback
-            return DriverManager.getConnection(
-                    "jdbc:h2:file:" + dataDir.resolve("example-payments") + ";MODE=PostgreSQL;AUTO_SERVER=TRUE",
-                    "",
-                    "");
+            return DriverManager.getConnection(url, "", "");
         }
 
         @Override

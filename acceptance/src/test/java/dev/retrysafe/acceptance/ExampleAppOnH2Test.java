@@ -2,16 +2,16 @@ package dev.retrysafe.acceptance;
 
 import java.nio.file.Path;
 
-/** The example application on its default store, an embedded H2 file. */
+/** The example application on H2 (PostgreSQL mode). */
 class ExampleAppOnH2Test extends ExampleAppContract {
 
     @Override
     ExampleApp.Store newStore(Path dir) {
-        return new ExampleApp.H2(dir);
+        return ExampleApp.H2.serve(dir);
     }
 
     @Override
     void drop(ExampleApp.Store store) {
-        // the file goes with the test's temporary folder
+        ((ExampleApp.H2) store).server().stop(); // its file goes with the test's temporary folder
     }
 }
