@@ -2,6 +2,7 @@ package dev.retrysafe.server;
 
 import dev.retrysafe.server.config.DatabaseConfig;
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.db.DatabaseUnavailableException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -25,6 +26,9 @@ import org.h2.tools.Server;
 final class EmbeddedH2 {
 
     static final String PORT_FILE = "h2-server.port";
+    /** The file H2 keeps the embedded database in ({@link DatabaseConfig#jdbcUrl} names it "retrysafe"). */
+    static final String DATABASE_FILE = "retrysafe.mv.db";
+
     private static final String BIND_ADDRESS = "h2.bindAddress";
     private static final int PROBE_TIMEOUT_MILLIS = 500;
     // Flyway holds one connection for its lock while it migrates with another
@@ -76,6 +80,24 @@ final class EmbeddedH2 {
                 .map(port -> config.withDatabase(new DatabaseConfig(
                         db.embeddedTcpUrl(config.dataDir(), port), db.user(), db.password(), ONE_OFF_POOL_SIZE)))
                 .orElse(config);
+    }
+
+    /**
+     * Throws when a Retrysafe server already runs on {@code dataDir} (its port file names a port
+     * that answers): a second server on the same folder could not open the file anyway.
+     */
+    static void refuseWhenServed(Path dataDir) throws DatabaseUnavailableException {
+        Optional<Integer> port = runningServerPort(dataDir);
+        if (port.isPresent()) {
+            throw new DatabaseUnavailableException("another Retrysafe server is running on the data folder "
+                    + dataDir.toAbsolutePath().normalize() + " (its database answers on 127.0.0.1:" + port.get()
+                    + "): stop it first, or give this server a folder of its own (RETRYSAFE_DATA_DIR=other-folder)");
+        }
+    }
+
+    /** Whether {@code dataDir} holds an embedded database (a server or {@code migrate} has made it). */
+    static boolean exists(Path dataDir) {
+        return Files.isRegularFile(dataDir.resolve(DATABASE_FILE));
     }
 
     private static Optional<Integer> runningServerPort(Path dataDir) {
