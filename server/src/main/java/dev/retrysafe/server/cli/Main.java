@@ -122,8 +122,9 @@ public final class Main {
             boolean throughServer = !oneOff.database().embedded();
             if (!throughServer && !RetrysafeServer.embeddedDatabaseExists(config) && !c.newDatabase()) {
                 err.println("retrysafe: no embedded database in " + folder + " (no server has run on this folder):"
-                        + " run create-account with the server's settings (RETRYSAFE_DATA_DIR or --config as the"
-                        + " server had them; it prints its folder at start), or add --new-database to make one here");
+                        + " run create-account with the server's settings (the same RETRYSAFE_DATA_DIR or --config;"
+                        + " the server's start banner shows its folder in the Demo key line), or add --new-database"
+                        + " to make one here");
                 return FAILURE;
             }
             where = "the embedded database in " + folder + (throughServer ? " (through the server running on it)" : "");
