@@ -2,6 +2,7 @@ package dev.retrysafe.server;
 
 import dev.retrysafe.server.config.DatabaseConfig;
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.db.ConnectionCheck;
 import dev.retrysafe.server.db.DatabaseUnavailableException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -83,16 +84,24 @@ final class EmbeddedH2 {
     }
 
     /**
-     * Throws when a Retrysafe server already runs on {@code dataDir} (its port file names a port
-     * that answers): a second server on the same folder could not open the file anyway.
+     * {@code failure} to open the database of {@code dataDir}, said more precisely when the file is
+     * held and a Retrysafe server runs on the folder (its port file names a port that answers).
+     * Only a failure that is the file lock is rewritten: a port that answers could be another
+     * program's after a killed server, so the port alone never refuses a start.
      */
-    static void refuseWhenServed(Path dataDir) throws DatabaseUnavailableException {
-        Optional<Integer> port = runningServerPort(dataDir);
-        if (port.isPresent()) {
-            throw new DatabaseUnavailableException("another Retrysafe server is running on the data folder "
-                    + dataDir.toAbsolutePath().normalize() + " (its database answers on 127.0.0.1:" + port.get()
-                    + "): stop it first, or give this server a folder of its own (RETRYSAFE_DATA_DIR=other-folder)");
+    static DatabaseUnavailableException explain(Path dataDir, DatabaseUnavailableException failure) {
+        if (!(failure.getCause() instanceof SQLException cause)
+                || cause.getErrorCode() != ConnectionCheck.H2_FILE_IN_USE) {
+            return failure;
         }
+        return runningServerPort(dataDir)
+                .map(port -> new DatabaseUnavailableException(
+                        "another Retrysafe server is running on the data folder "
+                                + dataDir.toAbsolutePath().normalize() + " (its database answers on 127.0.0.1:" + port
+                                + "): stop it first, or give this server a folder of its own"
+                                + " (RETRYSAFE_DATA_DIR=other-folder)",
+                        cause))
+                .orElse(failure);
     }
 
     /** Whether {@code dataDir} holds an embedded database (a server or {@code migrate} has made it). */

@@ -9,6 +9,7 @@ import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.ConnectionCheck;
 import dev.retrysafe.server.db.Database;
+import dev.retrysafe.server.db.DatabaseUnavailableException;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.docs.DocsRoutes;
@@ -109,10 +110,12 @@ public final class RetrysafeServer implements AutoCloseable {
             throws SQLException, IOException {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
-            if (config.database().embedded()) {
-                EmbeddedH2.refuseWhenServed(config.dataDir());
+            Database db;
+            try {
+                db = Storage.open(config, "retrysafe", resources);
+            } catch (DatabaseUnavailableException e) {
+                throw config.database().embedded() ? EmbeddedH2.explain(config.dataDir(), e) : e;
             }
-            Database db = Storage.open(config, "retrysafe", resources);
             if (config.database().embedded()) {
                 resources.add(EmbeddedH2.serve(config.dataDir()));
             }

@@ -22,7 +22,7 @@ public final class ConnectionCheck {
     /** SQLSTATE class 08: the connection could not be made. */
     static final String CONNECTION_CLASS = "08";
     /** H2's {@code DATABASE_ALREADY_OPEN_1}: another process holds the database file. */
-    static final int H2_FILE_IN_USE = 90020;
+    public static final int H2_FILE_IN_USE = 90020;
 
     private static final String CONNECT_TIMEOUT_SECONDS = "5";
 
