@@ -4,6 +4,7 @@
 #                            [--config FILE] [--dir DIR]
 #   scripts/cluster.sh status [--dir DIR]
 #   scripts/cluster.sh stop [--dir DIR]
+#   scripts/cluster.sh --help (creates nothing)
 # (also as ./run cluster ...). Defaults: 3 instances on ports P+1..P+N, nginx on 127.0.0.1:8080,
 # state (pids, logs, nginx.conf) under ./cluster. The database is RETRYSAFE_DATABASE_URL (default
 # postgresql://postgres@127.0.0.1:5432/retrysafe, created when missing), the rate-limit store
@@ -17,10 +18,22 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/scripts/services.sh"
 SERVICES_CALLER=cluster
 
-usage() { sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# usage [CODE]: the header above; on stdout for --help (exit 0), on stderr for a mistake (exit 2)
+usage() {
+  local code=${1:-2}
+  if [ "$code" = 0 ]; then sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  else sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; fi
+  exit "$code"
+}
 fail() { echo "cluster: $*" >&2; exit 1; }
 
 command=${1:-}; [ $# -gt 0 ] && shift
+case "$command" in
+  -h|--help|help) usage 0 ;;
+  start|status|stop) ;;
+  "") usage 2 ;;
+  *) echo "cluster: unknown command $command (start, status or stop)" >&2; usage 2 ;;
+esac
 instances=3 port=8080 instance_ports="" listen_addr=127.0.0.1 config="" dir="$PWD/cluster"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,13 +43,18 @@ while [ $# -gt 0 ]; do
     --listen) listen_addr=${2:?}; shift 2 ;;
     --config) config=$(realpath "${2:?}"); shift 2 ;;
     --dir) dir=${2:?}; shift 2 ;;
-    -h|--help) usage ;;
-    *) echo "cluster: unknown option $1" >&2; usage ;;
+    -h|--help) usage 0 ;;
+    *) echo "cluster: unknown option $1" >&2; usage 2 ;;
   esac
 done
 [[ "$instances" =~ ^[1-9][0-9]?$ ]] || fail "--instances must be 1..99, was $instances"
 [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || fail "--port must be 1..65535, was $port"
-dir=$(mkdir -p "$dir" && cd "$dir" && pwd)
+# only start makes the state folder: help, status and stop of a cluster never started create nothing
+if [ "$command" = start ]; then
+  dir=$(mkdir -p "$dir" && cd "$dir" && pwd)
+elif [ -d "$dir" ]; then
+  dir=$(cd "$dir" && pwd)
+fi
 
 ready() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/ready"; }
 
@@ -144,5 +162,4 @@ case "$command" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) usage ;;
 esac

@@ -36,6 +36,29 @@ class ClusterScriptTest {
     Path temp;
 
     @Test
+    void helpPrintsTheCommandsAndCreatesNothing() throws Exception {
+        // once, ./run cluster --help made ./cluster in the current folder
+        Path cwd = Files.createDirectories(temp.resolve("cwd"));
+        Path logs = Files.createDirectories(temp.resolve("help-logs"));
+        for (String help : List.of("--help", "-h", "help")) {
+            try (ServerProcess p = ServerProcess.start(
+                    "cluster-" + help,
+                    List.of(RepositoryRoot.find().resolve("run").toString(), "cluster", help),
+                    ServerProcess.environment(Map.of()),
+                    cwd,
+                    logs)) {
+                assertThat(p.waitFor(Duration.ofSeconds(30))).as(p.describe()).isZero();
+                assertThat(p.stdout()).contains("start", "status", "stop", "--instances", "--dir");
+            }
+        }
+        try (var left = Files.list(cwd)) {
+            assertThat(left.toList())
+                    .as("what ./run cluster --help left in its folder")
+                    .isEmpty();
+        }
+    }
+
+    @Test
     void startsInstancesBehindNginxSurvivesAKillAndStopsEverything() throws Exception {
         String apiKey = "acc_cluster_" + UUID.randomUUID().toString().replace("-", "");
         int port = ServerProcess.freePort();

@@ -167,9 +167,20 @@ class NewcomerRunTest {
     void createAccountPrintsANewKey() throws Exception {
         Path dataDir = temp.resolve("data");
         ServerProcess cli = run(
-                "create-account", Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()), "create-account", "--name", "x");
+                "create-account",
+                Map.of("RETRYSAFE_DATA_DIR", dataDir.toString()),
+                "create-account",
+                "--name",
+                "x",
+                "--new-database");
         int code = cli.waitFor(COMMAND_DEADLINE);
-        assertThat(code).as("./run create-account --name x\n%s", cli.describe()).isZero();
+        assertThat(code)
+                .as("./run create-account --name x --new-database\n%s", cli.describe())
+                .isZero();
+        assertThat(cli.stderr())
+                .as("says which database it wrote to")
+                .contains("in the embedded database in "
+                        + dataDir.toAbsolutePath().normalize());
         String key = cli.stdout().strip();
         assertThat(key)
                 .as("stdout is the key and nothing else")

@@ -2,6 +2,8 @@ package dev.retrysafe.server;
 
 import dev.retrysafe.server.config.DatabaseConfig;
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.db.ConnectionCheck;
+import dev.retrysafe.server.db.DatabaseUnavailableException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -25,6 +27,9 @@ import org.h2.tools.Server;
 final class EmbeddedH2 {
 
     static final String PORT_FILE = "h2-server.port";
+    /** The file H2 keeps the embedded database in ({@link DatabaseConfig#jdbcUrl} names it "retrysafe"). */
+    static final String DATABASE_FILE = "retrysafe.mv.db";
+
     private static final String BIND_ADDRESS = "h2.bindAddress";
     private static final int PROBE_TIMEOUT_MILLIS = 500;
     // Flyway holds one connection for its lock while it migrates with another
@@ -76,6 +81,32 @@ final class EmbeddedH2 {
                 .map(port -> config.withDatabase(new DatabaseConfig(
                         db.embeddedTcpUrl(config.dataDir(), port), db.user(), db.password(), ONE_OFF_POOL_SIZE)))
                 .orElse(config);
+    }
+
+    /**
+     * {@code failure} to open the database of {@code dataDir}, said more precisely when the file is
+     * held and a Retrysafe server runs on the folder (its port file names a port that answers).
+     * Only a failure that is the file lock is rewritten: a port that answers could be another
+     * program's after a killed server, so the port alone never refuses a start.
+     */
+    static DatabaseUnavailableException explain(Path dataDir, DatabaseUnavailableException failure) {
+        if (!(failure.getCause() instanceof SQLException cause)
+                || cause.getErrorCode() != ConnectionCheck.H2_FILE_IN_USE) {
+            return failure;
+        }
+        return runningServerPort(dataDir)
+                .map(port -> new DatabaseUnavailableException(
+                        "another Retrysafe server is running on the data folder "
+                                + dataDir.toAbsolutePath().normalize() + " (its database answers on 127.0.0.1:" + port
+                                + "): stop it first, or give this server a folder of its own"
+                                + " (RETRYSAFE_DATA_DIR=other-folder)",
+                        cause))
+                .orElse(failure);
+    }
+
+    /** Whether {@code dataDir} holds an embedded database (a server or {@code migrate} has made it). */
+    static boolean exists(Path dataDir) {
+        return Files.isRegularFile(dataDir.resolve(DATABASE_FILE));
     }
 
     private static Optional<Integer> runningServerPort(Path dataDir) {

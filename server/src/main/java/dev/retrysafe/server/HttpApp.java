@@ -3,6 +3,7 @@ package dev.retrysafe.server;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.dashboard.DashboardAssets;
 import dev.retrysafe.server.docs.DocsRoutes;
+import dev.retrysafe.server.docs.LandingPage;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AccountRequired;
 import dev.retrysafe.server.http.AuthFilter;
@@ -94,6 +95,7 @@ final class HttpApp {
             DispatcherWakeUp wakeUp,
             MetricsRoute metrics,
             DocsRoutes docs,
+            LandingPage landing,
             Servlet stream) {}
 
     static Javalin create(
@@ -162,6 +164,7 @@ final class HttpApp {
                 c.routes.get(path, handler);
                 c.routes.head(path, handler);
             };
+            read.accept("/", h.landing()::page);
             read.accept("/health", h.probes()::health);
             read.accept("/ready", h.probes()::ready);
             read.accept("/metrics", h.metrics()::metrics);

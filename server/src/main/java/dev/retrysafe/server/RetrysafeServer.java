@@ -7,10 +7,13 @@ import dev.retrysafe.liveevents.LiveEvents;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.bank.Bank;
 import dev.retrysafe.server.config.ServerConfig;
+import dev.retrysafe.server.db.ConnectionCheck;
 import dev.retrysafe.server.db.Database;
+import dev.retrysafe.server.db.DatabaseUnavailableException;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import dev.retrysafe.server.docs.DocsRoutes;
+import dev.retrysafe.server.docs.LandingPage;
 import dev.retrysafe.server.docs.OpenApiDocument;
 import dev.retrysafe.server.events.EventRoutes;
 import dev.retrysafe.server.http.AuthFilter;
@@ -42,6 +45,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -108,7 +112,12 @@ public final class RetrysafeServer implements AutoCloseable {
             throws SQLException, IOException {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
-            Database db = Storage.open(config, "retrysafe", resources);
+            Database db;
+            try {
+                db = Storage.open(config, "retrysafe", resources);
+            } catch (DatabaseUnavailableException e) {
+                throw config.database().embedded() ? EmbeddedH2.explain(config.dataDir(), e) : e;
+            }
             if (config.database().embedded()) {
                 resources.add(EmbeddedH2.serve(config.dataDir()));
             }
@@ -191,8 +200,10 @@ public final class RetrysafeServer implements AutoCloseable {
             Reports reports = Reports.start(config, ds, ids, clock, resources, live, reportPacing);
             EventRoutes events = new EventRoutes(transactions);
             RequestLimits limits = new RequestLimits(config.limits());
+            Probes probes = new Probes(db, config.redis());
+            warnWhenRedisIsSilent(config, probes);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
-                    new Probes(db, config.redis()),
+                    probes,
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
                     new RefundRoutes(transactions, new Refunds(ids, clock), config.maxBodyBytes()),
                     new RateLimitRoutes(config.rateLimits().enabled()),
@@ -208,6 +219,7 @@ public final class RetrysafeServer implements AutoCloseable {
                             limits,
                             decisions)),
                     new DocsRoutes(OpenApiDocument.load()),
+                    new LandingPage(demoKeyFile(config)),
                     live.servlet());
             RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources, decisions);
             Javalin app = HttpApp.create(config, auth, limits, rateLimit, idempotency, handlers);
@@ -221,6 +233,20 @@ public final class RetrysafeServer implements AutoCloseable {
         } catch (SQLException | IOException | RuntimeException e) {
             closeAll(resources);
             throw e;
+        }
+    }
+
+    /**
+     * One line at start when Redis is configured but does not answer: the server starts anyway
+     * (a Redis outage must not become a total one), so without it the first sign would be a
+     * {@code degraded} {@code /ready} or rate limits that fail open or closed.
+     */
+    private static void warnWhenRedisIsSilent(ServerConfig config, Probes probes) {
+        if (config.redis().configured() && !probes.redisAnswers()) {
+            LOG.warn(
+                    "Redis at {} does not answer (redis.url, RETRYSAFE_REDIS_URL): starting without it; rate limits"
+                            + " fail open or closed per policy and /ready says degraded until it answers",
+                    config.redis().describe());
         }
     }
 
@@ -311,6 +337,27 @@ public final class RetrysafeServer implements AutoCloseable {
         return EmbeddedH2.forOneOffCommand(config);
     }
 
+    /**
+     * The file that holds the demo account's API key, which the server makes on its first start
+     * with the embedded database; {@code null} for an external database, which has no demo account.
+     */
+    public static @Nullable Path demoKeyFile(ServerConfig config) {
+        return config.database().embedded()
+                ? config.dataDir()
+                        .resolve(Bootstrap.DEMO_KEY_FILE)
+                        .toAbsolutePath()
+                        .normalize()
+                : null;
+    }
+
+    /**
+     * Whether the data folder of {@code config} holds the embedded database already (a server or
+     * {@code migrate} made it), so that a one-off command can refuse to make a new one by mistake.
+     */
+    public static boolean embeddedDatabaseExists(ServerConfig config) {
+        return EmbeddedH2.exists(config.dataDir());
+    }
+
     /** Opens the database of {@code config} for a one-off command and migrates it; the caller closes it. */
     public static Database openStorage(ServerConfig config, String name) throws IOException {
         return Storage.open(config, name, null);
@@ -328,6 +375,8 @@ public final class RetrysafeServer implements AutoCloseable {
                 Files.createDirectories(config.dataDir());
                 EmbeddedH2.loopbackOnly();
             }
+            // one line that says what to do, rather than the migration's error several causes deep
+            ConnectionCheck.connect(config.database(), config.dataDir());
             Database db = Database.open(
                     config.database(), config.dataDir(), name, config.database().poolSize());
             if (resources != null) {

@@ -59,6 +59,7 @@ class HttpFuzzTest {
             new Operation("GET", "/v1/events/{event}/deliveries", List.of(), List.of("limit", "starting_after")),
             new Operation("GET", "/v1/jobs", List.of(), List.of("limit", "starting_after")),
             new Operation("GET", "/v1/webhook_attempt_stats", List.of(), List.of("hours")),
+            new Operation("GET", "/", List.of(), List.of()),
             new Operation("GET", "/dashboard", List.of(), List.of()),
             new Operation("GET", "/dashboard/{asset}", List.of(), List.of()),
             new Operation("GET", "/openapi.json", List.of(), List.of()),

@@ -13,8 +13,13 @@ public sealed interface Command {
     @Nullable
     Path config();
 
-    /** {@code serve}: run the server until stopped. @param config the configuration file */
-    record Serve(@Nullable Path config) implements Command {}
+    /**
+     * {@code serve}: run the server until stopped.
+     *
+     * @param config the configuration file
+     * @param port the {@code --port}, which wins over {@code PORT} and the file, or {@code null}
+     */
+    record Serve(@Nullable Path config, @Nullable Integer port) implements Command {}
 
     /** {@code migrate}: apply migrations and exit. @param config the configuration file */
     record Migrate(@Nullable Path config) implements Command {}
@@ -25,8 +30,10 @@ public sealed interface Command {
      * @param config the configuration file
      * @param name the account's name
      * @param plan its plan
+     * @param newDatabase {@code --new-database}: make the embedded database when the data folder
+     *     holds none yet (without it the command refuses, rather than write an account no server reads)
      */
-    record CreateAccount(@Nullable Path config, String name, String plan) implements Command {}
+    record CreateAccount(@Nullable Path config, String name, String plan, boolean newDatabase) implements Command {}
 
     /**
      * {@code webhooks sign}: print the {@code webhook-signature} of the body on standard input.
@@ -123,6 +130,14 @@ public sealed interface Command {
         public String toString() {
             return "DemoLostAnswer[url=" + url + ", apiKey=" + (apiKey == null ? null : "(hidden)") + ", timeoutMillis="
                     + timeoutMillis + "]";
+        }
+    }
+
+    /** {@code --version}. */
+    record Version() implements Command {
+        @Override
+        public @Nullable Path config() {
+            return null;
         }
     }
 

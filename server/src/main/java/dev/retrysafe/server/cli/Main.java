@@ -8,17 +8,21 @@ import dev.retrysafe.server.config.ConfigException;
 import dev.retrysafe.server.config.ConfigLoader;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Database;
+import dev.retrysafe.server.db.DatabaseUnavailableException;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.db.Transactions;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * The command line of the Retrysafe server: {@code serve} (default), {@code create-account},
- * {@code migrate}, {@code webhooks sign|verify|listen}, {@code demo retry|lost-answer}, {@code --help}. Exit
+ * {@code migrate}, {@code webhooks sign|verify|listen}, {@code demo retry|lost-answer}, {@code --help},
+ * {@code --version} ({@code cluster} is the {@code run} script's, not the jar's). Exit
  * codes: 0 success, 1 failure (or a rejected webhook, or a demo whose outcome was not the promised
  * one), 2 bad command line or configuration. The main class of the server's jar; it starts the
  * HTTP app ({@link RetrysafeServer}) and never the other way round.
@@ -68,6 +72,10 @@ public final class Main {
                     out.print(CommandLine.USAGE);
                     yield 0;
                 }
+                case Command.Version v -> {
+                    out.println(Version.line());
+                    yield 0;
+                }
                 case Command.Invalid invalid -> {
                     err.println("retrysafe: " + invalid.message());
                     err.println("Run with --help to see the commands and options.");
@@ -79,8 +87,7 @@ public final class Main {
                     err.println("Database migrated: " + config.database().describe(config.dataDir()));
                     yield 0;
                 }
-                case Command.CreateAccount c ->
-                    createAccount(c, RetrysafeServer.forOneOffCommand(ConfigLoader.load(c.config(), env)), out, err);
+                case Command.CreateAccount c -> createAccount(c, ConfigLoader.load(c.config(), env), out, err);
                 case Command.WebhookSign sign -> WebhookCommands.sign(sign, in, out, err);
                 case Command.WebhookVerify verify -> WebhookCommands.verify(verify, in, out, err, Clock.systemUTC());
                 case Command.WebhookListen listen -> WebhookCommands.listen(listen, out, err, Clock.systemUTC());
@@ -91,21 +98,46 @@ public final class Main {
         } catch (ConfigException e) {
             err.println("retrysafe: invalid configuration: " + e.getMessage());
             return USAGE;
+        } catch (DatabaseUnavailableException e) {
+            err.println("retrysafe: " + e.getMessage());
+            return FAILURE;
         } catch (Exception e) {
             err.println("retrysafe: " + e);
             return FAILURE;
         }
     }
 
+    /**
+     * Finds the database as the server does (the same {@code --config} and variables); with the
+     * embedded database, goes through the server running on that folder, and refuses a folder
+     * that holds no database yet unless told to make one, since an account there would reach no
+     * server: the usual cause is a command run from another folder than the server's.
+     */
     private static int createAccount(Command.CreateAccount c, ServerConfig config, PrintStream out, PrintStream err)
             throws Exception {
-        try (Database db = RetrysafeServer.openStorage(config, "retrysafe-cli")) {
+        ServerConfig oneOff = RetrysafeServer.forOneOffCommand(config);
+        String where;
+        if (config.database().embedded()) {
+            Path folder = config.dataDir().toAbsolutePath().normalize();
+            boolean throughServer = !oneOff.database().embedded();
+            if (!throughServer && !RetrysafeServer.embeddedDatabaseExists(config) && !c.newDatabase()) {
+                err.println("retrysafe: no embedded database in " + folder + " (no server has run on this folder):"
+                        + " run create-account with the server's settings (the same RETRYSAFE_DATA_DIR or --config;"
+                        + " the server's start banner shows its folder in the Demo key line), or add --new-database"
+                        + " to make one here");
+                return FAILURE;
+            }
+            where = "the embedded database in " + folder + (throughServer ? " (through the server running on it)" : "");
+        } else {
+            where = "the database " + config.database().describe(config.dataDir());
+        }
+        try (Database db = RetrysafeServer.openStorage(oneOff, "retrysafe-cli")) {
             Clock clock = Clock.systemUTC();
             AccountStore accounts = new AccountStore(new Transactions(db.dataSource()), new Ids(clock), clock);
             String key = ApiKeys.generate();
             Account account = accounts.create(c.name(), c.plan(), key);
             err.println("Created account " + account.id() + " '" + account.name() + "' on plan " + account.plan()
-                    + ". Its API key (shown only now):");
+                    + " in " + where + ". Its API key (shown only now):");
             out.println(key);
             return 0;
         }
@@ -114,7 +146,7 @@ public final class Main {
     private static int serve(Command command, Map<String, String> env, PrintStream out, PrintStream err) {
         ServerConfig config;
         try {
-            config = ConfigLoader.load(command.config(), env);
+            config = ConfigLoader.load(command.config(), withPort(command, env));
         } catch (ConfigException e) {
             err.println("retrysafe: invalid configuration: " + e.getMessage());
             return USAGE;
@@ -122,6 +154,9 @@ public final class Main {
         RetrysafeServer server;
         try {
             server = RetrysafeServer.start(config, Clock.systemUTC(), out);
+        } catch (DatabaseUnavailableException e) {
+            err.println("retrysafe: cannot start: " + e.getMessage());
+            return FAILURE;
         } catch (Exception e) {
             err.println("retrysafe: cannot start: " + e);
             return FAILURE;
@@ -134,12 +169,22 @@ public final class Main {
                             stopped.countDown();
                         },
                         "retrysafe-shutdown"));
-        out.println("Retrysafe is ready on http://localhost:" + server.port() + " (Ctrl-C stops it)");
+        out.print(Banner.ready(server.port(), config));
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /** {@code env} with {@code PORT} set to {@code --port}, which wins over the variable and the file. */
+    private static Map<String, String> withPort(Command command, Map<String, String> env) {
+        if (!(command instanceof Command.Serve serve) || serve.port() == null) {
+            return env;
+        }
+        Map<String, String> withPort = new HashMap<>(env);
+        withPort.put("PORT", Integer.toString(serve.port()));
+        return withPort;
     }
 }

@@ -37,17 +37,18 @@ public final class ConfigLoader {
     public static final String DEFAULTS_RESOURCE = "/retrysafe-defaults.yaml";
 
     /** Environment variable to the setting it overrides. */
-    private static final Map<String, String> ENV_SETTINGS = Map.of(
-            "PORT", "port",
-            "RETRYSAFE_HOST", "host",
-            "RETRYSAFE_DATA_DIR", "data_dir",
-            "RETRYSAFE_DATABASE_URL", "database.url",
-            "RETRYSAFE_DATABASE_USER", "database.user",
-            "RETRYSAFE_DATABASE_PASSWORD", "database.password",
-            "RETRYSAFE_REDIS_URL", "redis.url",
-            "RETRYSAFE_BANK_LATENCY_MS", "bank.latency",
-            "RETRYSAFE_BOOTSTRAP_API_KEYS", "bootstrap_api_keys",
-            "RETRYSAFE_TRUSTED_PROXIES", "rate_limits.trusted_proxies");
+    private static final Map<String, String> ENV_SETTINGS = Map.ofEntries(
+            Map.entry("PORT", "port"),
+            Map.entry("RETRYSAFE_HOST", "host"),
+            Map.entry("RETRYSAFE_DATA_DIR", "data_dir"),
+            Map.entry("RETRYSAFE_DATABASE_URL", "database.url"),
+            Map.entry("RETRYSAFE_DATABASE_USER", "database.user"),
+            Map.entry("RETRYSAFE_DATABASE_PASSWORD", "database.password"),
+            Map.entry("RETRYSAFE_REDIS_URL", "redis.url"),
+            Map.entry("RETRYSAFE_REDIS_KEY_PREFIX", "rate_limits.redis_key_prefix"),
+            Map.entry("RETRYSAFE_BANK_LATENCY_MS", "bank.latency"),
+            Map.entry("RETRYSAFE_BOOTSTRAP_API_KEYS", "bootstrap_api_keys"),
+            Map.entry("RETRYSAFE_TRUSTED_PROXIES", "rate_limits.trusted_proxies"));
 
     private static final ObjectMapper YAML = YAMLMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)

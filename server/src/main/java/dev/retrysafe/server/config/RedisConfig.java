@@ -47,6 +47,11 @@ public record RedisConfig(@Nullable URI url) {
         return url == null ? List.of() : nodes(url);
     }
 
+    /** The URL with its credentials, if any, replaced by {@code ***}, for logs; empty when Redis is not used. */
+    public String describe() {
+        return url == null ? "" : redacted(url);
+    }
+
     /** The port of the (first) node, 6379 when the URL names none. */
     public int port() {
         return url == null ? DEFAULT_PORT : nodes(url).getFirst().getPort();

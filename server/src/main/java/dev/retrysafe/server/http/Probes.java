@@ -61,8 +61,11 @@ public final class Probes {
         ctx.result(Json.bytes(body));
     }
 
-    /** Whether Redis answers: the one server, or a seed of a Cluster, all within {@link #TIMEOUT}. */
-    private boolean redisAnswers() {
+    /**
+     * Whether Redis answers: the one server, or a seed of a Cluster, all within {@link #TIMEOUT};
+     * {@code false} when none is configured.
+     */
+    public boolean redisAnswers() {
         URI url = redis.url();
         if (url == null) {
             return false;

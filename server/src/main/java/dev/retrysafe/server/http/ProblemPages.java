@@ -62,7 +62,8 @@ public final class ProblemPages {
                 + body + "\n</body></html>\n";
     }
 
-    static String escape(String s) {
+    /** {@code s} escaped for HTML text and quoted attribute values. */
+    public static String escape(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
     }
 }

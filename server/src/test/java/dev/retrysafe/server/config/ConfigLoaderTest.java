@@ -117,6 +117,17 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void redisKeyPrefixComesFromItsVariable() throws IOException {
+        ServerConfig c = ConfigLoader.load(
+                yaml("rate_limits:\n  redis_key_prefix: \"file:rl:\"\n"),
+                Map.of("RETRYSAFE_REDIS_KEY_PREFIX", "staging:rl:"));
+
+        assertThat(c.rateLimits().redisKeyPrefix()).isEqualTo("staging:rl:");
+        assertThat(ConfigLoader.load(null, Map.of()).rateLimits().redisKeyPrefix())
+                .isEqualTo("retrysafe:rl:");
+    }
+
+    @Test
     void postgresqlUrlFormBecomesJdbcWithCredentials() {
         ServerConfig c = ConfigLoader.load(
                 null,

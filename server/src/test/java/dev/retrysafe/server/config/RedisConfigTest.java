@@ -67,6 +67,15 @@ class RedisConfigTest {
         assertThat(ConfigLoader.load(null, Map.of()).redis().nodes()).isEmpty();
     }
 
+    @Test
+    void describeHidesTheCredentialsForTheStartWarning() {
+        RedisConfig redis = ConfigLoader.load(null, Map.of("RETRYSAFE_REDIS_URL", "redis://app:s3cret@10.0.0.7:6380/1"))
+                .redis();
+
+        assertThat(redis.describe()).isEqualTo("redis://***@10.0.0.7:6380/1");
+        assertThat(ConfigLoader.load(null, Map.of()).redis().describe()).isEmpty();
+    }
+
     @ParameterizedTest
     @ValueSource(
             strings = {
