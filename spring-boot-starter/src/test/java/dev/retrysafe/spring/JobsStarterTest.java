@@ -38,7 +38,7 @@ class JobsStarterTest {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) throws Exception {
-        String url = TestSchemas.h2WithTables();
+        String url = TestSchemas.newH2();
         registry.add("spring.datasource.url", () -> url);
     }
 

@@ -11,7 +11,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 
-/** Creates the delivery, jobs and received-webhooks tables with the libraries' own schema classes. */
+/** Test databases: empty, or with the delivery, jobs and received-webhooks tables made by the libraries' own schema classes. */
 final class TestSchemas {
 
     private TestSchemas() {}
@@ -22,10 +22,21 @@ final class TestSchemas {
         run(connection, JdbcWebhookDeduplicator.schemaStatements());
     }
 
-    /** A new in-memory H2 database (PostgreSQL mode) with every table. */
-    static String h2WithTables() throws SQLException {
-        String url = "jdbc:h2:mem:starter_" + UUID.randomUUID().toString().replace("-", "")
+    /**
+     * A new, empty in-memory H2 database (PostgreSQL mode), for an application whose starter
+     * creates the tables ({@code retrysafe.schema}).
+     */
+    static String newH2() {
+        return "jdbc:h2:mem:starter_" + UUID.randomUUID().toString().replace("-", "")
                 + ";MODE=PostgreSQL;DB_CLOSE_DELAY=-1";
+    }
+
+    /**
+     * A new in-memory H2 database (PostgreSQL mode) with every table, for a context built without
+     * the starter's schema support.
+     */
+    static String h2WithTables() throws SQLException {
+        String url = newH2();
         try (Connection c = h2(url).getConnection()) {
             create(c);
         }

@@ -30,7 +30,7 @@ class WebhookEndpointRoutesTest {
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) throws Exception {
-        String url = TestSchemas.h2WithTables();
+        String url = TestSchemas.newH2();
         registry.add("spring.datasource.url", () -> url);
     }
 

@@ -18,7 +18,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,10 +51,7 @@ class WebhooksRoundTripPostgresTest {
 
     @BeforeAll
     static void start() throws Exception {
-        database = PostgresTestDatabase.create();
-        try (Connection c = database.connect()) {
-            TestSchemas.create(c);
-        }
+        database = PostgresTestDatabase.create(); // the sender's starter creates the tables
         sender = new SpringApplicationBuilder(SenderApp.class)
                 .properties(
                         "server.port=0",
@@ -81,7 +77,7 @@ class WebhooksRoundTripPostgresTest {
         receiver = new SpringApplicationBuilder(ReceiverApp.class)
                 .properties(
                         "server.port=" + receiverPort,
-                        "spring.datasource.url=" + TestSchemas.h2WithTables(),
+                        "spring.datasource.url=" + TestSchemas.newH2(),
                         "retrysafe.webhooks.in.path=/hooks/in",
                         "retrysafe.webhooks.in.secrets=" + endpoint.secret().encoded(),
                         "retrysafe.webhooks.out.enabled=false",
