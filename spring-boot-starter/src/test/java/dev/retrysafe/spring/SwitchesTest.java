@@ -23,8 +23,12 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
 
 /** Every piece is on by default when what it needs is there, off by its switch, and backs off for the app's own bean. */
 class SwitchesTest {
@@ -110,6 +114,33 @@ class SwitchesTest {
                     assertThat(context.getBean(RateLimitStore.class)).isSameAs(own);
                     assertThat(context.getBeansOfType(RetrysafeCaller.class)).hasSize(1);
                 });
+    }
+
+    @RestController
+    static class Typo {
+        @RateLimited("writes") // the configuration defines "write"
+        @PostMapping("/things")
+        String create() {
+            return "made";
+        }
+    }
+
+    @Test
+    void aRateLimitedNamingAnUndefinedPolicyStopsTheStartNamingTheMethodAndThePolicies() {
+        WebApplicationContextRunner mvc = runner.withConfiguration(
+                        AutoConfigurations.of(DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class))
+                .withPropertyValues(
+                        "retrysafe.rate-limits.policies.write.quota=5",
+                        "retrysafe.rate-limits.policies.write.window=1s");
+        mvc.withUserConfiguration(Typo.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("'writes'")
+                    .hasMessageContaining("[write]");
+        });
+        // the same application without the typo starts: the check itself is not what fails
+        mvc.run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test

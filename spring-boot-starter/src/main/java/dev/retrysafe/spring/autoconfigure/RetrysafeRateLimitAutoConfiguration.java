@@ -8,6 +8,7 @@ import dev.retrysafe.spring.RetrysafeCaller;
 import dev.retrysafe.spring.internal.HandlerLookup;
 import dev.retrysafe.spring.internal.PolicySettings;
 import dev.retrysafe.spring.internal.RateLimitFilters;
+import dev.retrysafe.spring.internal.RateLimitedNamesCheck;
 import dev.retrysafe.spring.internal.RedisStores;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +16,10 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -70,5 +73,13 @@ public class RetrysafeRateLimitAutoConfiguration {
                 lookup,
                 properties.getRetryAfterJitter(),
                 properties.getProblemTypeBase());
+    }
+
+    /** A {@code @RateLimited} naming an undefined policy stops the start (Spring MVC apps). */
+    @Bean
+    @ConditionalOnClass(name = "org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping")
+    static RateLimitedNamesCheck retrysafeRateLimitedNamesCheck(
+            ApplicationContext context, ObjectProvider<RateLimitFilters> filters) {
+        return new RateLimitedNamesCheck(context, filters.getObject());
     }
 }
