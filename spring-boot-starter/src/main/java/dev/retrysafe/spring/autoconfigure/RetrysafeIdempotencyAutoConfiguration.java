@@ -5,6 +5,7 @@ import dev.retrysafe.idempotency.JdbcIdempotencyStore;
 import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.spring.RetrysafeCaller;
+import dev.retrysafe.spring.internal.ClaimModes;
 import dev.retrysafe.spring.internal.HandlerLookup;
 import dev.retrysafe.spring.internal.KeyPurger;
 import dev.retrysafe.spring.internal.RetrysafeRequestFilter;
@@ -45,7 +46,7 @@ public class RetrysafeIdempotencyAutoConfiguration {
         schema.ifAvailable(created -> {}); // the tables first
         return JdbcIdempotencyStore.builder(dataSource)
                 .retention(properties.getKeyTtl())
-                .claims(properties.getClaims())
+                .claims(properties.getClaims() != null ? properties.getClaims() : ClaimModes.forDatabase(dataSource))
                 .build();
     }
 

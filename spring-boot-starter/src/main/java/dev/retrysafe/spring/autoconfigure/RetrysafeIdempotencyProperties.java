@@ -4,6 +4,7 @@ import dev.retrysafe.idempotency.ClaimMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** Idempotency keys on @Idempotent controller methods (retrysafe.idempotency.*). */
@@ -21,10 +22,12 @@ public class RetrysafeIdempotencyProperties {
 
     /**
      * How a key is held while its request runs: rows (a committed claim row with a lease;
-     * any database, any number of instances), postgres-advisory-locks (PostgreSQL only:
-     * locks of the request's own transaction) or in-process (one instance only).
+     * any database, any number of instances; needs a second pooled connection while the request
+     * runs), postgres-advisory-locks (PostgreSQL only: locks of the request's own transaction) or
+     * in-process (one instance only). Unset: postgres-advisory-locks on PostgreSQL, in-process on
+     * an embedded H2 database, rows on any other.
      */
-    private ClaimMode claims = ClaimMode.ROWS;
+    private @Nullable ClaimMode claims;
 
     /** Largest request body fingerprinted; a longer one answers 413. */
     private int maxBodyBytes = 1048576;
@@ -62,11 +65,11 @@ public class RetrysafeIdempotencyProperties {
         this.lease = lease;
     }
 
-    public ClaimMode getClaims() {
+    public @Nullable ClaimMode getClaims() {
         return claims;
     }
 
-    public void setClaims(ClaimMode claims) {
+    public void setClaims(@Nullable ClaimMode claims) {
         this.claims = claims;
     }
 
