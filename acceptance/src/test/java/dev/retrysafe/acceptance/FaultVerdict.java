@@ -258,9 +258,15 @@ final class FaultVerdict {
         Map<String, String> status = new HashMap<>();
         long rerun = 0;
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT id, status, attempts FROM jobs")) {
+                ResultSet rs = s.executeQuery("SELECT id, status, attempts, error_type, error_detail FROM jobs")) {
             while (rs.next()) {
-                status.put(rs.getString(1), rs.getString(2));
+                // a job that did not succeed shows why, so that a failed run can be read from its log
+                status.put(
+                        rs.getString(1),
+                        rs.getString(4) == null
+                                ? rs.getString(2)
+                                : rs.getString(2) + " (" + rs.getString(4) + ": " + rs.getString(5) + ", "
+                                        + rs.getInt(3) + " attempts)");
                 if (rs.getInt(3) > 1) {
                     rerun++;
                 }

@@ -11,7 +11,10 @@ package dev.retrysafe.jobs;
  * nothing (another worker owns the job now); any other exception makes it {@code FAILED} with the
  * problem {@code job-error} naming only the exception's class (messages may hold secrets). Failures
  * are never retried: only a lost worker leads to another run, so a handler must tolerate running
- * again after a partial run of its own.
+ * again after a partial run of its own. An exception caused by the database being unreachable (a
+ * connection that cannot be had or broke, SQLSTATE class 08, a server shutting down or starting
+ * up; anywhere in the cause chain) counts as a lost worker, not a failure: nothing is recorded, and
+ * the job runs again once its lease ran out, until its attempts are spent.
  */
 @FunctionalInterface
 public interface JobHandler {

@@ -9,10 +9,12 @@ import dev.retrysafe.testkit.FakeClock;
 import dev.retrysafe.testkit.PooledDataSource;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
@@ -487,6 +490,56 @@ abstract class JobsContract {
         assertThat(failed.toString()).doesNotContain("hunter2");
         clock.advance(PAST_LEASE);
         assertThat(jobs.runDue()).as("not retried").isZero();
+        assertThat(events(queued)).containsExactly("failed");
+    }
+
+    @Test
+    void handlerThatLostTheDatabaseRunsAgainAfterItsLeaseLikeALostWorker() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        Jobs jobs = instance("a", context -> {
+            if (runs.incrementAndGet() == 1) {
+                throw new IOException(
+                        "reading payments failed",
+                        new SQLException("terminating connection due to administrator command", "57P01"));
+            }
+            return JobOutput.of("text/plain", CSV);
+        });
+        Job queued = enqueue(jobs);
+
+        assertThat(jobs.runDue()).isEqualTo(1);
+        Job left = job(jobs, queued);
+        assertThat(left.status()).as("nothing recorded").isEqualTo(JobStatus.RUNNING);
+        assertThat(jobs.runDue()).as("its lease still holds").isZero();
+        clock.advance(PAST_LEASE);
+        assertThat(jobs.runDue()).isEqualTo(1);
+
+        Job done = job(jobs, queued);
+        assertThat(done.status()).isEqualTo(JobStatus.SUCCEEDED);
+        assertThat(done.attempts()).isEqualTo(2);
+        assertThat(download(jobs, queued)).isEqualTo(CSV);
+        assertThat(events(queued)).containsExactly("succeeded");
+        assertThat(jobs.metrics().failed()).isZero();
+    }
+
+    @Test
+    void handlerThatKeepsLosingTheDatabaseFailsAsWorkerLostAfterMaxAttempts() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        Jobs jobs = instance("a", context -> {
+            runs.incrementAndGet();
+            throw new SQLTransientConnectionException("Connection is not available, request timed out");
+        });
+        Job queued = enqueue(jobs);
+
+        for (int attempt = 1; attempt <= Jobs.DEFAULT_MAX_ATTEMPTS; attempt++) {
+            assertThat(jobs.runDue()).as("run %d", attempt).isEqualTo(1);
+            clock.advance(PAST_LEASE);
+        }
+        assertThat(jobs.runDue()).as("nothing left to run").isZero();
+
+        Job failed = job(jobs, queued);
+        assertThat(runs).hasValue(Jobs.DEFAULT_MAX_ATTEMPTS);
+        assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(failed.error().type()).isEqualTo("worker-lost");
         assertThat(events(queued)).containsExactly("failed");
     }
 

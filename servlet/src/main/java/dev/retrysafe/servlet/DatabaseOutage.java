@@ -1,9 +1,6 @@
 package dev.retrysafe.servlet;
 
-import java.sql.SQLException;
-import java.sql.SQLNonTransientConnectionException;
-import java.sql.SQLTransientConnectionException;
-import java.util.Set;
+import dev.retrysafe.common.DatabaseOutages;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,40 +14,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DatabaseOutage {
 
-    /**
-     * SQLSTATEs of a server going away: administrator shutdown (a restart ends every session),
-     * crash shutdown, cannot connect now (starting up or shutting down), too many connections; and
-     * of a session the server ended because its transaction sat idle past
-     * {@code idle_in_transaction_session_timeout} (25P03: with advisory-lock claims, a request
-     * stalled past the idempotency lease, whose key a retry may already hold).
-     */
-    private static final Set<String> SERVER_GOING_AWAY = Set.of("57P01", "57P02", "57P03", "53300", "25P03");
-    /** Causes followed at most: a chain is short, a loop in one must not hang the answer. */
-    private static final int MAX_DEPTH = 20;
-
     private DatabaseOutage() {}
 
     /**
      * Whether {@code failure} or one of its causes says the database cannot be reached.
      *
      * @param failure what was thrown, or {@code null} (not an outage)
-     * @return {@code true} for a connection that cannot be had or broke, or a server going away
+     * @return {@code true} for a connection that cannot be had or broke (SQLSTATE class 08, a
+     *     connection exception type), or a server going away (57P01-57P03 shutting down or starting,
+     *     53300 too many connections, 25P03 idle-in-transaction timeout: with advisory-lock claims, a
+     *     request stalled past the idempotency lease, whose key a retry may already hold)
      */
     public static boolean causedBy(@Nullable Throwable failure) {
-        Throwable t = failure;
-        for (int depth = 0; t != null && depth < MAX_DEPTH; depth++, t = t.getCause()) {
-            if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {
-                return true;
-            }
-            if (t instanceof SQLException sql && isConnectionState(sql.getSQLState())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** SQLSTATE class 08 (connection exception) or a server going away. */
-    private static boolean isConnectionState(@Nullable String state) {
-        return state != null && (state.startsWith("08") || SERVER_GOING_AWAY.contains(state));
+        return DatabaseOutages.causedBy(failure);
     }
 }

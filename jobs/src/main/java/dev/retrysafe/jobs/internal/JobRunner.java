@@ -1,5 +1,6 @@
 package dev.retrysafe.jobs.internal;
 
+import dev.retrysafe.common.DatabaseOutages;
 import dev.retrysafe.jobs.Job;
 import dev.retrysafe.jobs.JobCanceledException;
 import dev.retrysafe.jobs.JobFailedException;
@@ -16,9 +17,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one claimed job on its worker's thread: the handler, its result spooled, then the outcome
- * recorded once, unless the lease was lost or {@code close()} took the run away. Whatever goes
- * wrong while recording (database, listener) leaves the job to its lease: it runs again once the
- * lease ran out. Threadsafe.
+ * recorded once, unless the lease was lost or {@code close()} took the run away. A handler that
+ * failed because the database could not be reached, and whatever goes wrong while recording
+ * (database, listener), leave the job to its lease: it runs again once the lease ran out, as after
+ * a lost worker, counting an attempt. Threadsafe.
  */
 final class JobRunner {
 
@@ -40,7 +42,7 @@ final class JobRunner {
         try (Spool spool = new Spool()) {
             Outcome outcome = run(execution, registration, spool);
             if (outcome == null) {
-                return; // the lease is lost: nothing to record
+                return; // the lease is lost, or the database: nothing to record
             }
             if (!execution.beginCompleting()) {
                 return; // close() took the run away and hands the claim back
@@ -89,8 +91,12 @@ final class JobRunner {
         record Ended(JobStatus status, @Nullable JobProblem problem) implements Outcome {}
     }
 
-    /** Runs the handler and writes its result to {@code spool}; null if the lease was lost. */
-    private static @Nullable Outcome run(Execution execution, Registration registration, Spool spool) {
+    /**
+     * Runs the handler and writes its result to {@code spool}; null if the lease was lost, or if the
+     * handler failed because the database could not be reached: a PostgreSQL restart under a
+     * report is no fault of the job, and the run could not record its failure anyway.
+     */
+    private @Nullable Outcome run(Execution execution, Registration registration, Spool spool) {
         try {
             JobOutput output = registration.handler().run(execution);
             if (output == null) {
@@ -108,6 +114,15 @@ final class JobRunner {
                     ? new Outcome.Ended(JobStatus.CANCELED, null)
                     : new Outcome.Ended(JobStatus.FAILED, Problems.jobError(e));
         } catch (Exception e) {
+            if (DatabaseOutages.causedBy(e)) {
+                LOG.log(
+                        Level.WARNING,
+                        "jobs {0}: job {1} could not reach the database ({2}); it runs again once its lease runs out",
+                        config.instanceId(),
+                        execution.job().id(),
+                        e.getClass().getSimpleName());
+                return null;
+            }
             return new Outcome.Ended(JobStatus.FAILED, Problems.jobError(e));
         }
     }
