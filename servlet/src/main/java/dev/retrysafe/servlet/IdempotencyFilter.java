@@ -133,8 +133,19 @@ public final class IdempotencyFilter implements Filter {
         private String problemTypeBase = "/problems/";
         private final Set<String> storedHeaders = new LinkedHashSet<>(FilterSettings.DEFAULT_STORED_HEADERS);
         private final List<FilterSettings.TransformedRoute> transforms = new ArrayList<>();
+        private @Nullable LoadShedder shedding;
 
         private Builder() {}
+
+        /**
+         * Judges keyed requests for {@code shedder} once their key's lookup found no stored answer,
+         * so that a replay is never shed; build the shedder with
+         * {@link LoadShedder.Builder#keyedRequestsJudgedAfterLookup} (default: no shedding here).
+         */
+        public Builder shedding(LoadShedder shedder) {
+            this.shedding = shedder;
+            return this;
+        }
 
         /**
          * Where the operation's effects and the stored answers are written: each keyed request
@@ -294,7 +305,8 @@ public final class IdempotencyFilter implements Filter {
                     maxBodyBytes,
                     problemTypeBase,
                     storedHeaders,
-                    transforms);
+                    transforms,
+                    shedding);
         }
     }
 }

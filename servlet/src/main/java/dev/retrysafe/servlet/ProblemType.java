@@ -50,6 +50,11 @@ public enum ProblemType {
      * was done and the key is free; retry after {@code Retry-After}.
      */
     SERVICE_UNAVAILABLE("service-unavailable", 503, "Service unavailable", true),
+    /**
+     * This instance is overloaded and sheds requests of the priority named in the problem, lowest
+     * first ({@link LoadShedder}); nothing was done or spent; retry after {@code Retry-After}.
+     */
+    OVERLOADED("overloaded", 503, "Server overloaded", true),
     /** The operation failed unexpectedly; its effects were rolled back and the key released. */
     INTERNAL_ERROR("internal-error", 500, "Internal error", true);
 

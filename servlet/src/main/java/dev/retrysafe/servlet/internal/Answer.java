@@ -67,6 +67,17 @@ sealed interface Answer {
         }
     }
 
+    /** A request shed because the instance is overloaded ({@code 503 overloaded}, its problem rendered). */
+    record Shed(long retryAfterSeconds, byte[] problem) implements Answer {
+        @Override
+        public void writeTo(HttpServletResponse response) throws IOException {
+            response.setStatus(ProblemType.OVERLOADED.status());
+            response.setContentType(ProblemJson.MEDIA_TYPE);
+            response.setHeader("Retry-After", Long.toString(retryAfterSeconds));
+            writeBody(response, problem);
+        }
+    }
+
     private static void writeBody(HttpServletResponse response, byte[] body) throws IOException {
         response.setContentLength(body.length);
         if (body.length > 0) {

@@ -2,6 +2,7 @@ package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
 import dev.retrysafe.servlet.IdempotencyFilter;
+import dev.retrysafe.servlet.LoadShedder;
 import dev.retrysafe.servlet.RequestTransactions;
 import dev.retrysafe.servlet.StoredAnswerTransform;
 import jakarta.servlet.http.HttpServletRequest;
@@ -25,6 +26,7 @@ import org.jspecify.annotations.Nullable;
  *     {@code honourEveryPost}, or {@code null}
  * @param storedHeaders lowercase names of the response headers stored with an answer
  * @param transforms the routes whose stored answers pass through a transform, first match wins
+ * @param shedding judges keyed requests after their lookup (a replay is never shed), or {@code null}
  */
 public record FilterSettings(
         @Nullable DataSource dataSource,
@@ -39,7 +41,8 @@ public record FilterSettings(
         int maxBodyBytes,
         String problemTypeBase,
         Set<String> storedHeaders,
-        List<TransformedRoute> transforms) {
+        List<TransformedRoute> transforms,
+        @Nullable LoadShedder shedding) {
 
     /** The headers stored unless configured otherwise. */
     public static final List<String> DEFAULT_STORED_HEADERS = List.of("Content-Type", "Location");

@@ -10,6 +10,7 @@ import dev.retrysafe.idempotency.Scope;
 import dev.retrysafe.idempotency.StoredResponse;
 import dev.retrysafe.servlet.DatabaseOutage;
 import dev.retrysafe.servlet.IdempotencyFilter;
+import dev.retrysafe.servlet.LoadShedder;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RequestDecisions;
 import jakarta.servlet.ServletException;
@@ -59,6 +60,11 @@ public final class IdempotencyHandler {
         RouteMatch route = match(request, request.getMethod(), path);
         String account = route == null ? null : settings.scope().apply(request);
         if (route == null || account == null) {
+            LoadShedder.Priority shed = sheds(request);
+            if (shed != null) { // a key on a route that takes none: no replay to protect
+                Shedding.refuse(request, response, settings.shedding(), shed);
+                return;
+            }
             operation.run(request, response);
             return;
         }
@@ -179,9 +185,40 @@ public final class IdempotencyHandler {
                         ProblemType.IDEMPOTENCY_KEY_REUSED,
                         "this Idempotency-Key was already used with a different request to " + scope.route());
             case ClaimOutcome.Acquired acquired ->
-                new ClaimedOperation(settings, acquired.claim(), key, transaction)
-                        .run(request, new CachedBodyRequest(request, body), response, operation);
+                runUnlessShed(request, response, admission, operation, transaction, acquired, key, body);
         };
+    }
+
+    /**
+     * Runs the operation of an acquired claim, unless the instance sheds the request: only now,
+     * with no stored answer found, can it be shed without shedding a replay. A shed claim is let go
+     * with nothing done, and the request's charge is given back.
+     */
+    private Answer runUnlessShed(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            Admission admission,
+            RequestDecisions.Operation operation,
+            KeyedTransaction transaction,
+            ClaimOutcome.Acquired acquired,
+            IdempotencyKey key,
+            byte[] body) {
+        LoadShedder.Priority shed = sheds(request);
+        if (shed != null) {
+            abandon(settings, acquired.claim(), transaction);
+            admission.refund(response);
+            return Shedding.answer(settings.shedding(), shed);
+        }
+        return new ClaimedOperation(settings, acquired.claim(), key, transaction)
+                .run(request, new CachedBodyRequest(request, body), response, operation);
+    }
+
+    /** The priority at which the shedder sheds this keyed request now, or {@code null}. */
+    private LoadShedder.@Nullable Priority sheds(HttpServletRequest request) {
+        LoadShedder shedder = settings.shedding();
+        return shedder == null || request.getHeader(IdempotencyFilter.KEY_HEADER) == null
+                ? null
+                : shedder.sheds(request);
     }
 
     /** A stored answer, through its route's transform; a transform that throws answers 500 (503). */
