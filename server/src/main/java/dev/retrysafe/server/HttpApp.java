@@ -48,6 +48,9 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>Jetty (virtual threads; graceful stop);</li>
  *   <li>{@link ClientAddressFilter}: behind trusted proxies, the client's address from {@code X-Forwarded-For};</li>
+ *   <li>{@link RequestLimits#shedder()} (when enabled): {@code 503 overloaded} for low, then normal
+ *       priority routes while too many requests wait for a database connection (a keyed request is
+ *       judged by the idempotency filter after its lookup, so that a replay is never shed);</li>
  *   <li>{@link AuthFilter}: API key to account (only under {@code /v1/});</li>
  *   <li>{@link RequestLimits#inFlight()}: {@code 429} when the API key or the address already
  *       has as many requests in flight as it may (nothing spent);</li>
@@ -140,6 +143,10 @@ final class HttpApp {
                         context,
                         new ClientAddressFilter(
                                 TrustedProxies.of(config.rateLimits().trustedProxies())));
+                if (limits.shedder() != null) {
+                    // before authentication, which may need the database the shedding protects
+                    addFilter(context, limits.shedder());
+                }
                 addFilter(context, auth);
                 addFilter(context, limits.inFlight());
                 if (rateLimit != null) {

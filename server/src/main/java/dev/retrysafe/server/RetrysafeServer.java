@@ -54,6 +54,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import java.util.random.RandomGenerator;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -74,8 +75,10 @@ public final class RetrysafeServer implements AutoCloseable {
     private final Javalin app;
     private final List<AutoCloseable> resources;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final IntSupplier waitingForConnection;
 
-    private RetrysafeServer(Javalin app, List<AutoCloseable> resources) {
+    private RetrysafeServer(Javalin app, List<AutoCloseable> resources, IntSupplier waitingForConnection) {
+        this.waitingForConnection = waitingForConnection;
         this.app = app;
         this.resources = resources;
     }
@@ -142,6 +145,8 @@ public final class RetrysafeServer implements AutoCloseable {
                 Bootstrap.ensureDemo(accounts, config.dataDir(), out);
             }
 
+            // sheds by the requests waiting for a connection of the request pool
+            RequestLimits limits = new RequestLimits(config.limits(), db::waitingForConnection, db.poolSize());
             // one count of the filters' decisions, shown by /metrics under the starter's meter names
             DecisionCounts decisions = new DecisionCounts();
             IdempotencyFilter idempotency = null;
@@ -168,7 +173,7 @@ public final class RetrysafeServer implements AutoCloseable {
                         .build();
                 LOG.info("idempotency claims: {}", claims);
                 // endpoint secrets are never stored with an answer: a replay reads the current one
-                idempotency = EndpointSecretReplays.configure(
+                IdempotencyFilter.Builder idempotencyBuilder = EndpointSecretReplays.configure(
                                 IdempotentRoutes.configure(IdempotencyFilter.builder()),
                                 WebhookEndpoints.builder(ds).clock(clock).build())
                         .dataSource(ds)
@@ -179,8 +184,11 @@ public final class RetrysafeServer implements AutoCloseable {
                         .maxBodyBytes(config.maxBodyBytes())
                         .problemTypeBase("/problems/")
                         // Allow: a replayed 405 must still say which methods the path takes
-                        .storedHeaders("Content-Type", "Location", "Allow", "Retry-After")
-                        .build();
+                        .storedHeaders("Content-Type", "Location", "Allow", "Retry-After");
+                if (limits.shedder() != null) {
+                    idempotencyBuilder.shedding(limits.shedder()); // a replay is never shed
+                }
+                idempotency = idempotencyBuilder.build();
                 resources.add(schedulePurge(store, config, clock));
             } else {
                 LOG.warn("idempotency.enabled is false: retried POSTs are NOT safe (benchmark mode)");
@@ -199,7 +207,6 @@ public final class RetrysafeServer implements AutoCloseable {
             Webhooks webhooks = Webhooks.start(config, ds, clock, resources, live);
             Reports reports = Reports.start(config, ds, ids, clock, resources, live, reportPacing);
             EventRoutes events = new EventRoutes(transactions);
-            RequestLimits limits = new RequestLimits(config.limits());
             Probes probes = new Probes(db, config.redis());
             warnWhenRedisIsSilent(config, probes);
             HttpApp.Handlers handlers = new HttpApp.Handlers(
@@ -229,7 +236,7 @@ public final class RetrysafeServer implements AutoCloseable {
                     app.port(),
                     config.database().embedded() ? "embedded" : "external",
                     config.database().describe(config.dataDir()));
-            return new RetrysafeServer(app, resources);
+            return new RetrysafeServer(app, resources, db::waitingForConnection);
         } catch (SQLException | IOException | RuntimeException e) {
             closeAll(resources);
             throw e;
@@ -277,6 +284,11 @@ public final class RetrysafeServer implements AutoCloseable {
                 every,
                 TimeUnit.MILLISECONDS);
         return purger::shutdownNow;
+    }
+
+    /** Requests waiting for a connection of the request pool now: the load shedding goes by (tests). */
+    int waitingForConnection() {
+        return waitingForConnection.getAsInt();
     }
 
     /** The port the server listens on (the real one when configured with 0). */

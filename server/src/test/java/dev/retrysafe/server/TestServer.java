@@ -122,6 +122,11 @@ public final class TestServer implements AutoCloseable {
         return otherApiKey;
     }
 
+    /** Requests waiting for a connection of the request pool now (what load shedding goes by). */
+    public int waitingForConnection() {
+        return server.waitingForConnection();
+    }
+
     /** The configuration it runs with. */
     public ServerConfig config() {
         return config;

@@ -121,9 +121,25 @@ public final class ConfigLoader {
                         s.duration("limits.min_body_rate_grace"),
                         s.longInteger("limits.max_buffered_body_bytes"),
                         s.integer("limits.max_in_flight_per_key"),
-                        s.integer("limits.max_in_flight_per_address")),
+                        s.integer("limits.max_in_flight_per_address"),
+                        shedding(s)),
                 s.duration("shutdown.timeout"),
                 s.list("bootstrap_api_keys"));
+    }
+
+    private static SheddingConfig shedding(Settings s) {
+        Map<String, dev.retrysafe.servlet.LoadShedder.Priority> priorities = new java.util.LinkedHashMap<>();
+        for (Iterator<String> it = s.node("rate_limits.shedding.priorities").fieldNames(); it.hasNext(); ) {
+            String group = it.next();
+            String setting = "rate_limits.shedding.priorities." + group;
+            priorities.put(group, SheddingConfig.priority(setting, s.text(setting)));
+        }
+        return new SheddingConfig(
+                s.bool("rate_limits.shedding.enabled"),
+                s.integer("rate_limits.shedding.low_at"),
+                s.integer("rate_limits.shedding.normal_at"),
+                s.duration("rate_limits.shedding.retry_after"),
+                priorities);
     }
 
     private static IdempotencyConfig.Claims claims(Settings s) {

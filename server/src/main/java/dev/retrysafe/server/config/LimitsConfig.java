@@ -14,6 +14,9 @@ import java.time.Duration;
  * @param maxBufferedBodyBytes  memory all bodies in flight may take, max_body_bytes + 1..16 GiB
  * @param maxInFlightPerKey     requests one API key may have in flight on one instance, 1..100000
  * @param maxInFlightPerAddress requests one client address may have in flight on one instance, 1..100000
+ * @param shedding              load shedding, read from {@code rate_limits.shedding} (where users look
+ *                              for it beside the limits), but like the others here a bound the
+ *                              instance sets for its own sake: it works with rate limits off too
  */
 public record LimitsConfig(
         int maxBodyBytes,
@@ -22,7 +25,8 @@ public record LimitsConfig(
         Duration minBodyRateGrace,
         long maxBufferedBodyBytes,
         int maxInFlightPerKey,
-        int maxInFlightPerAddress) {
+        int maxInFlightPerAddress,
+        SheddingConfig shedding) {
 
     /** Checks every value. */
     public LimitsConfig {
@@ -67,7 +71,8 @@ public record LimitsConfig(
                 minBodyRateGrace,
                 Math.max(maxBufferedBodyBytes, newMaxBodyBytes + 1L),
                 maxInFlightPerKey,
-                maxInFlightPerAddress);
+                maxInFlightPerAddress,
+                shedding);
     }
 
     /** The same limits with another body deadline and rate (slow-client tests shorten them). */
@@ -79,7 +84,8 @@ public record LimitsConfig(
                 newGrace,
                 maxBufferedBodyBytes,
                 maxInFlightPerKey,
-                maxInFlightPerAddress);
+                maxInFlightPerAddress,
+                shedding);
     }
 
     /** The same limits with another memory bound for bodies in flight. */
@@ -91,12 +97,33 @@ public record LimitsConfig(
                 minBodyRateGrace,
                 newMax,
                 maxInFlightPerKey,
-                maxInFlightPerAddress);
+                maxInFlightPerAddress,
+                shedding);
     }
 
     /** The same limits with other in-flight bounds. */
     public LimitsConfig withMaxInFlight(int perKey, int perAddress) {
         return new LimitsConfig(
-                maxBodyBytes, bodyTimeout, minBodyRate, minBodyRateGrace, maxBufferedBodyBytes, perKey, perAddress);
+                maxBodyBytes,
+                bodyTimeout,
+                minBodyRate,
+                minBodyRateGrace,
+                maxBufferedBodyBytes,
+                perKey,
+                perAddress,
+                shedding);
+    }
+
+    /** The same limits with other shedding settings. */
+    public LimitsConfig withShedding(SheddingConfig newShedding) {
+        return new LimitsConfig(
+                maxBodyBytes,
+                bodyTimeout,
+                minBodyRate,
+                minBodyRateGrace,
+                maxBufferedBodyBytes,
+                maxInFlightPerKey,
+                maxInFlightPerAddress,
+                newShedding);
     }
 }

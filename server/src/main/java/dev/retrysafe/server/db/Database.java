@@ -101,6 +101,20 @@ public final class Database implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * Requests waiting for a connection of this pool now: the load the server sheds by (each of
+     * them waits at least as long as a request holds its connection). 0 before the pool started.
+     */
+    public int waitingForConnection() {
+        var bean = pool.getHikariPoolMXBean();
+        return bean == null ? 0 : bean.getThreadsAwaitingConnection();
+    }
+
+    /** The most connections this pool holds. */
+    public int poolSize() {
+        return pool.getMaximumPoolSize();
+    }
+
     /** Whether a connection can be had and answers within {@code timeout}. */
     public boolean reachable(Duration timeout) {
         try (Connection c = pool.getConnection()) {

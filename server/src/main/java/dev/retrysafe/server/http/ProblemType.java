@@ -55,6 +55,12 @@ public enum ProblemType {
                     + "(<code>limits.max_buffered_body_bytes</code>). Nothing was done; retry after "
                     + "<code>Retry-After</code>."),
     /** Too many requests of one key or address at once. */
+    OVERLOADED(
+            dev.retrysafe.servlet.ProblemType.OVERLOADED,
+            "This server instance is overloaded (too many requests wait for a database connection) and sheds "
+                    + "requests of lower priority first, so that payments and refunds keep going through; the "
+                    + "problem's <code>priority</code> names the priority refused. Nothing was done and no budget was "
+                    + "spent; retry after <code>Retry-After</code>."),
     TOO_MANY_IN_FLIGHT(
             dev.retrysafe.servlet.ProblemType.TOO_MANY_IN_FLIGHT,
             "This API key (or this client address) already has as many requests in flight as it may "
