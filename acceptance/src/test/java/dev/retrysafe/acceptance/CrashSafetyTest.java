@@ -641,7 +641,7 @@ class CrashSafetyTest {
 
         @Override
         public Connection connect() throws SQLException {
-            return DriverManager.getConnection(new DatabaseConfig(null, "", "", 1).jdbcUrl(dataDir), "", "");
+            return DriverManager.getConnection(new DatabaseConfig(null, "", "", 2).jdbcUrl(dataDir), "", "");
         }
 
         @Override

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  *     embedded H2 file database under the data folder
  * @param user database user (empty for none)
  * @param password database password (empty for none)
- * @param poolSize connections kept for requests, 1..1000
+ * @param poolSize connections kept for requests, 2..1000 (the migrations at start take two)
  */
 public record DatabaseConfig(@Nullable String url, String user, String password, int poolSize) {
 
@@ -21,7 +21,9 @@ public record DatabaseConfig(@Nullable String url, String user, String password,
                 "database.url",
                 "must start with jdbc:postgresql:, postgresql:// or jdbc:h2:, was '" + url + "'");
         ConfigException.check(
-                poolSize >= 1 && poolSize <= 1000, "database.pool_size", "must be between 1 and 1000, was " + poolSize);
+                poolSize >= 2 && poolSize <= 1000,
+                "database.pool_size",
+                "must be between 2 and 1000 (the migrations at start take two connections), was " + poolSize);
     }
 
     /**
