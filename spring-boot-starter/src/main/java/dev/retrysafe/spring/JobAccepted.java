@@ -1,7 +1,7 @@
 package dev.retrysafe.spring;
 
 import dev.retrysafe.jobs.Job;
-import dev.retrysafe.spring.internal.JobJson;
+import dev.retrysafe.jobs.JobRepresentation;
 import java.net.URI;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -45,6 +45,8 @@ public final class JobAccepted {
 
     /** {@code 202} with {@code Location: location}. */
     public static ResponseEntity<Map<String, @Nullable Object>> of(Job job, URI location) {
-        return ResponseEntity.status(HttpStatus.ACCEPTED).location(location).body(JobJson.of(job, location.toString()));
+        return ResponseEntity.status(HttpStatus.ACCEPTED)
+                .location(location)
+                .body(JobRepresentation.of(job, location.toString()));
     }
 }

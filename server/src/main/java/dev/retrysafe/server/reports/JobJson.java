@@ -2,10 +2,9 @@ package dev.retrysafe.server.reports;
 
 import dev.retrysafe.jobs.Job;
 import dev.retrysafe.jobs.JobProblem;
+import dev.retrysafe.jobs.JobRepresentation;
 import dev.retrysafe.jobs.JobStatus;
 import dev.retrysafe.server.http.ProblemType;
-import java.time.Instant;
-import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -26,30 +25,11 @@ final class JobJson {
     }
 
     static Map<String, @Nullable Object> of(Job job) {
-        Map<String, @Nullable Object> m = new LinkedHashMap<>();
-        m.put("id", job.id());
-        m.put("object", "job");
-        m.put("kind", job.kind());
-        m.put("status", job.status().wireName());
-        m.put("created_at", time(job.createdAt()));
-        m.put("started_at", time(job.startedAt()));
-        m.put("finished_at", time(job.finishedAt()));
-        m.put("progress", job.progress());
-        m.put("attempts", job.attempts());
-        m.put("cancel_requested", job.cancelRequested());
-        m.put("result_url", hasResult(job) ? path(job) + "/result" : null);
-        m.put("result_size", job.status() == JobStatus.SUCCEEDED ? job.resultSize() : null);
-        m.put("result_expires_at", time(job.resultExpiresAt()));
-        m.put("result_expired", job.status() == JobStatus.SUCCEEDED && job.resultExpired());
-        m.put("error", problem(job.error()));
-        return m;
+        return JobRepresentation.of(job, path(job), JobJson::problem);
     }
 
     /** A job's failure as a problem details object, with the page of its type when the server has one. */
-    private static @Nullable Map<String, Object> problem(@Nullable JobProblem error) {
-        if (error == null) {
-            return null;
-        }
+    private static Map<String, Object> problem(JobProblem error) {
         Map<String, Object> p = new LinkedHashMap<>();
         ProblemType type = ProblemType.bySlug(error.type()).orElse(ProblemType.JOB_ERROR);
         p.put("type", type.uri());
@@ -59,9 +39,5 @@ final class JobJson {
         p.put("detail", error.detail());
         p.put("retryable", type.retryable());
         return p;
-    }
-
-    private static @Nullable String time(@Nullable Instant t) {
-        return t == null ? null : DateTimeFormatter.ISO_INSTANT.format(t);
     }
 }
