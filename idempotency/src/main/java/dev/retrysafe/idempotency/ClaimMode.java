@@ -12,6 +12,9 @@ public enum ClaimMode {
      * A claim is a committed row with a lease (its own transaction before the operation's), taken
      * over once the lease has run out. Works for any number of processes on PostgreSQL or H2, and
      * every time decision follows the caller's clock. Costs one more transaction per first use.
+     * The claim runs on a connection of its own ({@link IdempotencyStore#claimsOnOwnConnection()}),
+     * so a caller claims before it opens the operation's transaction and never holds two
+     * connections at once.
      */
     ROWS,
 

@@ -16,9 +16,15 @@ import java.time.Instant;
  * back when the operation failed and may be retried; in both cases call {@link #finished} once the
  * transaction has ended. On any other outcome, end the transaction and answer from the outcome.
  *
- * <p>Stores whose claims are rows of their own (see {@link ClaimMode#ROWS}) also offer the older
- * protocol without the caller's transaction: {@link #claim(Scope, Fingerprint, Instant, Duration)},
- * then {@link #complete} or {@link #release}.
+ * <p>A store whose claims are committed on a connection of its own (see {@link
+ * #claimsOnOwnConnection()}, and {@link ClaimMode#ROWS}) is used the other way round: {@linkplain
+ * #claim(Scope, Fingerprint, Instant, Duration) claim} first, and open the operation's transaction
+ * only for an {@link ClaimOutcome.Acquired} claim; then as above, calling {@link #finished} once
+ * the transaction's connection is given back. A caller then holds one pooled connection at a
+ * time, never two: in the first order it would hold the transaction's connection while the claim
+ * waits for a second one, and with more such callers than the pool has connections, every one of
+ * them waits for a connection that none gives back. Such stores also offer {@link #complete} or
+ * {@link #release} without {@link #finished}, the older protocol.
  */
 public interface IdempotencyStore {
 
@@ -49,11 +55,34 @@ public interface IdempotencyStore {
     }
 
     /**
+     * Whether {@link #claim(Connection, Scope, Fingerprint, Instant, Duration) claims} are committed
+     * on a connection this store takes for the purpose and gives back at once, apart from the
+     * caller's transaction, which they never touch ({@code true}), or may live in the caller's
+     * transaction, as a lock that ends with it or a claim that needs it ({@code false}).
+     *
+     * <p>When {@code true}, a caller should claim with {@link #claim(Scope, Fingerprint, Instant,
+     * Duration)} before it opens the operation's transaction, and call {@link #finished} after the
+     * transaction's connection went back (a release takes a connection too): each operation then
+     * holds one pooled connection at a time. When {@code false}, the claim must be made in the
+     * operation's transaction, as the interface's protocol says.
+     *
+     * <p>By default {@code false}, the answer that is safe for any store: one that does not say is
+     * asked in the operation's transaction, at the cost of a second connection while it claims.
+     * A store whose claims are its own transactions returns {@code true}. The answer never
+     * changes for a given store.
+     */
+    default boolean claimsOnOwnConnection() {
+        return false;
+    }
+
+    /**
      * Called once the transaction of an {@linkplain ClaimOutcome.Acquired acquired} claim has
      * ended: {@code committed} after {@link #complete} and a successful commit, otherwise after a
      * rollback (or a failed commit), so that the next request with the key runs the operation
-     * again. By default a rolled-back claim is {@linkplain #release released}. Never throws; a
-     * claim that cannot be released expires with its lease.
+     * again. By default a rolled-back claim is {@linkplain #release released}, on a connection of
+     * its own: a caller of a store that {@linkplain #claimsOnOwnConnection() claims on its own
+     * connection} gives the transaction's connection back first. Never throws; a claim that cannot
+     * be released expires with its lease.
      */
     default void finished(Claim claim, boolean committed) {
         if (!committed) {

@@ -95,6 +95,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         return store.claim(transaction, scope, fingerprint, now, lease);
     }
 
+    /** {@code true} for {@link ClaimMode#ROWS}; the other modes claim in the caller's transaction or in memory. */
+    @Override
+    public boolean claimsOnOwnConnection() {
+        return store.claimsOnOwnConnection();
+    }
+
     @Override
     public void finished(Claim claim, boolean committed) {
         store.finished(claim, committed);

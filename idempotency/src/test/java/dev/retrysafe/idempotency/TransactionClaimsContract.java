@@ -95,6 +95,16 @@ abstract class TransactionClaimsContract {
         assertThat(strings("SELECT idem_key FROM idempotency_keys")).containsExactly("k");
     }
 
+    /**
+     * Only claim rows are committed apart from the operation's transaction, so only they may be
+     * claimed before it begins (one pooled connection at a time); a lock, or an in-process claim
+     * that reads through the transaction, must be claimed in it.
+     */
+    @Test
+    void saysWhetherItsClaimsTakeAConnectionOfTheirOwn() {
+        assertThat(store.claimsOnOwnConnection()).isEqualTo(mode() == ClaimMode.ROWS);
+    }
+
     @Test
     void whileTheFirstUseRunsTheSameRequestIsInFlight() throws Exception {
         try (Connection first = transaction()) {

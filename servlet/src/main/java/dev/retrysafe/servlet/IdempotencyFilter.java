@@ -37,6 +37,12 @@ import org.jspecify.annotations.Nullable;
  * below 500 is stored in that transaction, which then commits, and only then is it sent. A 5xx
  * answer or an exception rolls everything back and releases the key, so a retry runs again.
  *
+ * <p>Connections: a store that {@linkplain IdempotencyStore#claimsOnOwnConnection() claims on a
+ * connection of its own} (claim rows) claims before the transaction opens and releases after its
+ * connection went back, so a keyed request holds one pooled connection at a time; any other store
+ * claims in the request's transaction. A pool of N connections thus serves N keyed requests at
+ * once, whatever the store.
+ *
  * <p>What is stored is the status, the body and the {@linkplain Builder#storedHeaders stored
  * headers}, kept for the store's retention. An answer that carries a secret should not be kept
  * as it is: a {@link StoredAnswerTransform} set for its route ({@link Builder#storedAnswerTransform})

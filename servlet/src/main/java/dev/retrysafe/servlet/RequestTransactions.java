@@ -10,7 +10,10 @@ import java.sql.SQLException;
  * {@link IdempotencyFilter} takes a connection of its own from its data source.
  *
  * <p>The idempotency step begins one transaction per keyed request, claims the key in it, runs
- * the operation, writes the stored answer in it and commits; or it rolls back. It never commits,
+ * the operation, writes the stored answer in it and commits; or it rolls back. (With a store that
+ * {@linkplain dev.retrysafe.idempotency.IdempotencyStore#claimsOnOwnConnection() claims on a
+ * connection of its own} it claims first and begins a transaction only for a claim it acquired,
+ * so a keyed request never holds the transaction's connection and the claim's at once.) It never commits,
  * rolls back or closes the {@linkplain Transaction#connection() connection} itself, and it ends
  * each transaction on the thread that began it. Implementations are threadsafe.
  */

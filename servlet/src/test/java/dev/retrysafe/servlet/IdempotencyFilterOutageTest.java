@@ -36,6 +36,8 @@ class IdempotencyFilterOutageTest {
     private static final class SwitchableDataSource implements DataSource {
         private final CountingDataSource delegate;
         private volatile boolean down;
+        /** The next connections, one entry each: {@code true} refuses it. Once empty, {@link #down} decides. */
+        private final java.util.Queue<Boolean> script = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
         SwitchableDataSource(CountingDataSource delegate) {
             this.delegate = delegate;
@@ -43,7 +45,8 @@ class IdempotencyFilterOutageTest {
 
         @Override
         public Connection getConnection() throws SQLException {
-            if (down) {
+            Boolean scripted = script.poll();
+            if (scripted != null ? scripted : down) {
                 throw new SQLTransientConnectionException("Connection is not available, request timed out");
             }
             return delegate.getConnection();
@@ -87,6 +90,60 @@ class IdempotencyFilterOutageTest {
         @Override
         public boolean isWrapperFor(Class<?> iface) {
             return delegate.isWrapperFor(iface);
+        }
+    }
+
+    /**
+     * With claim rows the key is claimed (on a connection of its own) before the request's
+     * transaction begins; a transaction that then cannot begin ran nothing, so the claim is
+     * released at once instead of answering {@code 409} to every retry until its lease ends.
+     */
+    @Test
+    void aClaimWhoseTransactionCannotBeginIsReleasedAndAnswered503() throws Exception {
+        try (ThrowawayDatabase database = ThrowawayDatabase.h2("outage-begin")) {
+            SwitchableDataSource dataSource = new SwitchableDataSource(database.dataSource());
+            try (Connection c = dataSource.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute(JdbcIdempotencyStore.schemaSql());
+                s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
+                        + " idem_key VARCHAR(255), body TEXT)");
+            }
+            IdempotencyFilter filter = IdempotencyFilter.builder()
+                    .dataSource(dataSource)
+                    .store(JdbcIdempotencyStore.create(dataSource))
+                    .scope(request -> request.getHeader("X-Account"))
+                    .route("POST", "/v1/payments", true)
+                    .lease(Duration.ofHours(1)) // a claim left behind would answer 409 to the retry
+                    .build();
+            CountDownLatch never = new CountDownLatch(0);
+            try (TestServer server = new TestServer(filter, new PaymentsServlet(never, never));
+                    HttpClient http = HttpClient.newBuilder()
+                            .connectTimeout(Duration.ofSeconds(5))
+                            .build()) {
+                HttpRequest pay = HttpRequest.newBuilder(server.uri("/v1/payments"))
+                        .timeout(Duration.ofSeconds(10))
+                        .header("X-Account", "acct_1")
+                        .header("Idempotency-Key", "outage-begin-1")
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(PAYMENT))
+                        .build();
+
+                // given: the claim gets its connection, the transaction does not, the release does
+                dataSource.script.addAll(java.util.List.of(false, true, false));
+
+                // when / then: an outage answer
+                HttpResponse<String> refused =
+                        http.send(pay, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
+                assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+                assertThat(dataSource.script).as("connections asked for").isEmpty();
+
+                // when: the retry comes, the key is free and it pays once
+                HttpResponse<String> paid = http.send(pay, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                assertThat(paid.statusCode()).as(paid.body()).isEqualTo(201);
+                assertThat(paid.headers().firstValue("Idempotent-Replayed")).isEmpty();
+            }
+            assertThat(database.dataSource().openConnections()).isZero();
         }
     }
 

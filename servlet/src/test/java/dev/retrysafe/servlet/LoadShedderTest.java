@@ -22,6 +22,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Load shedding: lowest priority first as the load rises, critical never, exempt requests never;
@@ -108,8 +110,12 @@ class LoadShedderTest {
                 .contains("\"retryable\":true", "\"priority\":\"low\"", "\"retry_after\":3");
     }
 
-    @Test
-    void aReplayIsNeverShedAndAShedKeyedRequestLeavesItsKeyFree() throws Exception {
+    /** Both orders of the handler: claim rows (claim, then the transaction) and in-process claims (the other way). */
+    @ParameterizedTest
+    @EnumSource(
+            value = ClaimMode.class,
+            names = {"ROWS", "IN_PROCESS"})
+    void aReplayIsNeverShedAndAShedKeyedRequestLeavesItsKeyFree(ClaimMode mode) throws Exception {
         database = ThrowawayDatabase.h2("shedding");
         try (Connection c = database.dataSource().getConnection();
                 Statement s = c.createStatement()) {
@@ -121,7 +127,7 @@ class LoadShedderTest {
         IdempotencyFilter idempotency = IdempotencyFilter.builder()
                 .dataSource(database.dataSource())
                 .store(JdbcIdempotencyStore.builder(database.dataSource())
-                        .claims(ClaimMode.ROWS)
+                        .claims(mode)
                         .build())
                 .scope(request -> request.getHeader("X-Account"))
                 .route("POST", "/v1/payments", true)

@@ -96,6 +96,12 @@ public final class JdbcStore implements IdempotencyStore {
         }
     }
 
+    /** Every claim is a short autocommit transaction on a connection of its own. */
+    @Override
+    public boolean claimsOnOwnConnection() {
+        return true;
+    }
+
     @Override
     public void complete(Connection transaction, Claim claim, StoredResponse response, Instant now) {
         int updated;

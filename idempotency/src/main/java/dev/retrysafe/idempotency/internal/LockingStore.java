@@ -265,6 +265,12 @@ public final class LockingStore implements IdempotencyStore {
         }
     }
 
+    /** The claim is a lock of the caller's transaction, or an entry in memory that reads through it. */
+    @Override
+    public boolean claimsOnOwnConnection() {
+        return false;
+    }
+
     /** Advisory locks end with the transaction; an in-process claim ends here. */
     @Override
     public void finished(Claim claim, boolean committed) {

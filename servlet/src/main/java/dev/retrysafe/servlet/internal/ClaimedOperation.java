@@ -18,8 +18,10 @@ import java.sql.SQLException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One operation run under an acquired claim, in the claim's transaction, bound to the request.
- * Used once, by one thread; the caller closes the connection.
+ * One operation run under an acquired claim, in the claim's transaction, bound to the request:
+ * committed with its answer, or rolled back. Used once, by one thread; the caller then closes the
+ * transaction and only after that {@linkplain dev.retrysafe.idempotency.IdempotencyStore#finished
+ * finishes} the claim (a release may need a connection of its own).
  */
 record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key, KeyedTransaction transaction) {
 
@@ -95,13 +97,12 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
             abandon();
             return failed("storing the answer or committing failed", e);
         }
-        settings.store().finished(claim, true);
         return answer;
     }
 
     /**
      * Answers 500 (503 when the database cannot be reached) for an operation already
-     * abandoned, so a retry runs again.
+     * abandoned, so a retry runs again (the key is released after).
      */
     private Answer failed(String what, @Nullable Throwable cause) {
         LOG.log(Level.ERROR, what + " for " + claim.scope().route() + "; key released", cause);
@@ -111,7 +112,8 @@ record ClaimedOperation(FilterSettings settings, Claim claim, IdempotencyKey key
                 "the request failed and had no effect; retrying it with the same Idempotency-Key is safe");
     }
 
+    /** Ends the claimed operation without effects; the caller lets the key go. */
     private void abandon() {
-        IdempotencyHandler.abandon(settings, claim, transaction);
+        transaction.rollback();
     }
 }

@@ -47,6 +47,11 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public boolean claimsOnOwnConnection() {
+        return delegate.claimsOnOwnConnection();
+    }
+
+    @Override
     public void finished(Claim claim, boolean committed) {
         delegate.finished(claim, committed);
     }

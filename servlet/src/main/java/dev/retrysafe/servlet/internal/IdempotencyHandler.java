@@ -115,63 +115,130 @@ public final class IdempotencyHandler {
         // the concrete path, not the template: the same key sent to /v1/payments/A/capture and then
         // /v1/payments/B/capture is a different request (422), never a replay of A's answer
         Fingerprint fingerprint = Fingerprint.of(request.getMethod(), path, body);
-        // the operation's transaction comes first: a store may hold the claim in it (a lock)
-        KeyedTransaction transaction;
-        try {
-            transaction = KeyedTransaction.begin(settings);
-        } catch (SQLException e) {
-            LOG.log(Level.ERROR, "cannot open a connection for " + scopedRoute, e);
-            admission.refund(response); // not the client's doing: free
-            unavailable(e).writeTo(response);
-            return;
-        }
-        Answer answer;
-        try {
-            answer = claimAndRun(request, response, admission, operation, transaction, scope, fingerprint, key, body);
-        } finally {
-            transaction.close();
-        }
+        Keyed keyed = new Keyed(request, response, admission, operation, scope, fingerprint, key, body);
+        Answer answer = settings.store().claimsOnOwnConnection() ? claimThenBegin(keyed) : beginThenClaim(keyed);
         if (answer instanceof Answer.Replayed replayed) {
             answer = replay(request, replayed.stored()); // now that ours is closed: a transform may take a connection
         }
         answer.writeTo(response);
     }
 
-    /**
-     * Claims in {@code connection}'s transaction, then runs or answers. What a correct client's
-     * retry gets (a replay, a {@code 409}) and what the store's failure causes are refunded: the
-     * request was charged when it arrived.
-     */
-    private Answer claimAndRun(
+    /** One keyed request on its way through the claim: what it is, and who answers it. */
+    private record Keyed(
             HttpServletRequest request,
             HttpServletResponse response,
             Admission admission,
             RequestDecisions.Operation operation,
-            KeyedTransaction transaction,
             Scope scope,
             Fingerprint fingerprint,
             IdempotencyKey key,
-            byte[] body) {
+            byte[] body) {}
+
+    /**
+     * For a store whose claim commits on a connection of its own (claim rows): the claim first, its
+     * connection given back, and only an acquired claim opens the operation's transaction. So the
+     * request holds one pooled connection at a time; the other order held the transaction's while
+     * the claim waited for a second, and a pool smaller than twice the keyed requests in flight
+     * ran dry. A claim whose transaction cannot begin is released: nothing ran.
+     */
+    private Answer claimThenBegin(Keyed keyed) {
         ClaimOutcome outcome;
         try {
             outcome = settings.store()
-                    .claim(
-                            transaction.connection(),
-                            scope,
-                            fingerprint,
-                            settings.clock().instant(),
-                            settings.lease());
+                    .claim(keyed.scope(), keyed.fingerprint(), settings.clock().instant(), settings.lease());
         } catch (IdempotencyStoreException e) {
-            LOG.log(Level.ERROR, "idempotency claim failed for " + scope.route(), e);
-            transaction.rollback();
-            admission.refund(response);
-            return unavailable(e);
+            return claimFailed(keyed, e);
         }
-        if (!(outcome instanceof ClaimOutcome.Acquired)) {
+        if (!(outcome instanceof ClaimOutcome.Acquired acquired)) {
+            return answerWithoutRunning(keyed, outcome);
+        }
+        LoadShedder.Priority shed = sheds(keyed.request());
+        if (shed != null) {
+            settings.store().finished(acquired.claim(), false); // never ran: the key is free again
+            return shedAnswer(keyed, shed);
+        }
+        KeyedTransaction transaction = null;
+        try {
+            transaction = KeyedTransaction.begin(settings);
+        } catch (SQLException e) {
+            return beginFailed(keyed, e);
+        } finally {
+            if (transaction == null) {
+                settings.store().finished(acquired.claim(), false); // never ran: the key is free again
+            }
+        }
+        return runClaimed(keyed, acquired.claim(), transaction);
+    }
+
+    /**
+     * For a store that may hold the claim in the operation's transaction (an advisory lock, or an
+     * in-process claim that reads through it): the transaction first, the claim in it.
+     */
+    private Answer beginThenClaim(Keyed keyed) {
+        KeyedTransaction transaction;
+        try {
+            transaction = KeyedTransaction.begin(settings);
+        } catch (SQLException e) {
+            return beginFailed(keyed, e);
+        }
+        try {
+            ClaimOutcome outcome;
+            try {
+                outcome = settings.store()
+                        .claim(
+                                transaction.connection(),
+                                keyed.scope(),
+                                keyed.fingerprint(),
+                                settings.clock().instant(),
+                                settings.lease());
+            } catch (IdempotencyStoreException e) {
+                transaction.rollback();
+                return claimFailed(keyed, e);
+            }
+            if (outcome instanceof ClaimOutcome.Acquired acquired) {
+                LoadShedder.Priority shed = sheds(keyed.request());
+                if (shed != null) {
+                    transaction.rollback();
+                    transaction.close(); // the connection back before the claim is let go, as runClaimed does
+                    settings.store().finished(acquired.claim(), false);
+                    return shedAnswer(keyed, shed);
+                }
+                return runClaimed(keyed, acquired.claim(), transaction);
+            }
             transaction.rollback(); // ends what the claim read (and a lock it may have taken)
+            return answerWithoutRunning(keyed, outcome);
+        } finally {
+            transaction.close(); // once only: runClaimed closed it already
         }
+    }
+
+    /**
+     * Runs the operation under {@code claim} in {@code transaction}, then gives the transaction's
+     * connection back, and only then finishes the claim (a release may take a connection of its
+     * own: asked for while the request still held one, it could wait for a connection that none
+     * gives back).
+     */
+    private Answer runClaimed(Keyed keyed, Claim claim, KeyedTransaction transaction) {
+        try {
+            return new ClaimedOperation(settings, claim, keyed.key(), transaction)
+                    .run(
+                            keyed.request(),
+                            new CachedBodyRequest(keyed.request(), keyed.body()),
+                            keyed.response(),
+                            keyed.operation());
+        } finally {
+            transaction.close();
+            settings.store().finished(claim, transaction.committed());
+        }
+    }
+
+    /**
+     * The answer to a claim that was not acquired. What a correct client's retry gets (a replay, a
+     * {@code 409}) is refunded: the request was charged when it arrived.
+     */
+    private Answer answerWithoutRunning(Keyed keyed, ClaimOutcome outcome) {
         if (outcome instanceof ClaimOutcome.Replay || outcome instanceof ClaimOutcome.InFlight) {
-            admission.refund(response); // what a correct client's retry gets costs nothing
+            keyed.admission().refund(keyed.response()); // what a correct client's retry gets costs nothing
         }
         return switch (outcome) {
             case ClaimOutcome.Replay replay -> new Answer.Replayed(replay.response());
@@ -183,42 +250,42 @@ public final class IdempotencyHandler {
             case ClaimOutcome.Mismatch mismatch ->
                 problem(
                         ProblemType.IDEMPOTENCY_KEY_REUSED,
-                        "this Idempotency-Key was already used with a different request to " + scope.route());
+                        "this Idempotency-Key was already used with a different request to "
+                                + keyed.scope().route());
             case ClaimOutcome.Acquired acquired ->
-                runUnlessShed(request, response, admission, operation, transaction, acquired, key, body);
+                throw new IllegalStateException("an acquired claim runs its operation");
         };
     }
 
     /**
-     * Runs the operation of an acquired claim, unless the instance sheds the request: only now,
-     * with no stored answer found, can it be shed without shedding a replay. A shed claim is let go
-     * with nothing done, and the request's charge is given back.
+     * The priority at which the load shedder sheds this keyed request now, or {@code null}. Asked
+     * only once the lookup found no stored answer, so that a replay is never shed.
      */
-    private Answer runUnlessShed(
-            HttpServletRequest request,
-            HttpServletResponse response,
-            Admission admission,
-            RequestDecisions.Operation operation,
-            KeyedTransaction transaction,
-            ClaimOutcome.Acquired acquired,
-            IdempotencyKey key,
-            byte[] body) {
-        LoadShedder.Priority shed = sheds(request);
-        if (shed != null) {
-            abandon(settings, acquired.claim(), transaction);
-            admission.refund(response);
-            return Shedding.answer(settings.shedding(), shed);
-        }
-        return new ClaimedOperation(settings, acquired.claim(), key, transaction)
-                .run(request, new CachedBodyRequest(request, body), response, operation);
-    }
-
-    /** The priority at which the shedder sheds this keyed request now, or {@code null}. */
     private LoadShedder.@Nullable Priority sheds(HttpServletRequest request) {
         LoadShedder shedder = settings.shedding();
         return shedder == null || request.getHeader(IdempotencyFilter.KEY_HEADER) == null
                 ? null
                 : shedder.sheds(request);
+    }
+
+    /** A shed request, its claim let go: nothing ran, so its charge is given back. */
+    private Answer shedAnswer(Keyed keyed, LoadShedder.Priority shed) {
+        keyed.admission().refund(keyed.response());
+        return Shedding.answer(java.util.Objects.requireNonNull(settings.shedding()), shed);
+    }
+
+    /** The store failed: not the client's doing, so free; 503 when the database cannot be reached. */
+    private Answer claimFailed(Keyed keyed, IdempotencyStoreException e) {
+        LOG.log(Level.ERROR, "idempotency claim failed for " + keyed.scope().route(), e);
+        keyed.admission().refund(keyed.response());
+        return unavailable(e);
+    }
+
+    /** No transaction for the operation: not the client's doing, so free; 503 when the database cannot be reached. */
+    private Answer beginFailed(Keyed keyed, SQLException e) {
+        LOG.log(Level.ERROR, "cannot open a connection for " + keyed.scope().route(), e);
+        keyed.admission().refund(keyed.response());
+        return unavailable(e);
     }
 
     /** A stored answer, through its route's transform; a transform that throws answers 500 (503). */
@@ -253,12 +320,6 @@ public final class IdempotencyHandler {
             throws IOException {
         BoundedBody.release(request, response, RateLimitHandler.DRAIN_LIMIT);
         answer.writeTo(response);
-    }
-
-    /** Ends an acquired claim without effects: rolls its transaction back, then lets the key go. */
-    static void abandon(FilterSettings settings, Claim claim, KeyedTransaction transaction) {
-        transaction.rollback();
-        settings.store().finished(claim, false);
     }
 
     private Answer.Problem problem(ProblemType type, String detail) {

@@ -18,6 +18,9 @@ abstract sealed class KeyedTransaction {
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.servlet");
 
+    private boolean committed;
+    private boolean closed;
+
     /** Begins the transaction of a keyed request as {@code settings} say. */
     static KeyedTransaction begin(FilterSettings settings) throws SQLException {
         RequestTransactions transactions = settings.transactions();
@@ -46,15 +49,37 @@ abstract sealed class KeyedTransaction {
 
     abstract boolean rollbackOnly();
 
-    /** Stores the answer of {@code claim} and commits, as {@link IdempotencyStore#completeAndCommit} says. */
-    abstract void completeAndCommit(IdempotencyStore store, Claim claim, StoredResponse answer, Instant now)
-            throws SQLException;
+    /**
+     * Stores the answer of {@code claim} and commits, as {@link IdempotencyStore#completeAndCommit}
+     * says; once this returns, {@link #committed()} is true.
+     */
+    final void completeAndCommit(IdempotencyStore store, Claim claim, StoredResponse answer, Instant now)
+            throws SQLException {
+        storeAndCommit(store, claim, answer, now);
+        committed = true;
+    }
+
+    /** Whether the answer and the effects committed (the claim's {@link IdempotencyStore#finished} says so). */
+    final boolean committed() {
+        return committed;
+    }
 
     /** Rolls back; never throws. */
     abstract void rollback();
 
-    /** Gives the connection back; never throws. */
-    abstract void close();
+    /** Gives the connection back, the first time only; never throws. */
+    final void close() {
+        if (!closed) {
+            closed = true;
+            end();
+        }
+    }
+
+    abstract void storeAndCommit(IdempotencyStore store, Claim claim, StoredResponse answer, Instant now)
+            throws SQLException;
+
+    /** Ends the transaction's hold on its connection (called once). */
+    abstract void end();
 
     /** A connection of the filter's own data source, committed through the store (one round trip where it can). */
     private static final class Own extends KeyedTransaction {
@@ -75,7 +100,7 @@ abstract sealed class KeyedTransaction {
         }
 
         @Override
-        void completeAndCommit(IdempotencyStore store, Claim claim, StoredResponse answer, Instant now)
+        void storeAndCommit(IdempotencyStore store, Claim claim, StoredResponse answer, Instant now)
                 throws SQLException {
             store.completeAndCommit(connection, claim, answer, now);
         }
@@ -90,7 +115,7 @@ abstract sealed class KeyedTransaction {
         }
 
         @Override
-        void close() {
+        void end() {
             close(connection);
         }
 
@@ -122,7 +147,7 @@ abstract sealed class KeyedTransaction {
         }
 
         @Override
-        void completeAndCommit(IdempotencyStore store, Claim claim, StoredResponse answer, Instant now)
+        void storeAndCommit(IdempotencyStore store, Claim claim, StoredResponse answer, Instant now)
                 throws SQLException {
             store.complete(transaction.connection(), claim, answer, now);
             try {
@@ -142,7 +167,7 @@ abstract sealed class KeyedTransaction {
         }
 
         @Override
-        void close() {
+        void end() {
             rollback(); // ends it if nothing did (it does nothing once committed or rolled back)
         }
     }

@@ -8,15 +8,12 @@ import javax.sql.DataSource;
 
 /**
  * The claim mode when {@code retrysafe.idempotency.claims} is not set, as the Retrysafe server
- * chooses it: every keyed request then needs one pooled connection, never two at once.
- *
- * <p>{@link ClaimMode#ROWS} commits its claim on a connection of its own while the request's
- * transaction holds another, so with more keyed requests in flight than the pool has
- * connections, every request would wait for a second connection that none gives back (measured
- * on the example application: 0 payments a second at 64 connections of load with Hikari's 10).
- * PostgreSQL holds the claim as a lock of the request's own transaction; an embedded H2 database
- * (one process) holds it in this process's memory; any other database gets rows, and its pool
- * must have more connections than twice the keyed requests in flight.
+ * chooses it: the cheapest claim the database allows. PostgreSQL holds the claim as a lock of the
+ * request's own transaction and an embedded H2 database (one process) in this process's memory,
+ * both without a transaction of their own; any other database gets {@link ClaimMode#ROWS}, one
+ * more short transaction per new key. In every mode a keyed request holds one pooled connection
+ * at a time: a claim row is committed, and its connection given back, before the request's
+ * transaction begins.
  */
 public final class ClaimModes {
 
