@@ -9,6 +9,7 @@ import dev.retrysafe.delivery.EndpointHealth;
 import dev.retrysafe.delivery.EndpointWithSecret;
 import dev.retrysafe.delivery.StoredAttempt;
 import dev.retrysafe.delivery.WebhookEndpoint;
+import dev.retrysafe.delivery.WebhookEndpointRepresentation;
 import dev.retrysafe.server.http.Json;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,21 +30,7 @@ final class WebhookJson {
     static final int HEALTH_WINDOW_HOURS = 24;
 
     static Map<String, @Nullable Object> endpoint(WebhookEndpoint e, EndpointHealth health) {
-        Map<String, @Nullable Object> m = new LinkedHashMap<>();
-        m.put("id", e.id());
-        m.put("object", "webhook_endpoint");
-        m.put("url", e.url().toString());
-        m.put("description", e.description());
-        m.put("event_types", e.eventTypes().stream().sorted().toList());
-        m.put("enabled", e.enabled());
-        m.put(
-                "disabled_reason",
-                e.disabledReason() == null ? null : e.disabledReason().wireName());
-        m.put("created_at", time(e.createdAt()));
-        m.put("updated_at", time(e.updatedAt()));
-        m.put("failing_since", time(e.failingSince()));
-        m.put("previous_secret_expires_at", time(e.previousSecretExpiresAt()));
-        m.put("rate_limit", e.rateLimit());
+        Map<String, @Nullable Object> m = WebhookEndpointRepresentation.of(e);
         m.put("health", health(health));
         return m;
     }

@@ -5,11 +5,10 @@ import dev.retrysafe.delivery.NewEndpoint;
 import dev.retrysafe.delivery.Page;
 import dev.retrysafe.delivery.PageRequest;
 import dev.retrysafe.delivery.WebhookEndpoint;
+import dev.retrysafe.delivery.WebhookEndpointRepresentation;
 import dev.retrysafe.spring.WebhookEndpointService;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.time.Instant;
-import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -157,26 +156,7 @@ public final class WebhookEndpointRoutes {
     }
 
     static Map<String, @Nullable Object> endpoint(WebhookEndpoint e) {
-        Map<String, @Nullable Object> m = new LinkedHashMap<>();
-        m.put("id", e.id());
-        m.put("object", "webhook_endpoint");
-        m.put("url", e.url().toString());
-        m.put("description", e.description());
-        m.put("event_types", e.eventTypes().stream().sorted().toList());
-        m.put("enabled", e.enabled());
-        m.put(
-                "disabled_reason",
-                e.disabledReason() == null ? null : e.disabledReason().wireName());
-        m.put("created_at", time(e.createdAt()));
-        m.put("updated_at", time(e.updatedAt()));
-        m.put("failing_since", time(e.failingSince()));
-        m.put("previous_secret_expires_at", time(e.previousSecretExpiresAt()));
-        m.put("rate_limit", e.rateLimit());
-        return m;
-    }
-
-    private static @Nullable String time(@Nullable Instant at) {
-        return at == null ? null : DateTimeFormatter.ISO_INSTANT.format(at);
+        return WebhookEndpointRepresentation.of(e);
     }
 
     private static ResponseEntity<ProblemDetail> invalid(@Nullable String detail) {
