@@ -93,6 +93,24 @@ class IdempotencyFilterOutageTest {
         }
     }
 
+    private static void createTables(DataSource dataSource) throws SQLException {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(JdbcIdempotencyStore.schemaSql());
+            s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
+                    + " idem_key VARCHAR(255), body TEXT)");
+        }
+    }
+
+    /** The filter of these tests over {@code dataSource}: keyed POST /v1/payments, scoped by X-Account. */
+    private static IdempotencyFilter.Builder filter(DataSource dataSource) {
+        return IdempotencyFilter.builder()
+                .dataSource(dataSource)
+                .store(JdbcIdempotencyStore.create(dataSource))
+                .scope(request -> request.getHeader("X-Account"))
+                .route("POST", "/v1/payments", true);
+    }
+
     /**
      * With claim rows the key is claimed (on a connection of its own) before the request's
      * transaction begins; a transaction that then cannot begin ran nothing, so the claim is
@@ -102,19 +120,10 @@ class IdempotencyFilterOutageTest {
     void aClaimWhoseTransactionCannotBeginIsReleasedAndAnswered503() throws Exception {
         try (ThrowawayDatabase database = ThrowawayDatabase.h2("outage-begin")) {
             SwitchableDataSource dataSource = new SwitchableDataSource(database.dataSource());
-            try (Connection c = dataSource.getConnection();
-                    Statement s = c.createStatement()) {
-                s.execute(JdbcIdempotencyStore.schemaSql());
-                s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
-                        + " idem_key VARCHAR(255), body TEXT)");
-            }
-            IdempotencyFilter filter = IdempotencyFilter.builder()
-                    .dataSource(dataSource)
-                    .store(JdbcIdempotencyStore.create(dataSource))
-                    .scope(request -> request.getHeader("X-Account"))
-                    .route("POST", "/v1/payments", true)
-                    .lease(Duration.ofHours(1)) // a claim left behind would answer 409 to the retry
-                    .build();
+            createTables(dataSource);
+            // a claim left behind would answer 409 to the retry
+            IdempotencyFilter filter =
+                    filter(dataSource).lease(Duration.ofHours(1)).build();
             CountDownLatch never = new CountDownLatch(0);
             try (TestServer server = new TestServer(filter, new PaymentsServlet(never, never));
                     HttpClient http = HttpClient.newBuilder()
@@ -151,18 +160,8 @@ class IdempotencyFilterOutageTest {
     void aDatabaseThatCannotBeReachedAnswers503WithRetryAfterAndTheRetryRunsOnceItIsBack() throws Exception {
         try (ThrowawayDatabase database = ThrowawayDatabase.h2("outage")) {
             SwitchableDataSource dataSource = new SwitchableDataSource(database.dataSource());
-            try (Connection c = dataSource.getConnection();
-                    Statement s = c.createStatement()) {
-                s.execute(JdbcIdempotencyStore.schemaSql());
-                s.execute("CREATE TABLE payments (id VARCHAR(64) PRIMARY KEY, account VARCHAR(64),"
-                        + " idem_key VARCHAR(255), body TEXT)");
-            }
-            IdempotencyFilter filter = IdempotencyFilter.builder()
-                    .dataSource(dataSource)
-                    .store(JdbcIdempotencyStore.create(dataSource))
-                    .scope(request -> request.getHeader("X-Account"))
-                    .route("POST", "/v1/payments", true)
-                    .build();
+            createTables(dataSource);
+            IdempotencyFilter filter = filter(dataSource).build();
             CountDownLatch never = new CountDownLatch(0);
             try (TestServer server = new TestServer(filter, new PaymentsServlet(never, never));
                     HttpClient http = HttpClient.newBuilder()
