@@ -144,6 +144,29 @@ class PolicyVersionsTest {
     }
 
     @Test
+    void theSamePolicyInTwoSetsSpendsTwoBudgetsInOneStore() {
+        Policy same = Policy.builder("per_key").limit(2, Duration.ofHours(1)).build();
+        PolicyVersions versions = PolicyVersions.builder()
+                .current("v2", "https://example.com/v2", List.of(same))
+                .previous("v1", "https://example.com/v1", V1_DEPRECATED, V1_SUNSET, List.of(same))
+                .clock(clock)
+                .build();
+        Plans plans = Plans.defaults();
+        RequestFacts facts = account(Instant.EPOCH, null);
+        try (InMemoryRateLimitStore store =
+                InMemoryRateLimitStore.builder().clock(clock).build()) {
+            List<Charge> old = plans.chargesFor(versions.byVersion("v1"), facts);
+            assertThat(store.decide(facts.partition(), old)).isInstanceOf(Decision.Allowed.class);
+            assertThat(store.decide(facts.partition(), old)).isInstanceOf(Decision.Allowed.class);
+            assertThat(store.decide(facts.partition(), old)).isInstanceOf(Decision.Rejected.class);
+
+            Decision moved = store.decide(facts.partition(), plans.chargesFor(versions.current(), facts));
+            assertThat(moved).as("v2's budget is its own").isInstanceOf(Decision.Allowed.class);
+            assertThat(moved.states().getFirst().remaining()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void refusesDuplicateVersionsAndPolicyNamesBadUrlsAndASunsetBeforeTheDeprecation() {
         assertThatThrownBy(() -> PolicyVersions.builder()
                         .current("v2", "https://example.com/v2", List.of(V2_KEY))
