@@ -166,6 +166,54 @@ class PolicyVersionsTest {
         }
     }
 
+    /**
+     * The filter's path for an account on the current set, with previous sets configured and the
+     * system clock: choosing the set allocates nothing, and its charges allocate no more than an
+     * unversioned configuration's.
+     */
+    @Test
+    void theCurrentSetCostsNoAllocationBeyondAnUnversionedDecision() {
+        PolicyVersions versions = PolicyVersions.builder()
+                .current("v2", "https://example.com/v2", List.of(V2_KEY))
+                .previous("v1", "https://example.com/v1", V1_DEPRECATED, V1_SUNSET, List.of(V1_KEY))
+                .previous("v0", "https://example.com/v0", V0_DEPRECATED, V0_SUNSET, List.of(V1_KEY))
+                .build();
+        RequestFacts facts = account(Instant.parse("2027-06-01T00:00:00Z"), null);
+        Plans plans = Plans.defaults();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int n = 1_000_000;
+        long sink = 0;
+        for (int i = 0; i < n; i++) { // warm up
+            sink += versions.setFor(facts).policies().size();
+            sink += plans.chargesFor(versions.setFor(facts), facts).size();
+            sink += plans.chargesFor(versions.current().policies(), facts).size();
+        }
+
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < n; i++) {
+            sink += versions.setFor(facts).policies().size();
+        }
+        long choosing = threads.getCurrentThreadAllocatedBytes() - before;
+        before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < n; i++) {
+            sink += plans.chargesFor(versions.setFor(facts), facts).size();
+        }
+        long versioned = threads.getCurrentThreadAllocatedBytes() - before;
+        before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < n; i++) {
+            sink += plans.chargesFor(versions.current().policies(), facts).size();
+        }
+        long unversioned = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertThat(sink).isPositive();
+        assertThat(versions.setFor(facts)).isSameAs(versions.current());
+        assertThat(choosing).as("bytes allocated by a million choices").isLessThan(4_096);
+        assertThat(versioned)
+                .as("a million versioned charge lists against unversioned ones (" + unversioned + " bytes)")
+                .isLessThanOrEqualTo(unversioned + 4_096);
+    }
+
     @Test
     void refusesDuplicateVersionsAndPolicyNamesBadUrlsAndASunsetBeforeTheDeprecation() {
         assertThatThrownBy(() -> PolicyVersions.builder()

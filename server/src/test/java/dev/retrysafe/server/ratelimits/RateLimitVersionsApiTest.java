@@ -179,6 +179,9 @@ class RateLimitVersionsApiTest {
         assertThat(result.code()).isEqualTo(Main.USAGE);
         assertThat(result.err()).contains("unknown version 'v7'").contains("v2, v1");
         assertThat(result.out()).isEmpty();
+        CliResult malformed = createAccount(write(config(SUNSET, false)), "v 1");
+        assertThat(malformed.code()).isEqualTo(Main.USAGE);
+        assertThat(malformed.err()).contains("--rate-limit-version must be a version name");
         assertThat(dataDir).isEmptyDirectory();
     }
 
