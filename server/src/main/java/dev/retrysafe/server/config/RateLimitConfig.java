@@ -93,6 +93,30 @@ public record RateLimitConfig(
         }
     }
 
+    /** Unversioned limits ({@link RateLimitVersions#NONE}), as before versions existed. */
+    public RateLimitConfig(
+            boolean enabled,
+            Store store,
+            List<Policy> policies,
+            Map<String, Double> plans,
+            Duration retryAfterJitter,
+            Duration redisTimeout,
+            String redisKeyPrefix,
+            boolean redisDirectConnection,
+            List<String> trustedProxies) {
+        this(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies,
+                RateLimitVersions.NONE);
+    }
+
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
     public RateLimitConfig disabled() {
         return new RateLimitConfig(
