@@ -58,6 +58,20 @@ public final class Plans {
      * than wrapped).
      */
     public List<Charge> chargesFor(List<Policy> policies, RequestFacts facts) {
+        return chargesFor(policies, facts, null);
+    }
+
+    /**
+     * The charges of one request under {@code set}: as {@link #chargesFor(List, RequestFacts)},
+     * with every key prefixed by the set's {@linkplain PolicySet#counterKeyPrefix() counter key
+     * prefix} (none for the current set), so that a previous set's policy never spends from the
+     * counter of the current set's policy of the same name.
+     */
+    public List<Charge> chargesFor(PolicySet set, RequestFacts facts) {
+        return chargesFor(set.policies(), facts, set.counterKeyPrefix());
+    }
+
+    private List<Charge> chargesFor(List<Policy> policies, RequestFacts facts, @Nullable String keyPrefix) {
         double factor = factorFor(facts.plan());
         List<Charge> charges = new ArrayList<>(policies.size());
         for (Policy policy : policies) {
@@ -65,6 +79,9 @@ public final class Plans {
                 continue;
             }
             String key = Objects.requireNonNull(policy.scope().keyFor(facts), "key of an applicable scope");
+            if (keyPrefix != null) {
+                key = keyPrefix + key;
+            }
             long cost = saturatingMultiply(policy.cost(), facts.cost());
             charges.add(new Charge(scaled(policy, factor), key, cost));
         }

@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code Retry-After} (whole seconds, at least 1) for {@link Decision.Rejected} and
  *       {@link Decision.Unavailable}, plus an optional random extra of up to
  *       {@code retryAfterJitterSeconds} so that refused clients do not all return at once.</li>
+ *   <li>With a {@link PolicySet} ({@link #render(Decision, PolicySet)}): {@code X-RateLimit-Policy}
+ *       and {@code X-RateLimit-Policy-Docs}, and on a deprecated set {@code Deprecation},
+ *       {@code Sunset} and {@code Link}.</li>
  * </ul>
  *
  * <p>A policy whose state is not {@linkplain PolicyState#known() known} (store unreachable,
@@ -42,6 +45,16 @@ public final class RateLimitHeaders {
     public static final String X_RESET = "X-RateLimit-Reset";
     public static final String X_RESOURCE = "X-RateLimit-Resource";
     public static final String RETRY_AFTER = "Retry-After";
+    /** The version of the policy set the answer was counted under (the seed's name). */
+    public static final String X_POLICY = "X-RateLimit-Policy";
+    /** Where that set is documented. */
+    public static final String X_POLICY_DOCS = "X-RateLimit-Policy-Docs";
+    /** RFC 9745: {@code @<epoch seconds>}, when the caller's set was (or will be) deprecated. */
+    public static final String DEPRECATION = "Deprecation";
+    /** RFC 8594: an HTTP-date, when the caller's set stops applying to it. */
+    public static final String SUNSET = "Sunset";
+    /** {@code rel="deprecation"} (RFC 9745) and {@code rel="sunset"} (RFC 8594) links. */
+    public static final String LINK = "Link";
 
     private static final long MICROS_PER_SECOND = 1_000_000L;
 
@@ -90,6 +103,18 @@ public final class RateLimitHeaders {
         if (retryAfter > 0) {
             fields.add(new HeaderField(RETRY_AFTER, Long.toString(Math.max(1, retryAfter) + jitter())));
         }
+        return List.copyOf(fields);
+    }
+
+    /**
+     * The headers for {@code decision} counted under {@code set}: those of {@link #render(Decision)}
+     * followed by the set's own ({@link PolicySet#headers()}: {@code X-RateLimit-Policy},
+     * {@code X-RateLimit-Policy-Docs}, and for a deprecated set {@code Deprecation}, {@code Sunset}
+     * and {@code Link}), which are rendered once per set.
+     */
+    public List<HeaderField> render(Decision decision, PolicySet set) {
+        List<HeaderField> fields = new ArrayList<>(render(decision));
+        fields.addAll(set.headers());
         return List.copyOf(fields);
     }
 

@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit;
 
+import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * @param routeGroup the group of routes the request belongs to (for example {@code reports})
  * @param plan       the account's plan, which scales quotas (see {@link Plans})
  * @param cost       what the route costs, in units of budget (1 for most routes)
+ * @param accountCreatedAt when the account was created, which decides the {@link PolicySet} it
+ *                   is on ({@link PolicyVersions}); {@code null} when unknown (the current set)
+ * @param rateLimitVersion the policy set the account is pinned to, or {@code null}
  */
 public record RequestFacts(
         @Nullable String apiKeyId,
@@ -19,12 +23,25 @@ public record RequestFacts(
         @Nullable String ip,
         @Nullable String routeGroup,
         @Nullable String plan,
-        long cost) {
+        long cost,
+        @Nullable Instant accountCreatedAt,
+        @Nullable String rateLimitVersion) {
 
     public RequestFacts {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be at least 1: " + cost);
         }
+    }
+
+    /** Facts without versioning: the account's creation time unknown, no pinned set. */
+    public RequestFacts(
+            @Nullable String apiKeyId,
+            @Nullable String accountId,
+            @Nullable String ip,
+            @Nullable String routeGroup,
+            @Nullable String plan,
+            long cost) {
+        this(apiKeyId, accountId, ip, routeGroup, plan, cost, null, null);
     }
 
     /**

@@ -27,6 +27,7 @@ import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.Payments;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.payments.Refunds;
+import dev.retrysafe.server.ratelimits.RateLimitNotice;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
 import dev.retrysafe.server.reports.JobMetricsText;
@@ -140,6 +141,7 @@ public final class RetrysafeServer implements AutoCloseable {
             Ids ids = new Ids(clock);
             Transactions transactions = new Transactions(ds);
             AccountStore accounts = new AccountStore(transactions, ids, clock);
+            RateLimitNotice.check(config.rateLimits(), transactions, clock);
             Bootstrap.ensureKeys(accounts, config.bootstrapApiKeys());
             if (config.database().embedded()) {
                 Bootstrap.ensureDemo(accounts, config.dataDir(), out);
@@ -213,7 +215,8 @@ public final class RetrysafeServer implements AutoCloseable {
                     probes,
                     new PaymentRoutes(transactions, new Payments(bank, ids, clock), config.maxBodyBytes()),
                     new RefundRoutes(transactions, new Refunds(ids, clock), config.maxBodyBytes()),
-                    new RateLimitRoutes(config.rateLimits().enabled()),
+                    new RateLimitRoutes(
+                            config.rateLimits().enabled(), RateLimiting.versions(config.rateLimits(), clock)),
                     events,
                     webhooks.routes(config.maxBodyBytes(), events::has),
                     reports.routes(config.maxBodyBytes()),

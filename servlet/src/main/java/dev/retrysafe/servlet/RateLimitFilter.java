@@ -3,6 +3,8 @@ package dev.retrysafe.servlet;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.PolicySet;
+import dev.retrysafe.ratelimit.PolicyVersions;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.internal.Admission;
@@ -34,7 +36,10 @@ import org.jspecify.annotations.Nullable;
  * and the filter answers {@code 429} with {@code Retry-After} and a problem naming the policy
  * and the wait (or {@code 503} when the store is unreachable and a fail-closed policy applies).
  * Every answer it lets through or refuses carries {@code RateLimit-Policy}, {@code RateLimit}
- * and {@code X-RateLimit-*} headers.
+ * and {@code X-RateLimit-*} headers. With {@linkplain Builder#versions versions}, the policies are
+ * those of the set the caller's account is on at that moment, and the answer also names the set
+ * ({@code X-RateLimit-Policy}, {@code X-RateLimit-Policy-Docs}) and, for a deprecated set, carries
+ * {@code Deprecation}, {@code Sunset} and {@code Link} (see {@link PolicySet#headers()}).
  *
  * <p>Requests matching {@code exempt} spend nothing: their headers show the current budgets and
  * the decision is left on the request under {@link #DECISION_ATTRIBUTE} (for an endpoint that
@@ -55,6 +60,12 @@ public final class RateLimitFilter implements Filter {
 
     /** Request attribute holding the {@link Decision} of an exempt request (its budgets, unspent). */
     public static final String DECISION_ATTRIBUTE = RateLimitFilter.class.getName() + ".decision";
+
+    /**
+     * Request attribute holding the {@link PolicySet} an exempt request's account is on, when the
+     * filter has {@linkplain Builder#versions versions}.
+     */
+    public static final String POLICY_SET_ATTRIBUTE = RateLimitFilter.class.getName() + ".policySet";
 
     private final RateLimitHandler handler;
 
@@ -93,6 +104,7 @@ public final class RateLimitFilter implements Filter {
         private Predicate<HttpServletRequest> exempt = request -> false;
         private Duration retryAfterJitter = Duration.ZERO;
         private String problemTypeBase = "/problems/";
+        private @Nullable PolicyVersions versions;
 
         private Builder() {}
 
@@ -116,6 +128,15 @@ public final class RateLimitFilter implements Filter {
         /** Adds every policy of {@code list}, in order. */
         public Builder policies(List<Policy> list) {
             list.forEach(this::policy);
+            return this;
+        }
+
+        /**
+         * Versioned policy sets instead of {@link #policy} and {@link #policies}: each request is
+         * counted under the set its account is on ({@link PolicyVersions#setFor(RequestFacts)}).
+         */
+        public Builder versions(PolicyVersions versions) {
+            this.versions = versions;
             return this;
         }
 
@@ -162,15 +183,20 @@ public final class RateLimitFilter implements Filter {
         /**
          * The filter.
          *
-         * @throws IllegalStateException if the store or the facts function was not set
+         * @throws IllegalStateException if the store or the facts function was not set, or both
+         *                               policies and versions were
          */
         public RateLimitFilter build() {
             if (store == null || facts == null) {
                 throw new IllegalStateException("store and facts are required; missing:"
                         + (store == null ? " store" : "") + (facts == null ? " facts" : ""));
             }
-            return new RateLimitFilter(
-                    new RateLimitSettings(store, policies, plans, facts, exempt, retryAfterJitter, problemTypeBase));
+            if (versions != null && !policies.isEmpty()) {
+                throw new IllegalStateException(
+                        "policies come either from policy()/policies() or from versions(), not both");
+            }
+            return new RateLimitFilter(new RateLimitSettings(
+                    store, policies, plans, facts, exempt, retryAfterJitter, problemTypeBase, versions));
         }
     }
 }

@@ -222,6 +222,21 @@ class RateLimitFilterTest {
                 .hasMessageContaining("whole seconds");
     }
 
+    @Test
+    void policiesComeFromTheListOrFromVersionsNotBoth() {
+        dev.retrysafe.ratelimit.PolicyVersions versions = dev.retrysafe.ratelimit.PolicyVersions.builder()
+                .current("v2", "https://example.com/v2", List.of(THREE_PER_10S))
+                .build();
+        assertThatThrownBy(() -> RateLimitFilter.builder()
+                        .store(InMemoryRateLimitStore.builder().build())
+                        .facts(request -> null)
+                        .policy(THREE_PER_10S)
+                        .versions(versions)
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not both");
+    }
+
     /**
      * A refused request's body is read and dropped, so its connection carries the next request
      * (two refusals answered on one socket); a body beyond what is worth reading closes the

@@ -7,19 +7,23 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** Accounts and API keys in the database. This class is threadsafe. */
 public final class AccountStore {
 
     private static final String FIND_BY_KEY_HASH = """
-            SELECT a.id, a.name, a.plan FROM api_keys k JOIN accounts a ON a.id = k.account_id
+            SELECT a.id, a.name, a.plan, a.created_at, a.rate_limit_version
+            FROM api_keys k JOIN accounts a ON a.id = k.account_id
             WHERE k.key_hash = ?""";
-    private static final String FIND_BY_NAME = "SELECT id, name, plan FROM accounts WHERE name = ? ORDER BY id LIMIT 1";
+    private static final String FIND_BY_NAME = "SELECT id, name, plan, created_at, rate_limit_version FROM accounts"
+            + " WHERE name = ? ORDER BY id LIMIT 1";
     private static final String INSERT_ACCOUNT =
-            "INSERT INTO accounts (id, name, plan, created_at) VALUES (?, ?, ?, ?)";
+            "INSERT INTO accounts (id, name, plan, created_at, rate_limit_version) VALUES (?, ?, ?, ?, ?)";
     private static final String INSERT_KEY = "INSERT INTO api_keys (key_hash, account_id, created_at) VALUES (?, ?, ?)";
 
     private final Transactions transactions;
@@ -45,14 +49,24 @@ public final class AccountStore {
 
     /** Creates an account with {@code key} as its API key (the key itself is not stored). */
     public Account create(String name, String plan, String key) throws SQLException {
+        return create(name, plan, key, null);
+    }
+
+    /**
+     * Creates an account with {@code key} as its API key, pinned to the rate-limit policy set
+     * {@code rateLimitVersion} (or not, {@code null}); the caller checks the version exists.
+     */
+    public Account create(String name, String plan, String key, @Nullable String rateLimitVersion) throws SQLException {
         return transactions.inNewTransaction(c -> {
-            Account account = new Account(ids.next("acct_"), name, plan);
-            OffsetDateTime now = OffsetDateTime.ofInstant(clock.instant(), ZoneOffset.UTC);
+            Instant created = clock.instant();
+            Account account = new Account(ids.next("acct_"), name, plan, created, rateLimitVersion);
+            OffsetDateTime now = OffsetDateTime.ofInstant(created, ZoneOffset.UTC);
             try (PreparedStatement ps = c.prepareStatement(INSERT_ACCOUNT)) {
                 ps.setString(1, account.id());
                 ps.setString(2, name);
                 ps.setString(3, plan);
                 ps.setObject(4, now);
+                ps.setString(5, rateLimitVersion);
                 ps.executeUpdate();
             }
             try (PreparedStatement ps = c.prepareStatement(INSERT_KEY)) {
@@ -86,9 +100,16 @@ public final class AccountStore {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, param);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next()
-                        ? Optional.of(new Account(rs.getString(1), rs.getString(2), rs.getString(3)))
-                        : Optional.empty();
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                OffsetDateTime created = rs.getObject(4, OffsetDateTime.class);
+                return Optional.of(new Account(
+                        rs.getString(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        created == null ? null : created.toInstant(),
+                        rs.getString(5)));
             }
         }
     }

@@ -33,7 +33,18 @@ public sealed interface Command {
      * @param newDatabase {@code --new-database}: make the embedded database when the data folder
      *     holds none yet (without it the command refuses, rather than write an account no server reads)
      */
-    record CreateAccount(@Nullable Path config, String name, String plan, boolean newDatabase) implements Command {}
+    record CreateAccount(
+            @Nullable Path config,
+            String name,
+            String plan,
+            boolean newDatabase,
+            @Nullable String rateLimitVersion) implements Command {
+
+        /** An account on the set its creation time gives it. */
+        public CreateAccount(@Nullable Path config, String name, String plan, boolean newDatabase) {
+            this(config, name, plan, newDatabase, null);
+        }
+    }
 
     /**
      * {@code webhooks sign}: print the {@code webhook-signature} of the body on standard input.

@@ -20,13 +20,15 @@ public final class CommandLine {
               serve [--port N]           Start the server; stops gracefully on SIGTERM/Ctrl-C. Its start
                                          page http://localhost:8080/ links the dashboard, the API docs
                                          and the demo account's key.
-              create-account --name NAME [--plan PLAN] [--new-database]
+              create-account --name NAME [--plan PLAN] [--rate-limit-version V] [--new-database]
                                          Create an account and print its new API key (shown once); says
                                          which database it wrote to. PLAN is free (default), pro or
-                                         enterprise. Uses the server's settings (--config, RETRYSAFE_*),
-                                         and works while a server runs on the same data. With the
-                                         embedded database it refuses a data folder that holds none yet,
-                                         unless --new-database.
+                                         enterprise. V pins the account to a rate-limit policy set of
+                                         the configuration (rate_limits.version or a previous[] one)
+                                         until that set's sunset. Uses the server's settings (--config,
+                                         RETRYSAFE_*), and works while a server runs on the same data.
+                                         With the embedded database it refuses a data folder that holds
+                                         none yet, unless --new-database.
               migrate                    Apply pending database migrations and exit.
               cluster start|status|stop [--instances N] [--port P] [--dir DIR] ...
                                          N instances behind nginx on PostgreSQL and Redis (./run only,
@@ -78,8 +80,17 @@ public final class CommandLine {
     /** The commands of the jar, in the order of the help. */
     private static final List<String> COMMANDS = List.of("serve", "create-account", "migrate", "webhooks", "demo");
     /** Options that take a value, to the command they apply to ({@code --config}: to every command). */
-    private static final Map<String, String> VALUE_OPTIONS =
-            Map.of("--config", "", "--port", "serve", "--name", "create-account", "--plan", "create-account");
+    private static final Map<String, String> VALUE_OPTIONS = Map.of(
+            "--config",
+            "",
+            "--port",
+            "serve",
+            "--name",
+            "create-account",
+            "--plan",
+            "create-account",
+            "--rate-limit-version",
+            "create-account");
     /** Options without a value, to the command they apply to. */
     private static final Map<String, String> FLAGS = Map.of("--new-database", "create-account");
 
@@ -205,6 +216,17 @@ public final class CommandLine {
         if (!Plan.exists(plan)) {
             return new Command.Invalid("--plan must be one of " + String.join(", ", Plan.ALL) + ", was '" + plan + "'");
         }
-        return new Command.CreateAccount(config, name.strip(), plan, options.containsKey("--new-database"));
+        String version = options.get("--rate-limit-version");
+        if (version != null && !version.strip().matches("[A-Za-z0-9_.-]{1,32}")) {
+            return new Command.Invalid(
+                    "--rate-limit-version must be a version name (letters, digits, _ . -, at most 32), was '" + version
+                            + "'");
+        }
+        return new Command.CreateAccount(
+                config,
+                name.strip(),
+                plan,
+                options.containsKey("--new-database"),
+                version == null ? null : version.strip());
     }
 }

@@ -6,6 +6,7 @@ import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.accounts.ApiKeys;
 import dev.retrysafe.server.config.ConfigException;
 import dev.retrysafe.server.config.ConfigLoader;
+import dev.retrysafe.server.config.RateLimitVersions;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.Database;
 import dev.retrysafe.server.db.DatabaseUnavailableException;
@@ -15,9 +16,12 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The command line of the Retrysafe server: {@code serve} (default), {@code create-account},
@@ -115,6 +119,14 @@ public final class Main {
      */
     private static int createAccount(Command.CreateAccount c, ServerConfig config, PrintStream out, PrintStream err)
             throws Exception {
+        String pinned = c.rateLimitVersion();
+        if (pinned != null) {
+            String refusal = unknownRateLimitVersion(config, pinned, Clock.systemUTC());
+            if (refusal != null) {
+                err.println("retrysafe: " + refusal);
+                return USAGE;
+            }
+        }
         ServerConfig oneOff = RetrysafeServer.forOneOffCommand(config);
         String where;
         if (config.database().embedded()) {
@@ -135,12 +147,41 @@ public final class Main {
             Clock clock = Clock.systemUTC();
             AccountStore accounts = new AccountStore(new Transactions(db.dataSource()), new Ids(clock), clock);
             String key = ApiKeys.generate();
-            Account account = accounts.create(c.name(), c.plan(), key);
+            Account account = accounts.create(c.name(), c.plan(), key, pinned);
             err.println("Created account " + account.id() + " '" + account.name() + "' on plan " + account.plan()
+                    + (pinned == null ? "" : ", pinned to rate-limit version " + pinned)
                     + " in " + where + ". Its API key (shown only now):");
             out.println(key);
             return 0;
         }
+    }
+
+    /**
+     * Why an account cannot be pinned to {@code version}, or {@code null} when it can: the version
+     * must be a set of the configuration, and a previous set must not be past its sunset (the
+     * account would be moved on at once).
+     */
+    static @Nullable String unknownRateLimitVersion(ServerConfig config, String version, Clock clock) {
+        RateLimitVersions versions = config.rateLimits().versions();
+        List<String> known = new ArrayList<>();
+        if (versions.enabled()) {
+            known.add(versions.version());
+        }
+        for (RateLimitVersions.Previous p : versions.previous()) {
+            if (p.version().equals(version) && !p.sunset().isAfter(clock.instant())) {
+                return "--rate-limit-version " + version + ": that set's sunset (" + p.sunset()
+                        + ") has passed, so the account would be on " + versions.version() + " at once";
+            }
+            known.add(p.version());
+        }
+        if (known.contains(version)) {
+            return null;
+        }
+        return "--rate-limit-version: unknown version '" + version + "' ("
+                + (known.isEmpty()
+                        ? "rate limits are not versioned: rate_limits.version is not set"
+                        : "the configuration has " + String.join(", ", known))
+                + ")";
     }
 
     private static int serve(Command command, Map<String, String> env, PrintStream out, PrintStream err) {
@@ -157,6 +198,10 @@ public final class Main {
         } catch (DatabaseUnavailableException e) {
             err.println("retrysafe: cannot start: " + e.getMessage());
             return FAILURE;
+        } catch (ConfigException e) {
+            // found only once the database is open, such as a limit lowered without 90 days' notice
+            err.println("retrysafe: invalid configuration: " + e.getMessage());
+            return USAGE;
         } catch (Exception e) {
             err.println("retrysafe: cannot start: " + e);
             return FAILURE;

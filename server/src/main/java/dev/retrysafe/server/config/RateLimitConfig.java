@@ -24,6 +24,9 @@ import java.util.Map;
  *                         connection to a standalone Redis instead of Lettuce's (faster; see
  *                         docs/rate-limits.md); {@code false}: every decision through Lettuce
  * @param trustedProxies   load balancers (CIDR blocks) whose {@code X-Forwarded-For} names the client
+ * @param versions         the current set's name and docs and the previous sets
+ *                         ({@code version}, {@code docs_url}, {@code previous},
+ *                         {@code allow_short_notice}); {@link RateLimitVersions#NONE}: unversioned
  */
 public record RateLimitConfig(
         boolean enabled,
@@ -34,7 +37,8 @@ public record RateLimitConfig(
         Duration redisTimeout,
         String redisKeyPrefix,
         boolean redisDirectConnection,
-        List<String> trustedProxies) {
+        List<String> trustedProxies,
+        RateLimitVersions versions) {
 
     /** Where counters live. */
     public enum Store {
@@ -89,6 +93,30 @@ public record RateLimitConfig(
         }
     }
 
+    /** Unversioned limits ({@link RateLimitVersions#NONE}), as before versions existed. */
+    public RateLimitConfig(
+            boolean enabled,
+            Store store,
+            List<Policy> policies,
+            Map<String, Double> plans,
+            Duration retryAfterJitter,
+            Duration redisTimeout,
+            String redisKeyPrefix,
+            boolean redisDirectConnection,
+            List<String> trustedProxies) {
+        this(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies,
+                RateLimitVersions.NONE);
+    }
+
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
     public RateLimitConfig disabled() {
         return new RateLimitConfig(
@@ -100,7 +128,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                versions);
     }
 
     /** The same settings with other policies. */
@@ -114,7 +143,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                versions);
     }
 
     /** The same settings with another store. */
@@ -128,7 +158,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                versions);
     }
 
     /** The same limits, waiting at most {@code timeout} for Redis. */
@@ -142,7 +173,23 @@ public record RateLimitConfig(
                 timeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                versions);
+    }
+
+    /** The same limits with these versions (their current set's policies are {@link #policies()}). */
+    public RateLimitConfig withVersions(RateLimitVersions newVersions) {
+        return new RateLimitConfig(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies,
+                newVersions);
     }
 
     /** The same limits with these trusted proxies. */
@@ -156,6 +203,7 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                newTrustedProxies);
+                newTrustedProxies,
+                versions);
     }
 }

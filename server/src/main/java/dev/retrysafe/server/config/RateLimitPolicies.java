@@ -29,15 +29,23 @@ final class RateLimitPolicies {
     private RateLimitPolicies() {}
 
     static List<Policy> parse(JsonNode list) {
+        return parse(list, SETTING);
+    }
+
+    /**
+     * Reads a list of policies found at {@code setting} (such as {@code
+     * rate_limits.previous[0].policies}), with the same fields and errors naming that path.
+     */
+    static List<Policy> parse(JsonNode list, String setting) {
         if (list.isNull() || list.isMissingNode()) {
             return List.of();
         }
         if (!list.isArray()) {
-            throw new ConfigException(SETTING, SETTING + " must be a list of policies");
+            throw new ConfigException(setting, setting + " must be a list of policies");
         }
         List<Policy> policies = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
-            policies.add(policy(list.get(i), SETTING + "[" + i + "]"));
+            policies.add(policy(list.get(i), setting + "[" + i + "]"));
         }
         return policies;
     }

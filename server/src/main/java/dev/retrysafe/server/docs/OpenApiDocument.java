@@ -24,7 +24,10 @@ public final class OpenApiDocument {
 
     /** Where the source is, on the class path. */
     public static final String SOURCE = "openapi/openapi.yaml";
-    /** The headers every answer under {@code /v1} carries while rate limits are enabled. */
+    /**
+     * The headers every answer under {@code /v1} carries while rate limits are enabled, then those
+     * of versioned limits (the set's name and docs; deprecation and sunset on a previous set).
+     */
     static final List<String> RATE_LIMIT_HEADERS = List.of(
             "RateLimit-Policy",
             "RateLimit",
@@ -32,7 +35,12 @@ public final class OpenApiDocument {
             "X-RateLimit-Remaining",
             "X-RateLimit-Used",
             "X-RateLimit-Reset",
-            "X-RateLimit-Resource");
+            "X-RateLimit-Resource",
+            "X-RateLimit-Policy",
+            "X-RateLimit-Policy-Docs",
+            "Deprecation",
+            "Sunset",
+            "Link");
 
     static final String REPLAYED_HEADER = "Idempotent-Replayed";
     private static final Set<String> METHODS =

@@ -30,7 +30,9 @@ final class CallerFacts {
                 request.getRemoteAddr(),
                 routeGroup(path),
                 account == null ? null : account.plan(),
-                1);
+                1,
+                account == null ? null : account.createdAt(),
+                account == null ? null : account.rateLimitVersion());
     }
 
     static @Nullable String routeGroup(String path) {

@@ -2,6 +2,7 @@ package dev.retrysafe.server.ratelimits;
 
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.Plans;
+import dev.retrysafe.ratelimit.PolicyVersions;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
 import dev.retrysafe.server.config.RateLimitConfig;
@@ -38,13 +39,28 @@ public final class RateLimiting {
         resources.add(store);
         RateLimitFilter.Builder filter = RateLimitFilter.builder()
                 .store(DecisionListener.counting(store, decisions))
-                .policies(limits.policies())
                 .facts(CallerFacts::of)
                 .exempt(CallerFacts::isBudgetReport)
                 .retryAfterJitter(limits.retryAfterJitter())
                 .problemTypeBase("/problems/")
                 .plans(plans(limits));
+        PolicyVersions versions = versions(limits, clock);
+        if (versions != null) {
+            filter.versions(versions);
+        } else {
+            filter.policies(limits.policies());
+        }
         return filter.build();
+    }
+
+    /**
+     * The configured policy sets on {@code clock}, or {@code null} when limits are unversioned
+     * (or off).
+     */
+    public static @Nullable PolicyVersions versions(RateLimitConfig limits, Clock clock) {
+        return limits.enabled() && limits.versions().enabled()
+                ? limits.versions().build(limits.policies(), clock)
+                : null;
     }
 
     /** The configured plans; an account on an unlisted plan gets {@code free}'s quotas. */

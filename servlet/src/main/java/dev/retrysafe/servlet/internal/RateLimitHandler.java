@@ -4,6 +4,8 @@ import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.HeaderField;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.PolicySet;
+import dev.retrysafe.ratelimit.PolicyVersions;
 import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.ProblemType;
@@ -47,26 +49,37 @@ public final class RateLimitHandler {
      */
     public @Nullable Admission admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
         RequestFacts facts = settings.facts().apply(request);
-        List<Charge> charges = facts == null ? List.of() : settings.plans().chargesFor(settings.policies(), facts);
-        if (facts == null || charges.isEmpty()) {
+        if (facts == null) {
+            return Admission.FREE;
+        }
+        PolicyVersions versions = settings.versions();
+        PolicySet set = versions == null ? null : versions.setFor(facts);
+        List<Charge> charges = set == null
+                ? settings.plans().chargesFor(settings.policies(), facts)
+                : settings.plans().chargesFor(set, facts);
+        if (charges.isEmpty()) {
             return Admission.FREE;
         }
         String partition = facts.partition();
         if (settings.exempt().test(request)) {
             Decision budgets = settings.store().peek(partition, charges);
             request.setAttribute(RateLimitFilter.DECISION_ATTRIBUTE, budgets);
-            writeHeaders(response, budgets);
+            if (set != null) {
+                request.setAttribute(RateLimitFilter.POLICY_SET_ATTRIBUTE, set);
+            }
+            writeHeaders(response, budgets, set);
             return Admission.FREE;
         }
-        return admit(settings.store().decide(partition, charges), request, response)
-                ? new Charged(partition, charges)
+        return admit(settings.store().decide(partition, charges), set, request, response)
+                ? new Charged(partition, charges, set)
                 : null;
     }
 
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
-    private boolean admit(Decision decision, HttpServletRequest request, HttpServletResponse response)
+    private boolean admit(
+            Decision decision, @Nullable PolicySet set, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
-        long wait = writeHeaders(response, decision);
+        long wait = writeHeaders(response, decision, set);
         return switch (decision) {
             case Decision.Allowed allowed -> true;
             case Decision.Rejected rejected -> {
@@ -121,13 +134,23 @@ public final class RateLimitHandler {
         response.getOutputStream().write(body);
     }
 
-    /** Sets the decision's headers; returns its {@code Retry-After} in seconds (0 when allowed). */
-    private long writeHeaders(HttpServletResponse response, Decision decision) {
+    /**
+     * Sets the decision's headers and those of the set it was counted under (rendered once per
+     * set, copied by index: nothing allocated for them); returns its {@code Retry-After} in
+     * seconds (0 when allowed).
+     */
+    private long writeHeaders(HttpServletResponse response, Decision decision, @Nullable PolicySet set) {
         long retryAfter = 0;
         for (HeaderField field : headers.render(decision)) {
             response.setHeader(field.name(), field.value());
             if (field.name().equals(RateLimitHeaders.RETRY_AFTER)) {
                 retryAfter = Long.parseLong(field.value());
+            }
+        }
+        if (set != null) {
+            List<HeaderField> setHeaders = set.headers();
+            for (int i = 0; i < setHeaders.size(); i++) {
+                response.setHeader(setHeaders.get(i).name(), setHeaders.get(i).value());
             }
         }
         return retryAfter;
@@ -149,11 +172,13 @@ public final class RateLimitHandler {
     private final class Charged implements Admission {
         private final String partition;
         private final List<Charge> charges;
+        private final @Nullable PolicySet set;
         private boolean refunded;
 
-        Charged(String partition, List<Charge> charges) {
+        Charged(String partition, List<Charge> charges, @Nullable PolicySet set) {
             this.partition = partition;
             this.charges = charges;
+            this.set = set;
         }
 
         @Override
@@ -162,7 +187,7 @@ public final class RateLimitHandler {
                 return;
             }
             refunded = true;
-            writeHeaders(response, settings.store().refund(partition, charges));
+            writeHeaders(response, settings.store().refund(partition, charges), set);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.PolicyVersions;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.RequestFacts;
 import jakarta.servlet.http.HttpServletRequest;
@@ -13,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The rate-limit filter's settings, copied once. Immutable and threadsafe (provided the store
- * and the functions are).
- *
+ * and the functions are). With {@code versions}, a request's policies are those of its
+ * account's set and {@code policies} is empty.
  */
 public record RateLimitSettings(
         RateLimitStore store,
@@ -23,7 +24,8 @@ public record RateLimitSettings(
         Function<HttpServletRequest, @Nullable RequestFacts> facts,
         Predicate<HttpServletRequest> exempt,
         Duration retryAfterJitter,
-        String problemTypeBase) {
+        String problemTypeBase,
+        @Nullable PolicyVersions versions) {
 
     /** Copies the collections. */
     public RateLimitSettings {
