@@ -261,6 +261,26 @@ public abstract class RateLimitStoreContract {
                 .isEqualTo(4);
     }
 
+    /**
+     * A policy is counted by its name and algorithm: when its limits change (a reload, a plan's
+     * scaled copy) its counters carry on under the new limits (a window's count in units; GCRA's
+     * in time, 4 units of 6 s being 2 of 12 s); another algorithm counts apart.
+     */
+    @Test
+    void aPolicyWhoseLimitsChangeKeepsItsCounters() {
+        Policy before = policy("reloaded", Algorithm.FIXED_WINDOW, 10, Duration.ofMinutes(1));
+        Policy lowered = policy("reloaded", Algorithm.FIXED_WINDOW, 5, Duration.ofMinutes(1));
+        Policy otherAlgorithm = policy("reloaded", Algorithm.GCRA, 5, Duration.ofMinutes(1));
+        Policy gcraRaised = policy("reloaded", Algorithm.GCRA, 10, Duration.ofMinutes(1));
+
+        assertThat(count(before, "k", 4)).isEqualTo(4);
+
+        assertThat(count(lowered, "k", 5)).as("4 of the 5 already spent").isEqualTo(1);
+        assertThat(count(otherAlgorithm, "k", 10))
+                .as("another algorithm, other counters")
+                .isEqualTo(5);
+    }
+
     @Test
     void aRefundOfSeveralChargesGivesEachOfThemBackInOneStep() {
         Policy wide = policy("wide", Algorithm.GCRA, 5, Duration.ofSeconds(10));

@@ -26,7 +26,7 @@ public final class InMemoryEngine {
 
     private final MicrosClock clock;
     private final long maxKeys;
-    private final ConcurrentHashMap<Policy, KeyTable> tables = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<KeyTable.Identity, KeyTable> tables = new ConcurrentHashMap<>();
     private final AtomicLong tableOrder = new AtomicLong();
     private final AtomicLong keys = new AtomicLong();
     // far enough in the past that the first full store sweeps, near enough that now - it cannot overflow
@@ -41,12 +41,18 @@ public final class InMemoryEngine {
         return clock.nowMicros();
     }
 
+    /**
+     * The table of {@code policy}'s counters: one per name and algorithm, so that a plan's
+     * scaled copy of a policy, or the policy after a reload that changed its limits, counts on the
+     * same states (as Redis keys them).
+     */
     public KeyTable table(Policy policy) {
-        KeyTable table = tables.get(policy);
+        KeyTable.Identity identity = KeyTable.Identity.of(policy);
+        KeyTable table = tables.get(identity);
         if (table != null) {
             return table;
         }
-        return tables.computeIfAbsent(policy, p -> new KeyTable(p, tableOrder.getAndIncrement()));
+        return tables.computeIfAbsent(identity, id -> new KeyTable(policy, tableOrder.getAndIncrement()));
     }
 
     /** Keys tracked over every policy. */
@@ -72,7 +78,7 @@ public final class InMemoryEngine {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be at least 1: " + cost);
         }
-        Kernel kernel = table.kernel();
+        Kernel kernel = table.kernel(); // a local limiter's table has one policy
         int hash = KeyTable.hash(key);
         Segment segment = table.segmentFor(hash);
         // The lock, not a CAS of the state: a CAS could land on another key's state after a sweep
@@ -85,7 +91,7 @@ public final class InMemoryEngine {
                 if (cost > kernel.largestCost()) {
                     return kernel.window;
                 }
-                off = insert(segment, key, hash, now);
+                off = insert(segment, kernel, key, hash, now);
                 if (off < 0) {
                     return table.policy().failMode() == FailMode.OPEN ? 0 : FULL_RETRY_MICROS;
                 }
@@ -165,10 +171,10 @@ public final class InMemoryEngine {
         for (int i = 0; i < charges.size(); i++) {
             Charge c = charges.get(i);
             int off = segments[i].find(c.key(), hashes[i]);
-            long[] state = off < 0 ? tablesOf[i].absent() : segments[i].states();
+            long[] state = off < 0 ? tablesOf[i].kernelFor(c.policy()).absent() : segments[i].states();
             off = Math.max(off, 0);
-            long retryAfter = tablesOf[i].kernel().retryAfter(state, off, now, c.cost());
-            states.add(stateOf(c, tablesOf[i].kernel(), state, off, now, retryAfter));
+            long retryAfter = tablesOf[i].kernelFor(c.policy()).retryAfter(state, off, now, c.cost());
+            states.add(stateOf(c, tablesOf[i].kernelFor(c.policy()), state, off, now, retryAfter));
         }
         return new Decision.Allowed(states);
     }
@@ -185,7 +191,7 @@ public final class InMemoryEngine {
             if (off < 0) {
                 continue; // an absent key holds nothing to give back, and stays absent
             }
-            Kernel kernel = tablesOf[i].kernel();
+            Kernel kernel = tablesOf[i].kernelFor(c.policy());
             kernel.refund(segments[i].states(), off, now, c.cost());
             if (kernel.isIdle(segments[i].states(), off, now)) {
                 segments[i].remove(off);
@@ -204,8 +210,8 @@ public final class InMemoryEngine {
         for (int i = 0; i < n; i++) {
             Charge c = charges.get(i);
             offs[i] = segments[i].find(c.key(), hashes[i]);
-            long[] state = offs[i] < 0 ? tablesOf[i].absent() : segments[i].states();
-            retryAfters[i] = tablesOf[i].kernel().retryAfter(state, Math.max(offs[i], 0), now, c.cost());
+            long[] state = offs[i] < 0 ? tablesOf[i].kernelFor(c.policy()).absent() : segments[i].states();
+            retryAfters[i] = tablesOf[i].kernelFor(c.policy()).retryAfter(state, Math.max(offs[i], 0), now, c.cost());
             if (retryAfters[i] > 0 && refusedBy < 0) {
                 refusedBy = i;
             }
@@ -217,7 +223,12 @@ public final class InMemoryEngine {
         boolean[] untracked = new boolean[n];
         for (int i = 0; i < n; i++) {
             if (offs[i] < 0) {
-                offs[i] = insert(segments[i], charges.get(i).key(), hashes[i], now);
+                offs[i] = insert(
+                        segments[i],
+                        tablesOf[i].kernelFor(charges.get(i).policy()),
+                        charges.get(i).key(),
+                        hashes[i],
+                        now);
                 untracked[i] = offs[i] < 0;
                 if (untracked[i] && charges.get(i).policy().failMode() == FailMode.CLOSED) {
                     return unavailable(charges, tablesOf, segments, offs, untracked, i, now);
@@ -231,7 +242,7 @@ public final class InMemoryEngine {
                 states.add(PolicyState.unknown(c.policy(), c.key(), now));
                 continue;
             }
-            Kernel kernel = tablesOf[i].kernel();
+            Kernel kernel = tablesOf[i].kernelFor(c.policy());
             kernel.charge(segments[i].states(), offs[i], now, c.cost());
             states.add(stateOf(c, kernel, segments[i].states(), offs[i], now, 0));
         }
@@ -249,9 +260,15 @@ public final class InMemoryEngine {
         List<PolicyState> states = new ArrayList<>(charges.size());
         long retryAfterSeconds = 1;
         for (int i = 0; i < charges.size(); i++) {
-            long[] state = offs[i] < 0 ? tablesOf[i].absent() : segments[i].states();
-            PolicyState s =
-                    stateOf(charges.get(i), tablesOf[i].kernel(), state, Math.max(offs[i], 0), now, retryAfters[i]);
+            long[] state =
+                    offs[i] < 0 ? tablesOf[i].kernelFor(charges.get(i).policy()).absent() : segments[i].states();
+            PolicyState s = stateOf(
+                    charges.get(i),
+                    tablesOf[i].kernelFor(charges.get(i).policy()),
+                    state,
+                    Math.max(offs[i], 0),
+                    now,
+                    retryAfters[i]);
             states.add(s);
             retryAfterSeconds = Math.max(retryAfterSeconds, s.retryAfterSeconds());
         }
@@ -273,8 +290,8 @@ public final class InMemoryEngine {
                 states.add(PolicyState.unknown(c.policy(), c.key(), now));
                 continue;
             }
-            long[] state = offs[i] < 0 ? tablesOf[i].absent() : segments[i].states();
-            states.add(stateOf(c, tablesOf[i].kernel(), state, Math.max(offs[i], 0), now, 0));
+            long[] state = offs[i] < 0 ? tablesOf[i].kernelFor(c.policy()).absent() : segments[i].states();
+            states.add(stateOf(c, tablesOf[i].kernelFor(c.policy()), state, Math.max(offs[i], 0), now, 0));
         }
         return new Decision.Unavailable(charges.get(failed).policy(), FULL_RETRY_MICROS / 1_000_000L, states);
     }
@@ -295,17 +312,17 @@ public final class InMemoryEngine {
      * Tracks a new key in {@code segment} (locked by the caller); returns its offset, or -1 when
      * the store holds {@code maxKeys} keys and none of them could be dropped.
      */
-    private int insert(Segment segment, String key, int hash, long now) {
-        if (!reserveKey(segment, now)) {
+    private int insert(Segment segment, Kernel kernel, String key, int hash, long now) {
+        if (!reserveKey(segment, kernel, now)) {
             return -1;
         }
-        int off = segment.insert(key, hash, now);
+        int off = segment.insert(key, hash, now, kernel);
         // eviction, amortized: a full segment drops its idle keys before it grows
         keys.addAndGet(-segment.takeDropped());
         return off;
     }
 
-    private boolean reserveKey(Segment held, long now) {
+    private boolean reserveKey(Segment held, Kernel heldKernel, long now) {
         if (keys.incrementAndGet() <= maxKeys) {
             return true;
         }
@@ -314,7 +331,7 @@ public final class InMemoryEngine {
         if (now - last < FULL_SWEEP_INTERVAL_MICROS || !lastFullSweep.compareAndSet(last, now)) {
             return false;
         }
-        keys.addAndGet(-held.sweep(now));
+        keys.addAndGet(-held.sweep(now, heldKernel));
         for (KeyTable table : tables.values()) {
             // the held segment and any segment locked by another decision are skipped, never waited for
             keys.addAndGet(-table.sweepWithoutWaiting(now));

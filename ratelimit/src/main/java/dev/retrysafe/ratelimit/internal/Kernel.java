@@ -1,6 +1,7 @@
 package dev.retrysafe.ratelimit.internal;
 
 import dev.retrysafe.ratelimit.Policy;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One algorithm's arithmetic ({@code docs/rate-limits.md}) bound to one policy's constants, read
@@ -31,6 +32,19 @@ public abstract sealed class Kernel permits Gcra, TokenBucket, FixedWindow, Slid
             case FIXED_WINDOW -> new FixedWindow(policy);
             case SLIDING_WINDOW -> new SlidingWindow(policy);
         };
+    }
+
+    private long @Nullable [] absent;
+
+    /** The state of an untracked key, at offset 0; never written. */
+    public long[] absent() {
+        long[] a = absent;
+        if (a == null) { // a race only computes the same array twice
+            a = new long[stride()];
+            writeAbsent(a, 0);
+            absent = a;
+        }
+        return a;
     }
 
     /** Longs of state per key. */

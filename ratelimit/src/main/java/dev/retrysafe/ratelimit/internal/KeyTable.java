@@ -1,10 +1,17 @@
 package dev.retrysafe.ratelimit.internal;
 
+import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.Policy;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The states of every key of one policy, striped over {@value #SEGMENTS} independently locked
- * {@link Segment}s. Threadsafe through the segments' locks.
+ * The states of every key of one policy's counters, striped over {@value #SEGMENTS} independently
+ * locked {@link Segment}s. A policy's counters are those of its name and algorithm, as Redis keys
+ * them (a scope makes its own keys): a plan that scales the policy, or a reload that changes its
+ * quota, burst or window, reads
+ * and writes the same states through the kernel of the policy it charges with (GCRA's arrival
+ * time, a bucket's tokens and a window's count mean the same under other limits). Threadsafe
+ * through the segments' locks.
  */
 public final class KeyTable {
 
@@ -13,24 +20,33 @@ public final class KeyTable {
 
     private static final int SEGMENT_MASK = SEGMENTS - 1;
 
-    private final Policy policy;
-    private final Kernel kernel;
+    /** What identifies a policy's counters: its name and algorithm (its scope makes the keys). */
+    public record Identity(String name, Algorithm algorithm) {
+        /** The identity of {@code policy}'s counters. */
+        public static Identity of(Policy policy) {
+            return new Identity(policy.name(), policy.algorithm());
+        }
+    }
+
+    /** A policy and its kernel, read together. */
+    private record Bound(Policy policy, Kernel kernel) {}
+
+    private volatile Bound last;
+    private final ConcurrentHashMap<Policy, Kernel> kernels = new ConcurrentHashMap<>();
     private final long order;
     private final Segment[] segments = new Segment[SEGMENTS];
-    private final long[] absent;
 
     /**
      * @param order this table's place in the store-wide lock order: a decision over several
      *              policies locks its segments by ascending (order, segment index)
      */
     public KeyTable(Policy policy, long order) {
-        this.policy = policy;
-        this.kernel = Kernel.of(policy);
+        Kernel kernel = Kernel.of(policy);
+        this.last = new Bound(policy, kernel);
+        kernels.put(policy, kernel);
         this.order = order;
-        this.absent = new long[kernel.stride()];
-        kernel.writeAbsent(absent, 0);
         for (int i = 0; i < SEGMENTS; i++) {
-            segments[i] = new Segment(kernel);
+            segments[i] = new Segment(kernel.stride());
         }
     }
 
@@ -52,17 +68,28 @@ public final class KeyTable {
         return hash & SEGMENT_MASK;
     }
 
+    /** The policy this table was last charged with. */
     public Policy policy() {
-        return policy;
+        return last.policy();
     }
 
+    /** The kernel of the policy this table was last charged with (sweeps judge idleness by it). */
     public Kernel kernel() {
-        return kernel;
+        return last.kernel();
     }
 
-    /** The state of an untracked key, at offset 0; never written. */
-    public long[] absent() {
-        return absent;
+    /**
+     * The kernel of {@code policy}, one of this table's identity. Allocates nothing for the policy
+     * charged last (the usual case) nor for one charged before (a plan's scaled copy).
+     */
+    public Kernel kernelFor(Policy policy) {
+        Bound bound = last;
+        if (bound.policy() == policy) {
+            return bound.kernel();
+        }
+        Kernel kernel = kernels.computeIfAbsent(policy, Kernel::of);
+        last = new Bound(policy, kernel);
+        return kernel;
     }
 
     public long order() {
@@ -110,7 +137,7 @@ public final class KeyTable {
         for (Segment segment : segments) {
             if (segment.tryLock()) {
                 try {
-                    dropped += segment.sweep(now);
+                    dropped += segment.sweep(now, kernel());
                 } finally {
                     segment.unlock();
                 }

@@ -30,12 +30,11 @@ public final class Segment extends SegmentFields {
     private static final int SPINS_BEFORE_YIELD = 128;
     private static final int YIELDS_BEFORE_PARK = 64;
 
-    final Kernel kernel;
     private final int stride;
 
-    Segment(Kernel kernel) {
-        this.kernel = kernel;
-        this.stride = kernel.stride();
+    /** A segment for states of {@code stride} longs (every kernel of one algorithm has the same). */
+    Segment(int stride) {
+        this.stride = stride;
         allocate(MIN_CAPACITY);
     }
 
@@ -94,12 +93,13 @@ public final class Segment extends SegmentFields {
     }
 
     /**
-     * Tracks {@code key} (which must be absent) with the absent state; returns its offset. A full
+     * Tracks {@code key} (which must be absent) with {@code kernel}'s absent state (the kernel of the
+     * policy charging it); returns its offset. A full
      * table first drops its idle keys, and grows only if that freed less than a third of it.
      */
-    public int insert(String key, int hash, long now) {
+    public int insert(String key, int hash, long now, Kernel kernel) {
         if (size >= growAt) {
-            dropped += sweep(now);
+            dropped += sweep(now, kernel);
             if (size > keys.length / 2) {
                 rebuild(capacityFor(size));
             }
@@ -112,10 +112,10 @@ public final class Segment extends SegmentFields {
     }
 
     /**
-     * Drops every key that is idle at {@code now}, in place (no allocation, no shrinking: a table
+     * Drops every key that is idle at {@code now} as {@code kernel} sees it, in place (no allocation, no shrinking: a table
      * keeps its high-water mark, which {@code maxKeys} bounds). Returns how many were dropped.
      */
-    public int sweep(long now) {
+    public int sweep(long now, Kernel kernel) {
         int capacity = keys.length;
         int empty = 0;
         while (keys[empty] != null) {
