@@ -6,6 +6,8 @@ import dev.retrysafe.idempotency.JdbcIdempotencyStore;
 import dev.retrysafe.liveevents.LiveEvents;
 import dev.retrysafe.server.accounts.AccountStore;
 import dev.retrysafe.server.bank.Bank;
+import dev.retrysafe.server.config.ConfigException;
+import dev.retrysafe.server.config.ConfigLoader;
 import dev.retrysafe.server.config.ServerConfig;
 import dev.retrysafe.server.db.ConnectionCheck;
 import dev.retrysafe.server.db.Database;
@@ -28,6 +30,7 @@ import dev.retrysafe.server.payments.Payments;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.payments.Refunds;
 import dev.retrysafe.server.ratelimits.RateLimitNotice;
+import dev.retrysafe.server.ratelimits.RateLimitReload;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
 import dev.retrysafe.server.reports.JobMetricsText;
@@ -51,6 +54,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -77,9 +81,15 @@ public final class RetrysafeServer implements AutoCloseable {
     private final List<AutoCloseable> resources;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final IntSupplier waitingForConnection;
+    private final RateLimitReload rateLimitReload;
 
-    private RetrysafeServer(Javalin app, List<AutoCloseable> resources, IntSupplier waitingForConnection) {
+    private RetrysafeServer(
+            Javalin app,
+            List<AutoCloseable> resources,
+            IntSupplier waitingForConnection,
+            RateLimitReload rateLimitReload) {
         this.waitingForConnection = waitingForConnection;
+        this.rateLimitReload = rateLimitReload;
         this.app = app;
         this.resources = resources;
     }
@@ -239,7 +249,11 @@ public final class RetrysafeServer implements AutoCloseable {
                     app.port(),
                     config.database().embedded() ? "embedded" : "external",
                     config.database().describe(config.dataDir()));
-            return new RetrysafeServer(app, resources, db::waitingForConnection);
+            return new RetrysafeServer(
+                    app,
+                    resources,
+                    db::waitingForConnection,
+                    new RateLimitReload(rateLimit, config.rateLimits(), transactions, clock));
         } catch (SQLException | IOException | RuntimeException e) {
             closeAll(resources);
             throw e;
@@ -287,6 +301,42 @@ public final class RetrysafeServer implements AutoCloseable {
                 every,
                 TimeUnit.MILLISECONDS);
         return purger::shutdownNow;
+    }
+
+    /**
+     * Reads the configuration again from {@code file} (or the defaults) and {@code env}, as at
+     * start, and applies its rate limits ({@code SIGHUP}): every
+     * policy at once, between two requests, counters carried on where a policy's name and
+     * algorithm stay; or nothing, with the reason. Other settings need a restart. Logs what it did.
+     */
+    public RateLimitReload.Outcome reload(@Nullable Path file, Map<String, String> env) {
+        ServerConfig fresh;
+        try {
+            fresh = ConfigLoader.load(file, env);
+        } catch (ConfigException e) {
+            LOG.warn("configuration reload refused, nothing changed: {}", e.getMessage());
+            return new RateLimitReload.Outcome(false, e.getMessage());
+        }
+        return reload(fresh);
+    }
+
+    /** Like {@link #reload(Path, Map)}, with a configuration already read. */
+    public RateLimitReload.Outcome reload(ServerConfig fresh) {
+        RateLimitReload.Outcome outcome;
+        try {
+            outcome = rateLimitReload.apply(fresh.rateLimits());
+        } catch (ConfigException e) {
+            outcome = new RateLimitReload.Outcome(false, e.getMessage());
+        } catch (SQLException | RuntimeException e) {
+            LOG.error("configuration reload failed; the running rate limits stay", e);
+            return new RateLimitReload.Outcome(false, "reload failed: " + e);
+        }
+        if (outcome.applied()) {
+            LOG.info("configuration reloaded: {}", outcome.message());
+        } else {
+            LOG.warn("configuration reload changed nothing: {}", outcome.message());
+        }
+        return outcome;
     }
 
     /** Requests waiting for a connection of the request pool now: the load shedding goes by (tests). */

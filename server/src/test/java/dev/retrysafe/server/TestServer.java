@@ -122,6 +122,11 @@ public final class TestServer implements AutoCloseable {
         return otherApiKey;
     }
 
+    /** Reads {@code file} (no environment) and applies its rate limits, as {@code SIGHUP} does. */
+    public dev.retrysafe.server.ratelimits.RateLimitReload.Outcome reload(Path file) {
+        return server.reload(file, java.util.Map.of());
+    }
+
     /** Requests waiting for a connection of the request pool now (what load shedding goes by). */
     public int waitingForConnection() {
         return server.waitingForConnection();

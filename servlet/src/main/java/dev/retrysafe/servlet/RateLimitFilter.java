@@ -90,12 +90,32 @@ public final class RateLimitFilter implements Filter {
         });
     }
 
+    /**
+     * Replaces every policy at once, between two requests (a configuration reload): a request
+     * decides under the old policies or the new ones, never a mix. The counters of a policy whose
+     * name and algorithm stay the same carry on under its new limits (in every store: they are
+     * keyed by name and algorithm); a renamed policy starts afresh.
+     *
+     * @param plans how plans scale the new policies
+     */
+    public void reconfigure(List<Policy> policies, Plans plans) {
+        handler.reconfigure(List.copyOf(policies), null, plans);
+    }
+
+    /** Like {@link #reconfigure(List, Plans)}, with versioned policy sets (see {@link Builder#versions}). */
+    public void reconfigure(PolicyVersions versions, Plans plans) {
+        handler.reconfigure(List.of(), versions, plans);
+    }
+
     /** This filter's step, for {@link RequestDecisions}. */
     RateLimitHandler handler() {
         return handler;
     }
 
-    /** Builds a {@link RateLimitFilter}. Not threadsafe; the built filter is immutable. */
+    /**
+     * Builds a {@link RateLimitFilter}. Not threadsafe; the built filter changes only through
+     * {@link RateLimitFilter#reconfigure}.
+     */
     public static final class Builder {
         private @Nullable RateLimitStore store;
         private final List<Policy> policies = new ArrayList<>();

@@ -214,6 +214,11 @@ public final class Main {
                             stopped.countDown();
                         },
                         "retrysafe-shutdown"));
+        // SIGHUP reads --config (and the environment) again and applies its rate limits
+        Map<String, String> startEnv = withPort(command, env);
+        if (!Hangup.onSignal(() -> server.reload(command.config(), startEnv))) {
+            err.println("retrysafe: SIGHUP is not available here: a configuration change needs a restart");
+        }
         out.print(Banner.ready(server.port(), config));
         try {
             stopped.await();

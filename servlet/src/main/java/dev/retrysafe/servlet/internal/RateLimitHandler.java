@@ -3,6 +3,7 @@ package dev.retrysafe.servlet.internal;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.HeaderField;
+import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.PolicySet;
 import dev.retrysafe.ratelimit.PolicyVersions;
@@ -28,7 +29,9 @@ public final class RateLimitHandler {
     /** The most of a refused request's body read and dropped to keep its connection usable. */
     public static final long DRAIN_LIMIT = 64 * 1024;
 
-    private final RateLimitSettings settings;
+    /** Replaced whole by {@link #reconfigure}; each request reads it once. */
+    private volatile RateLimitSettings settings;
+
     private final RateLimitHeaders headers;
 
     /** A handler with {@code settings}. */
@@ -48,6 +51,7 @@ public final class RateLimitHandler {
      * @return what the request spent, refundable; {@code null} when it was refused and answered
      */
     public @Nullable Admission admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        RateLimitSettings settings = this.settings; // one request, one set of policies, even across a reload
         RequestFacts facts = settings.facts().apply(request);
         if (facts == null) {
             return Admission.FREE;
@@ -73,6 +77,23 @@ public final class RateLimitHandler {
         return admit(settings.store().decide(partition, charges), set, request, response)
                 ? new Charged(partition, charges, set)
                 : null;
+    }
+
+    /**
+     * Replaces the policies, versions and plans at once: the requests after it decide under the new
+     * ones, a request under way keeps the ones it read (its refund gives back what it was charged).
+     */
+    public void reconfigure(List<Policy> policies, @Nullable PolicyVersions versions, Plans plans) {
+        RateLimitSettings old = settings;
+        settings = new RateLimitSettings(
+                old.store(),
+                policies,
+                plans,
+                old.facts(),
+                old.exempt(),
+                old.retryAfterJitter(),
+                old.problemTypeBase(),
+                versions);
     }
 
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
