@@ -8,6 +8,7 @@ import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
+import dev.retrysafe.servlet.RateLimitRefusal;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -28,10 +29,17 @@ public final class RateLimitHandler {
 
     private final RateLimitSettings settings;
     private final RateLimitHeaders headers;
+    private final RateLimitRefusal.@Nullable Writer refusals;
 
     /** A handler with {@code settings}. */
     public RateLimitHandler(RateLimitSettings settings) {
+        this(settings, null);
+    }
+
+    /** A handler with {@code settings} whose refusals {@code refusals} answers (null: written here). */
+    public RateLimitHandler(RateLimitSettings settings, RateLimitRefusal.@Nullable Writer refusals) {
         this.settings = settings;
+        this.refusals = refusals;
         this.headers = RateLimitHeaders.builder()
                 .retryAfterJitterSeconds(settings.retryAfterJitter().toSeconds())
                 .build();
@@ -66,7 +74,8 @@ public final class RateLimitHandler {
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
     private boolean admit(Decision decision, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
-        long wait = writeHeaders(response, decision);
+        List<HeaderField> fields = headers.render(decision);
+        long wait = writeHeaders(response, fields);
         return switch (decision) {
             case Decision.Allowed allowed -> true;
             case Decision.Rejected rejected -> {
@@ -78,6 +87,9 @@ public final class RateLimitHandler {
                         request,
                         response,
                         ProblemType.RATE_LIMITED,
+                        policy.name(),
+                        wait,
+                        fields,
                         "Rate-limit policy '" + policy.name() + "' allows "
                                 + rejected.refusedBy().limit() + " per " + window(policy)
                                 + "; retry in " + wait + " s.",
@@ -89,6 +101,9 @@ public final class RateLimitHandler {
                         request,
                         response,
                         ProblemType.RATE_LIMIT_UNAVAILABLE,
+                        unavailable.failedClosed().name(),
+                        wait,
+                        fields,
                         "Rate limits cannot be checked right now and"
                                 + " policy '" + unavailable.failedClosed().name()
                                 + "' refuses unchecked requests; retry in "
@@ -110,10 +125,21 @@ public final class RateLimitHandler {
             HttpServletRequest request,
             HttpServletResponse response,
             ProblemType type,
+            String policy,
+            long wait,
+            List<HeaderField> fields,
             String detail,
             Map<String, Object> members)
             throws IOException {
         BoundedBody.release(request, response, DRAIN_LIMIT);
+        if (refusals != null) {
+            refusals.write(
+                    request,
+                    response,
+                    new RateLimitRefusal(
+                            type, type.type(settings.problemTypeBase()), detail, policy, wait, members, fields));
+            return;
+        }
         byte[] body = ProblemJson.render(type, settings.problemTypeBase(), detail, members);
         response.setStatus(type.status());
         response.setContentType(ProblemJson.MEDIA_TYPE);
@@ -123,8 +149,12 @@ public final class RateLimitHandler {
 
     /** Sets the decision's headers; returns its {@code Retry-After} in seconds (0 when allowed). */
     private long writeHeaders(HttpServletResponse response, Decision decision) {
+        return writeHeaders(response, headers.render(decision));
+    }
+
+    private static long writeHeaders(HttpServletResponse response, List<HeaderField> fields) {
         long retryAfter = 0;
-        for (HeaderField field : headers.render(decision)) {
+        for (HeaderField field : fields) {
             response.setHeader(field.name(), field.value());
             if (field.name().equals(RateLimitHeaders.RETRY_AFTER)) {
                 retryAfter = Long.parseLong(field.value());
