@@ -6,8 +6,10 @@ import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.spring.RetrysafeCaller;
 import dev.retrysafe.spring.internal.HandlerLookup;
+import dev.retrysafe.spring.internal.MvcRefusals;
 import dev.retrysafe.spring.internal.PolicySettings;
 import dev.retrysafe.spring.internal.RateLimitFilters;
+import dev.retrysafe.spring.internal.RateLimitProblems;
 import dev.retrysafe.spring.internal.RateLimitedNamesCheck;
 import dev.retrysafe.spring.internal.RedisStores;
 import java.util.ArrayList;
@@ -20,7 +22,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.MessageSource;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Rate limits for {@code @RateLimited} controller methods, with the policies of
@@ -73,6 +80,31 @@ public class RetrysafeRateLimitAutoConfiguration {
                 lookup,
                 properties.getRetryAfterJitter(),
                 properties.getProblemTypeBase());
+    }
+
+    /**
+     * Refusals answered by Spring MVC: the interceptor that raises them before the handler method
+     * and, last of the advices, the {@code ProblemDetail} answer when the application has none.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.web.servlet.config.annotation.WebMvcConfigurer")
+    static class Refusals {
+        @Bean
+        WebMvcConfigurer retrysafeRateLimitRefusals() {
+            return new WebMvcConfigurer() {
+                @Override
+                public void addInterceptors(InterceptorRegistry registry) {
+                    // first: a refused request runs none of the application's interceptors either
+                    registry.addInterceptor(MvcRefusals.INTERCEPTOR).order(Ordered.HIGHEST_PRECEDENCE);
+                }
+            };
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RateLimitProblems retrysafeRateLimitProblems(MessageSource messages) {
+            return new RateLimitProblems(messages);
+        }
     }
 
     /** A {@code @RateLimited} naming an undefined policy stops the start (Spring MVC apps). */
