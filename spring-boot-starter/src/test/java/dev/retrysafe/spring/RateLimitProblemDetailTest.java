@@ -168,6 +168,33 @@ class RateLimitProblemDetailTest {
         }
     }
 
+    @Nested
+    @SpringBootTest(
+            classes = TestApp.class,
+            webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+            properties = {
+                "spring.messages.basename=retrysafe-test-messages",
+                "retrysafe.rate-limits.policies.reads.quota=2",
+                "retrysafe.rate-limits.policies.reads.window=1h",
+                "retrysafe.rate-limits.policies.payments.quota=5",
+                "retrysafe.rate-limits.policies.payments.window=1h"
+            })
+    class WithTheApplicationsMessages extends Client {
+
+        @Test
+        void theTitleAndDetailComeFromTheApplicationsMessages() throws Exception {
+            HttpResponse<String> refused = exhaust("acct_" + UUID.randomUUID());
+
+            assertThat(refused.statusCode()).isEqualTo(429);
+            long retryAfter =
+                    Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
+            ProblemDetail problem = JSON.readValue(refused.body(), ProblemDetail.class);
+            assertThat(problem.getTitle()).isEqualTo("Slow down, please");
+            assertThat(problem.getDetail()).isEqualTo("Policy reads is spent; come back in " + retryAfter + " s.");
+            assertThat(problem.getProperties()).containsEntry("policy", "reads");
+        }
+    }
+
     /** What an application writes to shape every ErrorResponse of its own (and Retrysafe's) answers. */
     @RestControllerAdvice
     static class AnApplicationsAdvice {
