@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
@@ -69,8 +70,8 @@ public final class RateLimitFilter implements Filter {
 
     private final RateLimitHandler handler;
 
-    private RateLimitFilter(RateLimitSettings settings) {
-        this.handler = new RateLimitHandler(settings);
+    private RateLimitFilter(RateLimitSettings settings, RateLimitRefusal.@Nullable Writer refusals) {
+        this.handler = new RateLimitHandler(settings, refusals);
     }
 
     /** A new builder. */
@@ -125,6 +126,7 @@ public final class RateLimitFilter implements Filter {
         private Duration retryAfterJitter = Duration.ZERO;
         private String problemTypeBase = "/problems/";
         private @Nullable PolicyVersions versions;
+        private RateLimitRefusal.@Nullable Writer refusals;
 
         private Builder() {}
 
@@ -201,6 +203,16 @@ public final class RateLimitFilter implements Filter {
         }
 
         /**
+         * Who answers a refusal (default: the filter writes the problem as JSON itself). The
+         * writer gets it once the headers are set and the body dropped, and answers it the
+         * framework's way, e.g. the Spring starter's {@code ProblemDetail}.
+         */
+        public Builder refusals(RateLimitRefusal.Writer writer) {
+            this.refusals = Objects.requireNonNull(writer, "writer");
+            return this;
+        }
+
+        /**
          * The filter.
          *
          * @throws IllegalStateException if the store or the facts function was not set, or both
@@ -215,8 +227,10 @@ public final class RateLimitFilter implements Filter {
                 throw new IllegalStateException(
                         "policies come either from policy()/policies() or from versions(), not both");
             }
-            return new RateLimitFilter(new RateLimitSettings(
-                    store, policies, plans, facts, exempt, retryAfterJitter, problemTypeBase, versions));
+            return new RateLimitFilter(
+                    new RateLimitSettings(
+                            store, policies, plans, facts, exempt, retryAfterJitter, problemTypeBase, versions),
+                    refusals);
         }
     }
 }

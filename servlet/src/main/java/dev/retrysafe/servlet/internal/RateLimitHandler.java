@@ -11,10 +11,12 @@ import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
+import dev.retrysafe.servlet.RateLimitRefusal;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +35,17 @@ public final class RateLimitHandler {
     private volatile RateLimitSettings settings;
 
     private final RateLimitHeaders headers;
+    private final RateLimitRefusal.@Nullable Writer refusals;
 
     /** A handler with {@code settings}. */
     public RateLimitHandler(RateLimitSettings settings) {
+        this(settings, null);
+    }
+
+    /** A handler with {@code settings} whose refusals {@code refusals} answers (null: written here). */
+    public RateLimitHandler(RateLimitSettings settings, RateLimitRefusal.@Nullable Writer refusals) {
         this.settings = settings;
+        this.refusals = refusals;
         this.headers = RateLimitHeaders.builder()
                 .retryAfterJitterSeconds(settings.retryAfterJitter().toSeconds())
                 .build();
@@ -100,7 +109,8 @@ public final class RateLimitHandler {
     private boolean admit(
             Decision decision, @Nullable PolicySet set, HttpServletRequest request, HttpServletResponse response)
             throws IOException {
-        long wait = writeHeaders(response, decision, set);
+        List<HeaderField> fields = headers.render(decision);
+        long wait = writeHeaders(response, fields, set);
         return switch (decision) {
             case Decision.Allowed allowed -> true;
             case Decision.Rejected rejected -> {
@@ -112,6 +122,9 @@ public final class RateLimitHandler {
                         request,
                         response,
                         ProblemType.RATE_LIMITED,
+                        policy.name(),
+                        wait,
+                        withSet(fields, set),
                         "Rate-limit policy '" + policy.name() + "' allows "
                                 + rejected.refusedBy().limit() + " per " + window(policy)
                                 + "; retry in " + wait + " s.",
@@ -123,6 +136,9 @@ public final class RateLimitHandler {
                         request,
                         response,
                         ProblemType.RATE_LIMIT_UNAVAILABLE,
+                        unavailable.failedClosed().name(),
+                        wait,
+                        withSet(fields, set),
                         "Rate limits cannot be checked right now and"
                                 + " policy '" + unavailable.failedClosed().name()
                                 + "' refuses unchecked requests; retry in "
@@ -144,10 +160,21 @@ public final class RateLimitHandler {
             HttpServletRequest request,
             HttpServletResponse response,
             ProblemType type,
+            String policy,
+            long wait,
+            List<HeaderField> fields,
             String detail,
             Map<String, Object> members)
             throws IOException {
         BoundedBody.release(request, response, DRAIN_LIMIT);
+        if (refusals != null) {
+            refusals.write(
+                    request,
+                    response,
+                    new RateLimitRefusal(
+                            type, type.type(settings.problemTypeBase()), detail, policy, wait, members, fields));
+            return;
+        }
         byte[] body = ProblemJson.render(type, settings.problemTypeBase(), detail, members);
         response.setStatus(type.status());
         response.setContentType(ProblemJson.MEDIA_TYPE);
@@ -161,8 +188,12 @@ public final class RateLimitHandler {
      * seconds (0 when allowed).
      */
     private long writeHeaders(HttpServletResponse response, Decision decision, @Nullable PolicySet set) {
+        return writeHeaders(response, headers.render(decision), set);
+    }
+
+    private static long writeHeaders(HttpServletResponse response, List<HeaderField> fields, @Nullable PolicySet set) {
         long retryAfter = 0;
-        for (HeaderField field : headers.render(decision)) {
+        for (HeaderField field : fields) {
             response.setHeader(field.name(), field.value());
             if (field.name().equals(RateLimitHeaders.RETRY_AFTER)) {
                 retryAfter = Long.parseLong(field.value());
@@ -175,6 +206,16 @@ public final class RateLimitHandler {
             }
         }
         return retryAfter;
+    }
+
+    /** A refusal's headers with those of its set: what an integration that answers it sets again. */
+    private static List<HeaderField> withSet(List<HeaderField> fields, @Nullable PolicySet set) {
+        if (set == null) {
+            return fields;
+        }
+        List<HeaderField> all = new ArrayList<>(fields);
+        all.addAll(set.headers());
+        return all;
     }
 
     /** "10 s", "1 h", "1.5 s": how a window reads in a problem's detail. */

@@ -39,7 +39,7 @@ public class RetrysafeRateLimitProperties {
     /** Redis settings of the rate-limit store. */
     public static class Redis {
 
-        /** The Redis server: redis://[user:password@]host[:port][/db] or rediss://. */
+        /** A Redis of the store's own: redis://[user:password@]host[:port][/db] or rediss://. Empty: the application's Spring Data Redis (spring.data.redis.*) through its Lettuce connection factory. */
         private @Nullable String url;
 
         /** What every counter key starts with; deployments sharing one Redis need their own. */

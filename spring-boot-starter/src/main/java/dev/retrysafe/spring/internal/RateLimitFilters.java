@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The rate-limit step for each set of policies a {@code @RateLimited} names, all on one store.
- * Immutable and threadsafe.
+ * The rate-limit step for each set of policies a {@code @RateLimited} names, all on one store; its
+ * refusals go to Spring MVC ({@link MvcRefusals}). Immutable and threadsafe.
  */
 public final class RateLimitFilters {
 
@@ -64,6 +64,7 @@ public final class RateLimitFilters {
                 .facts(this::facts)
                 .retryAfterJitter(retryAfterJitter)
                 .problemTypeBase(problemTypeBase)
+                .refusals(MvcRefusals.WRITER)
                 .build();
     }
 

@@ -6,8 +6,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Redis rate-limit store, on a Lettuce client of its own (see the starter's page on why it
- * does not borrow Spring Data Redis's connection factory). Stateless.
+ * The Redis rate-limit store on a Lettuce client of its own, from {@code redis.url}: for an
+ * application without Spring Data Redis's Lettuce factory, or that names another Redis
+ * ({@link SpringDataRedisStores} borrows the factory's client). Stateless.
  */
 public final class RedisStores {
 
@@ -21,7 +22,9 @@ public final class RedisStores {
     public static RateLimitStore store(@Nullable String url, String keyPrefix, Duration timeout) {
         if (url == null || url.isBlank()) {
             throw new IllegalStateException(
-                    "retrysafe.rate-limits.store=redis needs retrysafe.rate-limits.redis.url (redis://host:port)");
+                    "retrysafe.rate-limits.store=redis needs retrysafe.rate-limits.redis.url (redis://host:port),"
+                            + " or Spring Data Redis with Lettuce (spring-boot-starter-data-redis), whose"
+                            + " connection factory it then uses");
         }
         try {
             Class.forName(

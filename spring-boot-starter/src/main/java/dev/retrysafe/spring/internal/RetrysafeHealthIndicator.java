@@ -10,10 +10,16 @@ import org.springframework.boot.health.contributor.Health;
 
 /**
  * Health {@code retrysafe}: down when a Retrysafe table cannot be read; with the Redis rate-limit
- * store, whether its circuit breaker is open (then up all the same: the policies fail open or
- * closed by themselves, as the server's {@code /ready} says {@code degraded}). Threadsafe.
+ * store, detail {@code redis}: {@code ok}, or {@link #DEGRADED} while its circuit breaker is open
+ * (after five failed decisions in a row, until a probe gets through). It stays up then: the
+ * policies fail open or closed by themselves, as the server's {@code /ready} says
+ * {@code degraded}; Spring Data Redis's own {@code redis} health, when the store uses its
+ * connection factory, says {@code DOWN}. Threadsafe.
  */
 public final class RetrysafeHealthIndicator extends AbstractHealthIndicator {
+
+    /** The Redis detail while the store's circuit breaker keeps decisions away from Redis. */
+    public static final String DEGRADED = "degraded: unreachable, policies follow their fail mode";
 
     private final DataSource dataSource;
     private final @Nullable RateLimitStore rateLimitStore;
@@ -37,7 +43,7 @@ public final class RetrysafeHealthIndicator extends AbstractHealthIndicator {
         }
         builder.up().withDetail("tables", RetrysafeSchema.TABLES);
         if (rateLimitStore != null && RedisHealth.isRedis(rateLimitStore)) {
-            builder.withDetail("redis", RedisHealth.breakerOpen(rateLimitStore) ? "unreachable (breaker open)" : "ok");
+            builder.withDetail("redis", RedisHealth.breakerOpen(rateLimitStore) ? DEGRADED : "ok");
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.retrysafe.spring.internal;
 import dev.retrysafe.servlet.IdempotencyFilter;
 import dev.retrysafe.servlet.RequestDecisions;
 import dev.retrysafe.spring.RateLimited;
+import dev.retrysafe.spring.RetrysafeRateLimitedException;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -17,7 +18,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
 /**
  * Retrysafe's decisions for the requests whose handler method is {@code @Idempotent} or
  * {@code @RateLimited}, in the order {@link RequestDecisions} makes them; every other request
- * passes untouched. Installed after the application's security filters, so that the caller is
+ * passes untouched. A rate-limit refusal goes on to the {@code DispatcherServlet}, which answers
+ * it as a {@code ProblemDetail} ({@link MvcRefusals}); nothing else of the request runs. Installed after the application's security filters, so that the caller is
  * known. Threadsafe.
  */
 public final class RetrysafeRequestFilter extends OncePerRequestFilter {
@@ -58,6 +60,11 @@ public final class RetrysafeRequestFilter extends OncePerRequestFilter {
         RateLimited limited = route.rateLimited();
         List<String> policies = limited == null || rateLimits == null ? List.of() : List.of(limited.value());
         decisions.computeIfAbsent(policies, this::decisions).handle(request, response, chain::doFilter);
+        RetrysafeRateLimitedException refused = MvcRefusals.refusal(request);
+        if (refused != null) {
+            // refused before anything ran: the DispatcherServlet's exception resolvers answer it
+            chain.doFilter(request, response);
+        }
     }
 
     private RequestDecisions decisions(List<String> policies) {
