@@ -23,7 +23,8 @@ import java.util.Objects;
  * be dropped (at most one full sweep per second), the new key is treated like an unreachable
  * store: a fail-open policy lets the request through uncounted (its state is
  * {@linkplain PolicyState#known() unknown}), a fail-closed one answers
- * {@link Decision.Unavailable} with {@code Retry-After: 1}. Keys already tracked are never
+ * {@link Decision.Unavailable} with {@code Retry-After: 1}; a {@linkplain FailMode#LOCAL local}
+ * one, already in this process, acts as fail-open, and so does a shadow policy. Keys already tracked are never
  * evicted while active, because forgetting one would hand its client a fresh budget.
  *
  * <p>Time is microseconds since the epoch from the clock. The system clock is read at
@@ -45,11 +46,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         return new Builder();
     }
 
-    /** Ignores {@code partition}: a counter is identified by its policy and key alone. */
+    /**
+     * Ignores {@code partition}: a counter is identified by its policy and key alone. Shadow
+     * policies are decided after the enforced ones, as {@link ShadowPolicies} describes.
+     */
     @Override
     public Decision decide(String partition, List<Charge> charges) {
         Objects.requireNonNull(partition, "partition");
-        return engine.decide(charges);
+        return ShadowPolicies.decide(charges, engine::decide);
     }
 
     /** Ignores {@code partition}: a counter is identified by its policy and key alone. */

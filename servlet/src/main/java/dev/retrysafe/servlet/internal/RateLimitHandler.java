@@ -6,12 +6,14 @@ import dev.retrysafe.ratelimit.HeaderField;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.RequestFacts;
+import dev.retrysafe.ratelimit.ShadowPolicies;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,9 +60,25 @@ public final class RateLimitHandler {
             writeHeaders(response, budgets);
             return Admission.FREE;
         }
-        return admit(settings.store().decide(partition, charges), request, response)
-                ? new Charged(partition, charges)
-                : null;
+        Decision decision = settings.store().decide(partition, charges);
+        return admit(decision, request, response) ? new Charged(partition, spent(charges, decision)) : null;
+    }
+
+    /**
+     * The charges an allowed request spent: all of them but the shadow policies' would-be
+     * refusals, which spent nothing and so must not be given back by a refund.
+     */
+    private static List<Charge> spent(List<Charge> charges, Decision allowed) {
+        if (!ShadowPolicies.any(charges)) {
+            return charges;
+        }
+        List<Charge> spent = new ArrayList<>(charges.size());
+        for (int i = 0; i < charges.size(); i++) {
+            if (!ShadowPolicies.wouldHaveRefused(allowed.states().get(i))) {
+                spent.add(charges.get(i));
+            }
+        }
+        return spent;
     }
 
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
