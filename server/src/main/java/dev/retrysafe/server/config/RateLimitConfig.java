@@ -24,6 +24,8 @@ import java.util.Map;
  *                         connection to a standalone Redis instead of Lettuce's (faster; see
  *                         docs/rate-limits.md); {@code false}: every decision through Lettuce
  * @param trustedProxies   load balancers (CIDR blocks) whose {@code X-Forwarded-For} names the client
+ * @param fallbackInstances how many instances share a {@code fail: local} policy's quota while
+ *                         Redis is unreachable (each enforces {@code quota / fallbackInstances})
  */
 public record RateLimitConfig(
         boolean enabled,
@@ -34,7 +36,11 @@ public record RateLimitConfig(
         Duration redisTimeout,
         String redisKeyPrefix,
         boolean redisDirectConnection,
-        List<String> trustedProxies) {
+        List<String> trustedProxies,
+        int fallbackInstances) {
+
+    /** The most instances {@code fallback_instances} may name. */
+    public static final int MAX_FALLBACK_INSTANCES = 1000;
 
     /** Where counters live. */
     public enum Store {
@@ -81,6 +87,7 @@ public record RateLimitConfig(
                 redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"),
                 "rate_limits.redis_key_prefix",
                 "must be 1..64 characters of A-Z a-z 0-9 _ . : -, was '" + redisKeyPrefix + "'");
+        checkFallbackInstances(fallbackInstances);
         trustedProxies = List.copyOf(trustedProxies);
         try {
             TrustedProxies.of(trustedProxies);
@@ -100,7 +107,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                fallbackInstances);
     }
 
     /** The same settings with other policies. */
@@ -114,7 +122,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                fallbackInstances);
     }
 
     /** The same settings with another store. */
@@ -128,7 +137,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                fallbackInstances);
     }
 
     /** The same limits, waiting at most {@code timeout} for Redis. */
@@ -142,7 +152,8 @@ public record RateLimitConfig(
                 timeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                fallbackInstances);
     }
 
     /** The same limits with these trusted proxies. */
@@ -156,6 +167,56 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                newTrustedProxies);
+                newTrustedProxies,
+                fallbackInstances);
+    }
+
+    /**
+     * Limits as before {@code fallback_instances} existed: one instance takes a fail-local
+     * policy's whole quota while Redis is unreachable.
+     */
+    public RateLimitConfig(
+            boolean enabled,
+            Store store,
+            List<Policy> policies,
+            Map<String, Double> plans,
+            Duration retryAfterJitter,
+            Duration redisTimeout,
+            String redisKeyPrefix,
+            boolean redisDirectConnection,
+            List<String> trustedProxies) {
+        this(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies,
+                1);
+    }
+
+    /** The same limits, a fail-local policy's quota shared by {@code instances} while Redis is unreachable. */
+    public RateLimitConfig withFallbackInstances(int instances) {
+        return new RateLimitConfig(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies,
+                instances);
+    }
+
+    private static void checkFallbackInstances(int instances) {
+        ConfigException.check(
+                instances >= 1 && instances <= MAX_FALLBACK_INSTANCES,
+                "rate_limits.fallback_instances",
+                "must be a whole number from 1 to " + MAX_FALLBACK_INSTANCES + ", was " + instances);
     }
 }

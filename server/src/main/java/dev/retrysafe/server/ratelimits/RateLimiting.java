@@ -29,6 +29,16 @@ public final class RateLimiting {
      */
     public static @Nullable RateLimitFilter filter(
             ServerConfig config, Clock clock, List<AutoCloseable> resources, DecisionListener decisions) {
+        return filter(config, clock, resources, decisions, new RedisStoreMetricsText());
+    }
+
+    /** As above, with {@code storeMetrics} attached to the store (its {@code /metrics} section). */
+    public static @Nullable RateLimitFilter filter(
+            ServerConfig config,
+            Clock clock,
+            List<AutoCloseable> resources,
+            DecisionListener decisions,
+            RedisStoreMetricsText storeMetrics) {
         RateLimitConfig limits = config.rateLimits();
         if (!limits.enabled()) {
             LOG.warn("rate_limits.enabled is false: no request is limited");
@@ -36,6 +46,7 @@ public final class RateLimiting {
         }
         RateLimitStore store = store(config, clock);
         resources.add(store);
+        storeMetrics.attach(store);
         RateLimitFilter.Builder filter = RateLimitFilter.builder()
                 .store(DecisionListener.counting(store, decisions))
                 .policies(limits.policies())
@@ -81,6 +92,7 @@ public final class RateLimiting {
             }
             return store.commandTimeout(limits.redisTimeout())
                     .keyPrefix(limits.redisKeyPrefix())
+                    .fallbackInstances(limits.fallbackInstances())
                     .build();
         }
         LOG.info("rate-limit counters in memory (this instance only)");
