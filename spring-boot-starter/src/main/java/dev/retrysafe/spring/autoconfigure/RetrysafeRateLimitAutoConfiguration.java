@@ -41,7 +41,8 @@ public class RetrysafeRateLimitAutoConfiguration {
                 RedisStores.store(
                         properties.getRedis().getUrl(),
                         properties.getRedis().getKeyPrefix(),
-                        properties.getRedis().getTimeout());
+                        properties.getRedis().getTimeout(),
+                        properties.getRedis().getFallbackInstances());
         };
     }
 
@@ -65,7 +66,8 @@ public class RetrysafeRateLimitAutoConfiguration {
                         p.getBurst(),
                         p.getCost(),
                         p.getFail(),
-                        p.getAppliesTo())));
+                        p.getAppliesTo(),
+                        p.getMode())));
         return new RateLimitFilters(
                 DecisionListener.counting(store, outcomes.getIfAvailable(() -> DecisionListener.NONE)),
                 policies,
