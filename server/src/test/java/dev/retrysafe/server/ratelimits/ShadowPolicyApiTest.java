@@ -12,6 +12,7 @@ import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,6 +65,43 @@ class ShadowPolicyApiTest {
             assertThat(alice.get("/metrics").raw().body())
                     .contains("retrysafe_ratelimit_decisions_total{outcome=\"rejected\",policy=\"key\"} 1")
                     .contains("retrysafe_ratelimit_decisions_total{outcome=\"shadow_rejected\",policy=\"trial\"} 21");
+        }
+    }
+
+    @Test
+    void aReplayGivesBackWhatItSpentButNeverAShadowUnitItDidNotSpend() {
+        Policy trial = Policy.builder("trial")
+                .scope(Scope.apiKey())
+                .limit(1, Duration.ofHours(1))
+                .mode(PolicyMode.SHADOW)
+                .build();
+        Policy enforced = Policy.builder("key")
+                .scope(Scope.apiKey())
+                .limit(100, Duration.ofHours(1))
+                .build();
+        RateLimitConfig limits = ServerConfig.defaults()
+                .rateLimits()
+                .withPolicies(List.of(enforced, trial))
+                .withStore(RateLimitConfig.Store.MEMORY);
+        try (TestServer server = TestServer.h2().rateLimits(limits).start()) {
+            Api alice = Api.of(server);
+            String body = "{\"amount\": 250, \"currency\": \"eur\"}";
+            String first = UUID.randomUUID().toString();
+            String second = UUID.randomUUID().toString();
+            assertThat(alice.post("/v1/payments", body, first).status()).isEqualTo(201); // trial: 1 of 1 spent
+            assertThat(alice.post("/v1/payments", body, second).status()).isEqualTo(201); // trial: would refuse
+            // a replay is charged, then refunded: the trial unit it did not spend must not come back
+            assertThat(alice.post("/v1/payments", body, second).header("Idempotent-Replayed"))
+                    .isEqualTo("true");
+            assertThat(alice.post("/v1/payments", body, UUID.randomUUID().toString())
+                            .status())
+                    .isEqualTo(201);
+
+            assertThat(alice.get("/metrics").raw().body())
+                    .contains("retrysafe_ratelimit_decisions_total{outcome=\"allowed\",policy=\"trial\"} 1")
+                    .contains("retrysafe_ratelimit_decisions_total{outcome=\"shadow_rejected\",policy=\"trial\"} 3")
+                    .contains("retrysafe_ratelimit_refunds_total{policy=\"key\"} 1")
+                    .doesNotContain("retrysafe_ratelimit_refunds_total{policy=\"trial\"}");
         }
     }
 }
