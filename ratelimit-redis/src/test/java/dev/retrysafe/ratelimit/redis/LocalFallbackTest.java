@@ -3,6 +3,7 @@ package dev.retrysafe.ratelimit.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
@@ -112,12 +113,12 @@ class LocalFallbackTest {
         // Redis back: both instances count in Redis again within the bound
         proxyA.restore();
         proxyB.restore();
-        long restored = System.nanoTime();
+        long restored = MonotonicClock.nanoTime();
         await().atMost(RECOVERY_BOUND)
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> !state(decide(a, "probe")).local()
                         && !state(decide(b, "probe")).local());
-        Duration recovery = Duration.ofNanos(System.nanoTime() - restored);
+        Duration recovery = Duration.ofNanos(MonotonicClock.nanoTime() - restored);
         assertThat(recovery).isLessThan(RECOVERY_BOUND);
         System.out.println(
                 "LocalFallbackTest: counting in Redis again " + recovery.toMillis() + " ms after its return");

@@ -3,6 +3,7 @@ package dev.retrysafe.server.ratelimits;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.Policy;
@@ -124,13 +125,13 @@ class LocalFallbackApiTest {
         // Redis back: within 10 s both instances count in Redis again (the shared quota, q=10)
         proxyA.restore();
         proxyB.restore();
-        long restored = System.nanoTime();
+        long restored = MonotonicClock.nanoTime();
         long[] probes = {0};
         await().atMost(RECOVERY_BOUND).pollInterval(Duration.ofMillis(100)).until(() -> {
             probes[0] += 2;
             return sharedAgain(anonymousA.get("/v1/payments")) & sharedAgain(anonymousB.get("/v1/payments"));
         });
-        Duration recovery = Duration.ofNanos(System.nanoTime() - restored);
+        Duration recovery = Duration.ofNanos(MonotonicClock.nanoTime() - restored);
         System.out.println("LocalFallbackApiTest: both instances counting in Redis " + recovery.toMillis()
                 + " ms after it returned (" + probes[0] + " probes)");
 

@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.redis.internal.transport.ScriptTransport;
@@ -85,7 +86,7 @@ public final class RedisDecisions implements AutoCloseable {
             return unreachable(charges, breaker, mode);
         }
         List<Object> reply;
-        long started = System.nanoTime();
+        long started = MonotonicClock.nanoTime();
         try {
             reply = transport.run(call, settings.commandTimeout());
         } catch (RedisCommandExecutionException e) {
@@ -108,7 +109,7 @@ public final class RedisDecisions implements AutoCloseable {
             breaker.onFailure();
             return unreachable(charges, breaker, mode);
         } finally {
-            latency.record(System.nanoTime() - started);
+            latency.record(MonotonicClock.nanoTime() - started);
         }
         breaker.onSuccess();
         try {
