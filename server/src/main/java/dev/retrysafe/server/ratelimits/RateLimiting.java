@@ -1,5 +1,6 @@
 package dev.retrysafe.server.ratelimits;
 
+import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.RateLimitStore;
@@ -96,6 +97,10 @@ public final class RateLimiting {
                     .build();
         }
         LOG.info("rate-limit counters in memory (this instance only)");
+        if (limits.policies().stream().anyMatch(p -> p.failMode() == FailMode.LOCAL)) {
+            LOG.info("fail: local acts as fail: open with counters in memory (they never become unreachable);"
+                    + " rate_limits.fallback_instances applies only to Redis");
+        }
         return InMemoryRateLimitStore.builder().clock(clock).build();
     }
 }

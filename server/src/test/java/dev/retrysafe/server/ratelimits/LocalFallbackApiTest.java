@@ -150,7 +150,14 @@ class LocalFallbackApiTest {
         assertThat(anonymousA.get("/v1/payments").status()).isEqualTo(429);
         assertThat(redisAdmitted).isEqualTo(QUOTA);
         assertThat(redisAdmitted + localA + localB).isLessThanOrEqualTo(bound(redisAdmitted));
-        assertThat(anonymousB.get("/metrics").raw().body()).contains("retrysafe_ratelimit_redis_breaker_open 0");
+        String metrics = anonymousB.get("/metrics").raw().body();
+        assertThat(metrics)
+                .contains("retrysafe_ratelimit_redis_breaker_open 0")
+                .contains("retrysafe_ratelimit_fallback_instances 2")
+                .contains("# TYPE retrysafe_ratelimit_redis_seconds histogram")
+                .contains("retrysafe_ratelimit_redis_seconds_bucket{le=\"0.001\"}")
+                .containsPattern("retrysafe_ratelimit_redis_seconds_bucket\\{le=\"\\+Inf\"} [1-9]")
+                .containsPattern("retrysafe_ratelimit_redis_seconds_count [1-9]");
     }
 
     /** The documented bound on one window: Redis's count (at most the quota) plus each instance's share. */
