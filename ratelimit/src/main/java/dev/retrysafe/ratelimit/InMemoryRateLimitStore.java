@@ -6,6 +6,7 @@ import dev.retrysafe.ratelimit.internal.MicrosClock;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * A {@link RateLimitStore} in this process's heap: exact, fast and bounded, for a single
@@ -36,9 +37,12 @@ import java.util.Objects;
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
     private final InMemoryEngine engine;
+    /** The engine's decision, made once: a method reference made per call would allocate. */
+    private final Function<List<Charge>, Decision> step;
 
     private InMemoryRateLimitStore(Builder builder) {
         this.engine = new InMemoryEngine(new MicrosClock(builder.clock), builder.maxKeys);
+        this.step = engine::decide;
     }
 
     /** A builder: the system clock, at most {@value Builder#DEFAULT_MAX_KEYS} keys. */
@@ -53,7 +57,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     @Override
     public Decision decide(String partition, List<Charge> charges) {
         Objects.requireNonNull(partition, "partition");
-        return ShadowPolicies.decide(charges, engine::decide);
+        return ShadowPolicies.decide(charges, step);
     }
 
     /** Ignores {@code partition}: a counter is identified by its policy and key alone. */

@@ -69,7 +69,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
      */
     @Override
     public Decision decide(String partition, List<Charge> charges) {
-        return ShadowPolicies.decide(List.copyOf(charges), cs -> decisions.decide(partition, cs, Mode.CHARGE));
+        List<Charge> copy = List.copyOf(charges);
+        if (!ShadowPolicies.any(copy)) {
+            return decisions.decide(partition, copy, Mode.CHARGE); // no lambda to allocate
+        }
+        return ShadowPolicies.decide(copy, cs -> decisions.decide(partition, cs, Mode.CHARGE));
     }
 
     @Override
