@@ -13,11 +13,14 @@ public sealed interface Decision permits Decision.Allowed, Decision.Rejected, De
     /** The state of every policy that applied, in policy order. */
     List<PolicyState> states();
 
-    /** The known state with the fewest remaining units relative to its limit, if any. */
+    /**
+     * The known state of an enforced policy with the fewest remaining units relative to its
+     * limit, if any (shadow policies are never shown to clients).
+     */
     default @Nullable PolicyState closestToExhaustion() {
         PolicyState closest = null;
         for (PolicyState state : states()) {
-            if (!state.known()) {
+            if (!state.known() || state.policy().shadow()) {
                 continue;
             }
             if (closest == null
@@ -28,7 +31,11 @@ public sealed interface Decision permits Decision.Allowed, Decision.Rejected, De
         return closest;
     }
 
-    /** Every policy allowed the request and was charged. */
+    /**
+     * Every enforced policy allowed the request and was charged. A shadow policy's state is
+     * either charged too or, when it would have refused, a would-be refusal that spent nothing
+     * ({@link ShadowPolicies#wouldHaveRefused}).
+     */
     record Allowed(List<PolicyState> states) implements Decision {
         public Allowed {
             states = List.copyOf(states);

@@ -6,6 +6,7 @@ import dev.retrysafe.ratelimit.internal.MicrosClock;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * A {@link RateLimitStore} in this process's heap: exact, fast and bounded, for a single
@@ -23,7 +24,8 @@ import java.util.Objects;
  * be dropped (at most one full sweep per second), the new key is treated like an unreachable
  * store: a fail-open policy lets the request through uncounted (its state is
  * {@linkplain PolicyState#known() unknown}), a fail-closed one answers
- * {@link Decision.Unavailable} with {@code Retry-After: 1}. Keys already tracked are never
+ * {@link Decision.Unavailable} with {@code Retry-After: 1}; a {@linkplain FailMode#LOCAL local}
+ * one, already in this process, acts as fail-open, and so does a shadow policy. Keys already tracked are never
  * evicted while active, because forgetting one would hand its client a fresh budget.
  *
  * <p>Time is microseconds since the epoch from the clock. The system clock is read at
@@ -35,9 +37,12 @@ import java.util.Objects;
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
     private final InMemoryEngine engine;
+    /** The engine's decision, made once: a method reference made per call would allocate. */
+    private final Function<List<Charge>, Decision> step;
 
     private InMemoryRateLimitStore(Builder builder) {
         this.engine = new InMemoryEngine(new MicrosClock(builder.clock), builder.maxKeys);
+        this.step = engine::decide;
     }
 
     /** A builder: the system clock, at most {@value Builder#DEFAULT_MAX_KEYS} keys. */
@@ -45,11 +50,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
         return new Builder();
     }
 
-    /** Ignores {@code partition}: a counter is identified by its policy and key alone. */
+    /**
+     * Ignores {@code partition}: a counter is identified by its policy and key alone. Shadow
+     * policies are decided after the enforced ones, as {@link ShadowPolicies} describes.
+     */
     @Override
     public Decision decide(String partition, List<Charge> charges) {
         Objects.requireNonNull(partition, "partition");
-        return engine.decide(charges);
+        return ShadowPolicies.decide(charges, step);
     }
 
     /** Ignores {@code partition}: a counter is identified by its policy and key alone. */

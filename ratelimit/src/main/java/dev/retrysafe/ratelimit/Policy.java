@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param cost       units per request (before the route's own cost), at least 1
  * @param failMode   what happens when the counter store cannot be reached
  * @param routeGroup the only route group this policy applies to, or {@code null} for all
+ * @param mode       whether its refusals are answered or only counted ({@link PolicyMode#SHADOW})
  */
 public record Policy(
         String name,
@@ -31,7 +32,8 @@ public record Policy(
         long burst,
         long cost,
         FailMode failMode,
-        @Nullable String routeGroup) {
+        @Nullable String routeGroup,
+        PolicyMode mode) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
@@ -48,6 +50,7 @@ public record Policy(
         Objects.requireNonNull(algorithm, "algorithm");
         Objects.requireNonNull(window, "window");
         Objects.requireNonNull(failMode, "failMode");
+        Objects.requireNonNull(mode, "mode");
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("policy name must be 1-64 letters, digits, '_', '-' or '.': " + name);
         }
@@ -72,6 +75,25 @@ public record Policy(
         if (routeGroup != null && routeGroup.isBlank()) {
             throw new IllegalArgumentException("route group of policy " + name + " must not be blank");
         }
+    }
+
+    /** An enforced policy: what every policy was before {@link PolicyMode} existed. */
+    public Policy(
+            String name,
+            Scope scope,
+            Algorithm algorithm,
+            long quota,
+            Duration window,
+            long burst,
+            long cost,
+            FailMode failMode,
+            @Nullable String routeGroup) {
+        this(name, scope, algorithm, quota, window, burst, cost, failMode, routeGroup, PolicyMode.ENFORCE);
+    }
+
+    /** Whether this policy only counts what it would refuse ({@link PolicyMode#SHADOW}). */
+    public boolean shadow() {
+        return mode == PolicyMode.SHADOW;
     }
 
     /** The window in microseconds. */
@@ -104,10 +126,39 @@ public record Policy(
                 Math.max(1, Math.round(burst * factor)),
                 cost,
                 failMode,
-                routeGroup);
+                routeGroup,
+                mode);
     }
 
-    /** A builder for a policy named {@code name}: GCRA, scope {@code api_key}, cost 1, fail open. */
+    /**
+     * This policy with its quota and burst divided by {@code shares} (rounded down, at least 1):
+     * what one of {@code shares} instances enforces on its own while the shared store is
+     * unreachable ({@link FailMode#LOCAL}). Rounding down keeps the shares' sum within the quota.
+     */
+    public Policy sharedBy(int shares) {
+        if (shares < 1) {
+            throw new IllegalArgumentException("shares must be at least 1: " + shares);
+        }
+        if (shares == 1) {
+            return this;
+        }
+        return new Policy(
+                name,
+                scope,
+                algorithm,
+                Math.max(1, quota / shares),
+                window,
+                Math.max(1, burst / shares),
+                cost,
+                failMode,
+                routeGroup,
+                mode);
+    }
+
+    /**
+     * A builder for a policy named {@code name}: GCRA, scope {@code api_key}, cost 1, fail open,
+     * enforced.
+     */
     public static Builder builder(String name) {
         return new Builder(name);
     }
@@ -123,6 +174,7 @@ public record Policy(
         private long cost = 1;
         private FailMode failMode = FailMode.OPEN;
         private @Nullable String routeGroup;
+        private PolicyMode mode = PolicyMode.ENFORCE;
 
         private Builder(String name) {
             this.name = name;
@@ -165,12 +217,27 @@ public record Policy(
             return this;
         }
 
+        /** {@link PolicyMode#SHADOW} to count refusals without answering them; enforced by default. */
+        public Builder mode(PolicyMode mode) {
+            this.mode = mode;
+            return this;
+        }
+
         public Policy build() {
             if (window == null) {
                 throw new IllegalStateException("policy " + name + " needs limit(quota, window)");
             }
             return new Policy(
-                    name, scope, algorithm, quota, window, burst == -1 ? quota : burst, cost, failMode, routeGroup);
+                    name,
+                    scope,
+                    algorithm,
+                    quota,
+                    window,
+                    burst == -1 ? quota : burst,
+                    cost,
+                    failMode,
+                    routeGroup,
+                    mode);
         }
     }
 }

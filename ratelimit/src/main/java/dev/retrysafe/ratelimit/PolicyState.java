@@ -14,6 +14,9 @@ package dev.retrysafe.ratelimit;
  * @param nowMicros        the store's time of the decision, microseconds since the epoch
  * @param known            false when the store could not be reached and the policy failed open:
  *                         the figures are then the policy's, not the key's
+ * @param local            true when the shared store could not be reached and this process
+ *                         counted instead ({@link FailMode#LOCAL}): the figures are this
+ *                         instance's share of the budget, not the key's whole budget
  */
 public record PolicyState(
         Policy policy,
@@ -23,7 +26,21 @@ public record PolicyState(
         long resetMicros,
         long retryAfterMicros,
         long nowMicros,
-        boolean known) {
+        boolean known,
+        boolean local) {
+
+    /** A state counted by the store itself (not {@linkplain #local() locally in its stead}). */
+    public PolicyState(
+            Policy policy,
+            String key,
+            long limit,
+            long remaining,
+            long resetMicros,
+            long retryAfterMicros,
+            long nowMicros,
+            boolean known) {
+        this(policy, key, limit, remaining, resetMicros, retryAfterMicros, nowMicros, known, false);
+    }
 
     /** The state reported for a policy whose store was unreachable: nothing known about the key. */
     public static PolicyState unknown(Policy policy, String key, long nowMicros) {

@@ -76,10 +76,14 @@ public final class RateLimitHeaders {
         return new Builder();
     }
 
-    /** The headers for {@code decision}, in a fixed order; empty when no policy applied. */
+    /**
+     * The headers for {@code decision}, in a fixed order; empty when no policy applied. Shadow
+     * policies ({@link PolicyMode#SHADOW}) are left out: clients see only the limits that apply
+     * to them.
+     */
     public List<HeaderField> render(Decision decision) {
         List<HeaderField> fields = new ArrayList<>(9);
-        List<PolicyState> states = decision.states();
+        List<PolicyState> states = ShadowPolicies.enforced(decision.states());
         if (!states.isEmpty()) {
             fields.add(new HeaderField(RATELIMIT_POLICY, policyList(states)));
         }

@@ -13,12 +13,16 @@ public interface RateLimitStore extends AutoCloseable {
     /**
      * Checks every charge and, only if all of them fit, spends all of them, atomically with
      * respect to every other decision on the same keys (across processes for shared stores).
+     * Charges of {@linkplain PolicyMode#SHADOW shadow} policies take no part in that: they are
+     * decided afterwards, each on its own, only when the others allowed the request, and never
+     * refuse it ({@link ShadowPolicies}).
      *
      * @param partition the request's partition ({@link RequestFacts#partition()}); every key of
      *                  one request lives in it
      * @param charges   one per applicable policy, at most one per policy; may be empty
-     * @return {@link Decision.Allowed} with every state after charging, {@link Decision.Rejected}
-     *         naming the first policy (in the given order) that refused, or
+     * @return {@link Decision.Allowed} with every state after charging (a shadow policy's
+     *         would-be refusal included, uncharged), {@link Decision.Rejected} naming the first
+     *         enforced policy (in the given order) that refused, or
      *         {@link Decision.Unavailable} when the store is unreachable and a fail-closed policy
      *         applies; never throws for an unreachable store
      */

@@ -31,6 +31,23 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    void aShadowPolicyIsNeverShownEvenWhenItIsClosestToExhaustion() {
+        Policy trial = Policy.builder("trial")
+                .limit(1, Duration.ofMinutes(1))
+                .mode(PolicyMode.SHADOW)
+                .build();
+        Decision decision =
+                new Decision.Allowed(List.of(state(trial, 0, 60_000_000, 60_000_000), state(BURST, 40, 0, 0)));
+
+        Map<String, String> headers = byName(RateLimitHeaders.standard().render(decision));
+
+        assertThat(StructuredFields.parseList(headers.get("RateLimit-Policy"))).hasSize(1);
+        assertThat(headers.values()).noneMatch(value -> value.contains("trial"));
+        assertThat(headers.get("X-RateLimit-Resource")).isEqualTo("burst");
+        assertThat(headers).doesNotContainKey("Retry-After");
+    }
+
+    @Test
     void rendersOneItemPerPolicyAndTheClosestToExhaustion() {
         Decision decision =
                 new Decision.Allowed(List.of(state(BURST, 40, 12_300_000, 0), state(DAILY, 100, 36_000_000_000L, 0)));

@@ -33,6 +33,7 @@ import dev.retrysafe.server.ratelimits.RateLimitNotice;
 import dev.retrysafe.server.ratelimits.RateLimitReload;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
 import dev.retrysafe.server.ratelimits.RateLimiting;
+import dev.retrysafe.server.ratelimits.RedisStoreMetricsText;
 import dev.retrysafe.server.reports.JobMetricsText;
 import dev.retrysafe.server.reports.ReportPacing;
 import dev.retrysafe.server.reports.Reports;
@@ -161,6 +162,7 @@ public final class RetrysafeServer implements AutoCloseable {
             RequestLimits limits = new RequestLimits(config.limits(), db::waitingForConnection, db.poolSize());
             // one count of the filters' decisions, shown by /metrics under the starter's meter names
             DecisionCounts decisions = new DecisionCounts();
+            RedisStoreMetricsText redisMetrics = new RedisStoreMetricsText();
             IdempotencyFilter idempotency = null;
             if (config.idempotency().enabled()) {
                 ClaimMode claims = config.idempotency().claimMode(config.database());
@@ -237,11 +239,12 @@ public final class RetrysafeServer implements AutoCloseable {
                             new JobMetricsText(reports.jobs()),
                             EventStream.metricsText(live),
                             limits,
-                            decisions)),
+                            decisions,
+                            redisMetrics)),
                     new DocsRoutes(OpenApiDocument.load()),
                     new LandingPage(demoKeyFile(config)),
                     live.servlet());
-            RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources, decisions);
+            RateLimitFilter rateLimit = RateLimiting.filter(config, clock, resources, decisions, redisMetrics);
             Javalin app = HttpApp.create(config, auth, limits, rateLimit, idempotency, handlers);
             app.start();
             LOG.info(

@@ -32,9 +32,28 @@ public interface DecisionListener {
      */
     void claimed(String outcome);
 
+    /** Outcome of a policy that allowed the request and was charged in the shared store. */
+    String ALLOWED = "allowed";
+    /** Outcome of the policy that refused the request ({@code 429}), wherever it was counted. */
+    String REJECTED = "rejected";
+    /** Outcome of the fail-closed policy that refused the request while its store was unreachable ({@code 503}). */
+    String UNAVAILABLE = "unavailable";
+    /** Outcome of a shadow policy that would have refused an allowed request (and spent nothing). */
+    String SHADOW_REJECTED = "shadow_rejected";
+    /** Outcome of a fail-open policy that let the request through uncounted (store unreachable). */
+    String FAILED_OPEN = "failed_open";
     /**
-     * A rate-limit decision: {@code allowed} for every policy charged, or {@code rejected} or
-     * {@code unavailable} for the policy that refused.
+     * Outcome of a fail-local policy that allowed the request at this instance's share, counted in
+     * this process while its store was unreachable.
+     */
+    String LOCAL_FALLBACK = "local_fallback";
+
+    /**
+     * A rate-limit decision. An allowed request reports every policy that applied:
+     * {@value #ALLOWED}, or, for a shadow policy that would have refused, {@value #SHADOW_REJECTED};
+     * while the store is unreachable, {@value #FAILED_OPEN} or {@value #LOCAL_FALLBACK}. A
+     * refused request reports only the policy that refused: {@value #REJECTED} (also when a local
+     * share refused) or {@value #UNAVAILABLE}.
      */
     void decided(String policy, String outcome);
 

@@ -4,7 +4,10 @@ import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.ShadowPolicies;
+import dev.retrysafe.ratelimit.redis.internal.LocalFallback;
 import dev.retrysafe.ratelimit.redis.internal.RedisDecisions;
+import dev.retrysafe.ratelimit.redis.internal.RedisLatency;
 import dev.retrysafe.ratelimit.redis.internal.ScriptCall.Mode;
 import dev.retrysafe.ratelimit.redis.internal.StoreSettings;
 import dev.retrysafe.ratelimit.redis.internal.transport.ScriptTransport;
@@ -15,6 +18,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  * <p>When Redis does not answer within the command timeout, or refuses, the decision follows
  * each policy's {@link dev.retrysafe.ratelimit.FailMode}: fail-open policies let the request
  * through uncounted (their states are unknown), a fail-closed one makes it
- * {@link Decision.Unavailable}. After a run of failures a circuit breaker keeps calls away from
+ * {@link Decision.Unavailable}, and fail-local ones are counted in this process at this instance's
+ * share of their quotas ({@link Builder#fallbackInstances}) until Redis answers again. After a run of failures a circuit breaker keeps calls away from
  * Redis for a cool-down, so an outage adds no latency; then one probe call decides whether Redis
  * is back. Recovery needs nothing from the caller. On a Cluster each master has a breaker of its
  * own: a master that is down fails the partitions it serves, and the others are still counted.
@@ -43,9 +48,11 @@ import org.jspecify.annotations.Nullable;
 public final class RedisRateLimitStore implements RateLimitStore {
 
     private final RedisDecisions decisions;
+    private final int fallbackInstances;
 
-    private RedisRateLimitStore(RedisDecisions decisions) {
+    private RedisRateLimitStore(RedisDecisions decisions, int fallbackInstances) {
         this.decisions = decisions;
+        this.fallbackInstances = fallbackInstances;
     }
 
     /**
@@ -56,9 +63,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
         return new Builder();
     }
 
+    /**
+     * One script call for the enforced policies; when they allow the request, one more per
+     * shadow policy ({@link ShadowPolicies}).
+     */
     @Override
     public Decision decide(String partition, List<Charge> charges) {
-        return decisions.decide(partition, List.copyOf(charges), Mode.CHARGE);
+        List<Charge> copy = List.copyOf(charges);
+        if (!ShadowPolicies.any(copy)) {
+            return decisions.decide(partition, copy, Mode.CHARGE); // no lambda to allocate
+        }
+        return ShadowPolicies.decide(copy, cs -> decisions.decide(partition, cs, Mode.CHARGE));
     }
 
     @Override
@@ -82,6 +97,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
      */
     public boolean breakerOpen() {
         return decisions.breakerOpen();
+    }
+
+    /** The store's own meters now: latency of its calls to Redis, breaker state. */
+    public RedisStoreMeters meters() {
+        RedisLatency latency = decisions.latency();
+        long[] bounds = RedisLatency.bounds();
+        long[] counts = latency.counts();
+        List<Double> bucketBounds = new ArrayList<>(bounds.length);
+        List<Long> bucketCounts = new ArrayList<>(bounds.length);
+        long cumulative = 0;
+        for (int i = 0; i < bounds.length; i++) {
+            cumulative += counts[i];
+            bucketBounds.add(bounds[i] / 1e9);
+            bucketCounts.add(cumulative);
+        }
+        return new RedisStoreMeters(
+                breakerOpen(),
+                bucketBounds,
+                bucketCounts,
+                cumulative + counts[bounds.length],
+                latency.sumNanos() / 1e9,
+                fallbackInstances);
     }
 
     /** Closes the connection, and the Redis client if the builder created it. */
@@ -109,6 +146,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
         private boolean batching = true;
         private boolean directConnection = true;
         private Duration directConnectionSpin = TransportSettings.defaultSpinLimit();
+        private int fallbackInstances = 1;
 
         private Builder() {}
 
@@ -305,6 +343,21 @@ public final class RedisRateLimitStore implements RateLimitStore {
         }
 
         /**
+         * How many instances share a {@linkplain dev.retrysafe.ratelimit.FailMode#LOCAL fail-local}
+         * policy's quota while Redis cannot be reached (default 1): each instance then enforces
+         * {@code quota / fallbackInstances} (and burst likewise; rounded down, at least 1) in its
+         * own memory. Set it to the number of instances normally running; the bound on what gets
+         * through is in {@code docs/rate-limits.md} ("When Redis is unreachable").
+         */
+        public Builder fallbackInstances(int fallbackInstances) {
+            if (fallbackInstances < 1) {
+                throw new IllegalArgumentException("fallbackInstances must be at least 1: " + fallbackInstances);
+            }
+            this.fallbackInstances = fallbackInstances;
+            return this;
+        }
+
+        /**
          * Builds the store and connects, waiting at most the connect timeout; a Redis that is down
          * now is not an error (decisions follow the fail modes until it is up).
          */
@@ -332,7 +385,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
             ScriptTransport transport = clusterSeeds != null || clusterClient != null
                     ? ScriptTransports.cluster(clusterSeeds, clusterClient, transportSettings)
                     : ScriptTransports.standalone(Objects.requireNonNull(redisUri), client, transportSettings);
-            return new RedisRateLimitStore(new RedisDecisions(settings, transport));
+            LocalFallback fallback =
+                    new LocalFallback(fallbackInstances, timeSource == null ? Clock.systemUTC() : timeSource);
+            return new RedisRateLimitStore(new RedisDecisions(settings, transport, fallback), fallbackInstances);
         }
     }
 }

@@ -93,7 +93,7 @@ public final class InMemoryEngine {
                 }
                 off = insert(segment, kernel, key, hash, now);
                 if (off < 0) {
-                    return table.policy().failMode() == FailMode.OPEN ? 0 : FULL_RETRY_MICROS;
+                    return failsClosed(table.policy()) ? FULL_RETRY_MICROS : 0;
                 }
             } else {
                 long retryAfter = kernel.retryAfter(segment.states(), off, now, cost);
@@ -106,6 +106,11 @@ public final class InMemoryEngine {
         } finally {
             segment.unlock();
         }
+    }
+
+    /** Whether a full store refuses a new key of {@code policy}: only an enforced, fail-closed one does. */
+    private static boolean failsClosed(Policy policy) {
+        return policy.failMode() == FailMode.CLOSED && !policy.shadow();
     }
 
     /** What a decision over several charges does to them. */
@@ -230,7 +235,7 @@ public final class InMemoryEngine {
                         hashes[i],
                         now);
                 untracked[i] = offs[i] < 0;
-                if (untracked[i] && charges.get(i).policy().failMode() == FailMode.CLOSED) {
+                if (untracked[i] && failsClosed(charges.get(i).policy())) {
                     return unavailable(charges, tablesOf, segments, offs, untracked, i, now);
                 }
             }

@@ -186,7 +186,8 @@ public final class ConfigLoader {
                 s.nonBlank("rate_limits.redis_key_prefix"),
                 s.bool("rate_limits.redis_direct_connection"),
                 s.list("rate_limits.trusted_proxies"),
-                RateLimitVersions.parse(s.node("rate_limits")));
+                RateLimitVersions.parse(s.node("rate_limits")),
+                s.integer("rate_limits.fallback_instances"));
     }
 
     private static WebhooksConfig webhooks(Settings s) {

@@ -27,6 +27,8 @@ import java.util.Map;
  * @param versions         the current set's name and docs and the previous sets
  *                         ({@code version}, {@code docs_url}, {@code previous},
  *                         {@code allow_short_notice}); {@link RateLimitVersions#NONE}: unversioned
+ * @param fallbackInstances how many instances share a {@code fail: local} policy's quota while
+ *                         Redis is unreachable (each enforces {@code quota / fallbackInstances})
  */
 public record RateLimitConfig(
         boolean enabled,
@@ -38,7 +40,11 @@ public record RateLimitConfig(
         String redisKeyPrefix,
         boolean redisDirectConnection,
         List<String> trustedProxies,
-        RateLimitVersions versions) {
+        RateLimitVersions versions,
+        int fallbackInstances) {
+
+    /** The most instances {@code fallback_instances} may name. */
+    public static final int MAX_FALLBACK_INSTANCES = 1000;
 
     /** Where counters live. */
     public enum Store {
@@ -85,6 +91,10 @@ public record RateLimitConfig(
                 redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"),
                 "rate_limits.redis_key_prefix",
                 "must be 1..64 characters of A-Z a-z 0-9 _ . : -, was '" + redisKeyPrefix + "'");
+        ConfigException.check(
+                fallbackInstances >= 1 && fallbackInstances <= MAX_FALLBACK_INSTANCES,
+                "rate_limits.fallback_instances",
+                "must be a whole number from 1 to " + MAX_FALLBACK_INSTANCES + ", was " + fallbackInstances);
         trustedProxies = List.copyOf(trustedProxies);
         try {
             TrustedProxies.of(trustedProxies);
@@ -93,7 +103,10 @@ public record RateLimitConfig(
         }
     }
 
-    /** Unversioned limits ({@link RateLimitVersions#NONE}), as before versions existed. */
+    /**
+     * Unversioned limits ({@link RateLimitVersions#NONE}), a fail-local policy's whole quota for
+     * one instance: the settings as they were before versions and local fallbacks existed.
+     */
     public RateLimitConfig(
             boolean enabled,
             Store store,
@@ -114,96 +127,105 @@ public record RateLimitConfig(
                 redisKeyPrefix,
                 redisDirectConnection,
                 trustedProxies,
-                RateLimitVersions.NONE);
+                RateLimitVersions.NONE,
+                1);
     }
 
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
     public RateLimitConfig disabled() {
-        return new RateLimitConfig(
-                false,
-                store,
-                policies,
-                plans,
-                retryAfterJitter,
-                redisTimeout,
-                redisKeyPrefix,
-                redisDirectConnection,
-                trustedProxies,
-                versions);
+        return edit(e -> e.enabled = false);
     }
 
-    /** The same settings with other policies. */
+    /** The same settings, on, with other policies. */
     public RateLimitConfig withPolicies(List<Policy> newPolicies) {
-        return new RateLimitConfig(
-                true,
-                store,
-                newPolicies,
-                plans,
-                retryAfterJitter,
-                redisTimeout,
-                redisKeyPrefix,
-                redisDirectConnection,
-                trustedProxies,
-                versions);
+        return edit(e -> {
+            e.enabled = true;
+            e.policies = newPolicies;
+        });
     }
 
     /** The same settings with another store. */
     public RateLimitConfig withStore(Store newStore) {
-        return new RateLimitConfig(
-                enabled,
-                newStore,
-                policies,
-                plans,
-                retryAfterJitter,
-                redisTimeout,
-                redisKeyPrefix,
-                redisDirectConnection,
-                trustedProxies,
-                versions);
+        return edit(e -> e.store = newStore);
     }
 
     /** The same limits, waiting at most {@code timeout} for Redis. */
     public RateLimitConfig withRedisTimeout(Duration timeout) {
-        return new RateLimitConfig(
-                enabled,
-                store,
-                policies,
-                plans,
-                retryAfterJitter,
-                timeout,
-                redisKeyPrefix,
-                redisDirectConnection,
-                trustedProxies,
-                versions);
+        return edit(e -> e.redisTimeout = timeout);
     }
 
     /** The same limits with these versions (their current set's policies are {@link #policies()}). */
     public RateLimitConfig withVersions(RateLimitVersions newVersions) {
-        return new RateLimitConfig(
-                enabled,
-                store,
-                policies,
-                plans,
-                retryAfterJitter,
-                redisTimeout,
-                redisKeyPrefix,
-                redisDirectConnection,
-                trustedProxies,
-                newVersions);
+        return edit(e -> e.versions = newVersions);
     }
 
     /** The same limits with these trusted proxies. */
     public RateLimitConfig withTrustedProxies(List<String> newTrustedProxies) {
+        return edit(e -> e.trustedProxies = newTrustedProxies);
+    }
+
+    /** The same limits, a fail-local policy's quota shared by {@code instances} while Redis is unreachable. */
+    public RateLimitConfig withFallbackInstances(int instances) {
+        return edit(e -> e.fallbackInstances = instances);
+    }
+
+    /**
+     * These settings with {@code fresh}'s on/off, policies, plans and versions: what a reload
+     * changes; the store and its settings stay as they were.
+     */
+    public RateLimitConfig withPoliciesOf(RateLimitConfig fresh) {
+        return edit(e -> {
+            e.enabled = fresh.enabled;
+            e.policies = fresh.policies;
+            e.plans = fresh.plans;
+            e.versions = fresh.versions;
+        });
+    }
+
+    /** A copy with what {@code change} sets, checked as any other: one place lists the components. */
+    private RateLimitConfig edit(java.util.function.Consumer<Edit> change) {
+        Edit e = new Edit(this);
+        change.accept(e);
         return new RateLimitConfig(
-                enabled,
-                store,
-                policies,
-                plans,
-                retryAfterJitter,
-                redisTimeout,
-                redisKeyPrefix,
-                redisDirectConnection,
-                newTrustedProxies,
-                versions);
+                e.enabled,
+                e.store,
+                e.policies,
+                e.plans,
+                e.retryAfterJitter,
+                e.redisTimeout,
+                e.redisKeyPrefix,
+                e.redisDirectConnection,
+                e.trustedProxies,
+                e.versions,
+                e.fallbackInstances);
+    }
+
+    /** The components of one copy being made. Not threadsafe; used by one {@link #edit}. */
+    private static final class Edit {
+        boolean enabled;
+        Store store;
+        List<Policy> policies;
+        Map<String, Double> plans;
+        Duration retryAfterJitter;
+        Duration redisTimeout;
+        String redisKeyPrefix;
+        boolean redisDirectConnection;
+        List<String> trustedProxies;
+        RateLimitVersions versions;
+        int fallbackInstances;
+
+        Edit(RateLimitConfig c) {
+            enabled = c.enabled;
+            store = c.store;
+            policies = c.policies;
+            plans = c.plans;
+            retryAfterJitter = c.retryAfterJitter;
+            redisTimeout = c.redisTimeout;
+            redisKeyPrefix = c.redisKeyPrefix;
+            redisDirectConnection = c.redisDirectConnection;
+            trustedProxies = c.trustedProxies;
+            versions = c.versions;
+            fallbackInstances = c.fallbackInstances;
+        }
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.PolicyMode;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.ratelimit.Scope;
 import java.util.ArrayList;
@@ -16,15 +17,26 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads {@code rate_limits.policies}: a list of mappings with {@code name}, {@code scope},
  * {@code quota} and {@code window}, and optionally {@code algorithm} (gcra), {@code burst} (the
- * quota), {@code cost} (1), {@code fail} (open), {@code route_group} and {@code applies_to}
- * ({@code all}, {@code authenticated} or {@code unauthenticated}). Every error names the entry and
+ * quota), {@code cost} (1), {@code fail} (open; or closed, local), {@code route_group},
+ * {@code applies_to} ({@code all}, {@code authenticated} or {@code unauthenticated}) and
+ * {@code mode} ({@code enforce} or {@code shadow}). Every error names the entry and
  * the field, e.g. {@code rate_limits.policies[1].quota}.
  */
 final class RateLimitPolicies {
 
     private static final String SETTING = "rate_limits.policies";
     private static final Set<String> FIELDS = Set.of(
-            "name", "scope", "algorithm", "quota", "window", "burst", "cost", "fail", "route_group", "applies_to");
+            "name",
+            "scope",
+            "algorithm",
+            "quota",
+            "window",
+            "burst",
+            "cost",
+            "fail",
+            "route_group",
+            "applies_to",
+            "mode");
 
     private RateLimitPolicies() {}
 
@@ -75,10 +87,25 @@ final class RateLimitPolicies {
         FailMode fail = parsed(at, "fail", () -> FailMode.parse(optional(entry, "fail", "open")));
         String group = optional(entry, "route_group", "");
         try {
-            return new Policy(name, scope, algorithm, quota, window, burst, cost, fail, group.isEmpty() ? null : group);
+            return new Policy(
+                    name,
+                    scope,
+                    algorithm,
+                    quota,
+                    window,
+                    burst,
+                    cost,
+                    fail,
+                    group.isEmpty() ? null : group,
+                    mode(entry, at));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(at, at + ": " + e.getMessage());
         }
+    }
+
+    /** {@code mode}: {@code enforce} (the default) or {@code shadow}, which counts and never refuses. */
+    private static PolicyMode mode(JsonNode entry, String at) {
+        return parsed(at, "mode", () -> PolicyMode.parse(optional(entry, "mode", "enforce")));
     }
 
     /** The scope, counting only authenticated or only unauthenticated requests when asked. */

@@ -77,17 +77,7 @@ public final class RateLimitReload {
                                     + fresh.versions().previous().size() + " previous)"
                             : "");
         }
-        current = new RateLimitConfig(
-                fresh.enabled(),
-                current.store(),
-                fresh.policies(),
-                fresh.plans(),
-                current.retryAfterJitter(),
-                current.redisTimeout(),
-                current.redisKeyPrefix(),
-                current.redisDirectConnection(),
-                current.trustedProxies(),
-                fresh.versions());
+        current = current.withPoliciesOf(fresh);
         return new Outcome(
                 true, restart.isEmpty() ? what : what + "; unchanged until a restart: " + String.join(", ", restart));
     }
@@ -105,6 +95,7 @@ public final class RateLimitReload {
                 running.redisDirectConnection(),
                 fresh.redisDirectConnection());
         check(differ, "rate_limits.trusted_proxies", running.trustedProxies(), fresh.trustedProxies());
+        check(differ, "rate_limits.fallback_instances", running.fallbackInstances(), fresh.fallbackInstances());
         return differ;
     }
 

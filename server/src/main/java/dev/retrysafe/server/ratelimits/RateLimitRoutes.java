@@ -34,7 +34,7 @@ public final class RateLimitRoutes {
     }
 
     /**
-     * Every policy that applies to the caller, with its budget as the filter peeked it (this
+     * Every enforced policy that applies to the caller (shadow ones are not shown), with its budget as the filter peeked it (this
      * request spent nothing): {@code {"enabled": true, "policies": [{name, scope, algorithm,
      * limit, window_seconds, remaining, used, reset_seconds, reset_at, known}]}}.
      */
@@ -42,7 +42,9 @@ public final class RateLimitRoutes {
         List<Map<String, Object>> policies = new ArrayList<>();
         if (ctx.req().getAttribute(RateLimitFilter.DECISION_ATTRIBUTE) instanceof Decision decision) {
             for (PolicyState state : decision.states()) {
-                policies.add(describe(state));
+                if (!state.policy().shadow()) { // a limit on trial is not the client's business
+                    policies.add(describe(state));
+                }
             }
         }
         Map<String, Object> body = new LinkedHashMap<>();

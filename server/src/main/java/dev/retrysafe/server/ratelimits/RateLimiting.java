@@ -1,5 +1,6 @@
 package dev.retrysafe.server.ratelimits;
 
+import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.PolicyVersions;
@@ -30,6 +31,16 @@ public final class RateLimiting {
      */
     public static @Nullable RateLimitFilter filter(
             ServerConfig config, Clock clock, List<AutoCloseable> resources, DecisionListener decisions) {
+        return filter(config, clock, resources, decisions, new RedisStoreMetricsText());
+    }
+
+    /** As above, with {@code storeMetrics} attached to the store (its {@code /metrics} section). */
+    public static @Nullable RateLimitFilter filter(
+            ServerConfig config,
+            Clock clock,
+            List<AutoCloseable> resources,
+            DecisionListener decisions,
+            RedisStoreMetricsText storeMetrics) {
         RateLimitConfig limits = config.rateLimits();
         if (!limits.enabled()) {
             LOG.warn("rate_limits.enabled is false: no request is limited");
@@ -37,6 +48,7 @@ public final class RateLimiting {
         }
         RateLimitStore store = store(config, clock);
         resources.add(store);
+        storeMetrics.attach(store);
         RateLimitFilter.Builder filter = RateLimitFilter.builder()
                 .store(DecisionListener.counting(store, decisions))
                 .facts(CallerFacts::of)
@@ -97,9 +109,14 @@ public final class RateLimiting {
             }
             return store.commandTimeout(limits.redisTimeout())
                     .keyPrefix(limits.redisKeyPrefix())
+                    .fallbackInstances(limits.fallbackInstances())
                     .build();
         }
         LOG.info("rate-limit counters in memory (this instance only)");
+        if (limits.policies().stream().anyMatch(p -> p.failMode() == FailMode.LOCAL)) {
+            LOG.info("fail: local acts as fail: open with counters in memory (they never become unreachable);"
+                    + " rate_limits.fallback_instances applies only to Redis");
+        }
         return InMemoryRateLimitStore.builder().clock(clock).build();
     }
 }

@@ -2,7 +2,9 @@ package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.PolicyState;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.ShadowPolicies;
 import dev.retrysafe.servlet.DecisionListener;
 import java.util.List;
 
@@ -22,14 +24,28 @@ public final class CountingRateLimitStore implements RateLimitStore {
     public Decision decide(String partition, List<Charge> charges) {
         Decision decision = delegate.decide(partition, charges);
         switch (decision) {
-            case Decision.Allowed allowed ->
-                charges.forEach(charge -> outcomes.decided(charge.policy().name(), "allowed"));
+            case Decision.Allowed allowed -> {
+                for (PolicyState state : allowed.states()) {
+                    outcomes.decided(state.policy().name(), outcome(state));
+                }
+            }
             case Decision.Rejected rejected ->
-                outcomes.decided(rejected.refusedBy().policy().name(), "rejected");
+                outcomes.decided(rejected.refusedBy().policy().name(), DecisionListener.REJECTED);
             case Decision.Unavailable unavailable ->
-                outcomes.decided(unavailable.failedClosed().name(), "unavailable");
+                outcomes.decided(unavailable.failedClosed().name(), DecisionListener.UNAVAILABLE);
         }
         return decision;
+    }
+
+    /** What a policy of an allowed request did: see {@link DecisionListener#decided}. */
+    private static String outcome(PolicyState state) {
+        if (ShadowPolicies.wouldHaveRefused(state)) {
+            return DecisionListener.SHADOW_REJECTED;
+        }
+        if (!state.known()) {
+            return DecisionListener.FAILED_OPEN;
+        }
+        return state.local() ? DecisionListener.LOCAL_FALLBACK : DecisionListener.ALLOWED;
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.retrysafe.ratelimit.PolicySet;
 import dev.retrysafe.ratelimit.PolicyVersions;
 import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.RequestFacts;
+import dev.retrysafe.ratelimit.ShadowPolicies;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
 import dev.retrysafe.servlet.RateLimitRefusal;
@@ -83,9 +84,25 @@ public final class RateLimitHandler {
             writeHeaders(response, budgets, set);
             return Admission.FREE;
         }
-        return admit(settings.store().decide(partition, charges), set, request, response)
-                ? new Charged(partition, charges, set)
-                : null;
+        Decision decision = settings.store().decide(partition, charges);
+        return admit(decision, set, request, response) ? new Charged(partition, spent(charges, decision), set) : null;
+    }
+
+    /**
+     * The charges an allowed request spent: all of them but the shadow policies' would-be
+     * refusals, which spent nothing and so must not be given back by a refund.
+     */
+    private static List<Charge> spent(List<Charge> charges, Decision allowed) {
+        if (!ShadowPolicies.any(charges)) {
+            return charges;
+        }
+        List<Charge> spent = new ArrayList<>(charges.size());
+        for (int i = 0; i < charges.size(); i++) {
+            if (!ShadowPolicies.wouldHaveRefused(allowed.states().get(i))) {
+                spent.add(charges.get(i));
+            }
+        }
+        return spent;
     }
 
     /**

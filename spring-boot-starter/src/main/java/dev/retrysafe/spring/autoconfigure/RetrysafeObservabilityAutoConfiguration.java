@@ -1,11 +1,14 @@
 package dev.retrysafe.spring.autoconfigure;
 
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
 import dev.retrysafe.servlet.DecisionListener;
 import dev.retrysafe.spring.internal.MicrometerOutcomes;
+import dev.retrysafe.spring.internal.RedisStoreMeterBinder;
 import dev.retrysafe.spring.internal.RetrysafeHealthIndicator;
 import dev.retrysafe.spring.internal.RetrysafeSchema;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -53,6 +56,21 @@ public class RetrysafeObservabilityAutoConfiguration {
         @ConditionalOnMissingBean
         DecisionListener retrysafeDecisionListener(MeterRegistry registry) {
             return new MicrometerOutcomes(registry);
+        }
+    }
+
+    /** The Redis store's call latency and breaker state, when the counters are in Redis. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(
+            name = {"io.micrometer.core.instrument.MeterRegistry", "dev.retrysafe.ratelimit.redis.RedisRateLimitStore"})
+    @ConditionalOnBean(type = "io.micrometer.core.instrument.MeterRegistry")
+    @ConditionalOnBooleanProperty(name = "retrysafe.metrics.enabled", matchIfMissing = true)
+    static class RedisStoreMetrics {
+        @Bean
+        @ConditionalOnMissingBean(name = "retrysafeRedisStoreMeters")
+        MeterBinder retrysafeRedisStoreMeters(ObjectProvider<RateLimitStore> rateLimitStore) {
+            RateLimitStore store = rateLimitStore.getIfUnique();
+            return store instanceof RedisRateLimitStore redis ? new RedisStoreMeterBinder(redis) : registry -> {};
         }
     }
 }

@@ -66,8 +66,9 @@ public class RetrysafeRateLimitAutoConfiguration {
             RetrysafeRateLimitProperties.Redis redis = properties.getRedis();
             String url = redis.getUrl();
             return url == null || url.isBlank()
-                    ? SpringDataRedisStores.store(factory, redis.getKeyPrefix(), redis.getTimeout())
-                    : RedisStores.store(url, redis.getKeyPrefix(), redis.getTimeout());
+                    ? SpringDataRedisStores.store(
+                            factory, redis.getKeyPrefix(), redis.getTimeout(), redis.getFallbackInstances())
+                    : RedisStores.store(url, redis.getKeyPrefix(), redis.getTimeout(), redis.getFallbackInstances());
         }
     }
 
@@ -80,7 +81,8 @@ public class RetrysafeRateLimitAutoConfiguration {
                 RedisStores.store(
                         properties.getRedis().getUrl(),
                         properties.getRedis().getKeyPrefix(),
-                        properties.getRedis().getTimeout());
+                        properties.getRedis().getTimeout(),
+                        properties.getRedis().getFallbackInstances());
         };
     }
 
@@ -104,7 +106,8 @@ public class RetrysafeRateLimitAutoConfiguration {
                         p.getBurst(),
                         p.getCost(),
                         p.getFail(),
-                        p.getAppliesTo())));
+                        p.getAppliesTo(),
+                        p.getMode())));
         return new RateLimitFilters(
                 DecisionListener.counting(store, outcomes.getIfAvailable(() -> DecisionListener.NONE)),
                 policies,

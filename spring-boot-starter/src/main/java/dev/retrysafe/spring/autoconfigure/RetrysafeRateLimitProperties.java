@@ -45,8 +45,22 @@ public class RetrysafeRateLimitProperties {
         /** What every counter key starts with; deployments sharing one Redis need their own. */
         private String keyPrefix = "retrysafe:rl:";
 
-        /** How long a decision waits for Redis before its policies fail open or closed. */
+        /** How long a decision waits for Redis before its policies fail open, closed or local. */
         private Duration timeout = Duration.ofMillis(100);
+
+        /**
+         * How many instances share a fail-local policy's quota while Redis cannot be reached: each
+         * enforces quota / fallback-instances (rounded down, at least 1) in its own memory.
+         */
+        private int fallbackInstances = 1;
+
+        public int getFallbackInstances() {
+            return fallbackInstances;
+        }
+
+        public void setFallbackInstances(int fallbackInstances) {
+            this.fallbackInstances = fallbackInstances;
+        }
 
         public @Nullable String getUrl() {
             return url;
@@ -94,8 +108,22 @@ public class RetrysafeRateLimitProperties {
         /** Units per request. */
         private long cost = 1;
 
-        /** What happens when the counters cannot be reached: open lets requests through, closed answers 503. */
+        /**
+         * What happens when the counters cannot be reached: open lets requests through, closed
+         * answers 503, local counts this instance's share in memory (see redis.fallback-instances).
+         */
         private String fail = "open";
+
+        /** enforce, or shadow: count and log would-be refusals, refuse nothing, show no headers. */
+        private String mode = "enforce";
+
+        public String getMode() {
+            return mode;
+        }
+
+        public void setMode(String mode) {
+            this.mode = mode;
+        }
 
         /** Which requests it counts: all, authenticated (with a caller) or unauthenticated. */
         private String appliesTo = "all";

@@ -11,7 +11,10 @@ import io.micrometer.core.instrument.MeterRegistry;
  */
 public final class MicrometerOutcomes implements DecisionListener {
 
-    /** Rate-limit decisions by policy and outcome (allowed, rejected, unavailable). */
+    /**
+     * Rate-limit decisions by policy and outcome (allowed, rejected, unavailable, shadow_rejected,
+     * failed_open, local_fallback: see {@link DecisionListener#decided}).
+     */
     public static final String DECISIONS = "retrysafe.ratelimit.decisions";
     /** Charges given back by policy (replays and 409s spend nothing). */
     public static final String REFUNDS = "retrysafe.ratelimit.refunds";

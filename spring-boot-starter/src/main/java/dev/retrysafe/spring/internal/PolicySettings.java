@@ -3,6 +3,7 @@ package dev.retrysafe.spring.internal;
 import dev.retrysafe.ratelimit.Algorithm;
 import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.Policy;
+import dev.retrysafe.ratelimit.PolicyMode;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.ratelimit.Scope;
 import java.time.Duration;
@@ -28,7 +29,8 @@ public final class PolicySettings {
             @Nullable Long burst,
             long cost,
             String fail,
-            String appliesTo) {
+            String appliesTo,
+            String mode) {
         String at = "retrysafe.rate-limits.policies." + name;
         if (window == null) {
             throw new IllegalArgumentException(at + ".window is required");
@@ -44,7 +46,8 @@ public final class PolicySettings {
                     burst == null ? quota : burst,
                     cost,
                     FailMode.parse(fail),
-                    null);
+                    null,
+                    PolicyMode.parse(mode));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(at + ": " + e.getMessage(), e);
         }

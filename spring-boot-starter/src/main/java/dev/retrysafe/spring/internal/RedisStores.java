@@ -15,11 +15,13 @@ public final class RedisStores {
     private RedisStores() {}
 
     /**
-     * A Redis store at {@code url}.
+     * A Redis store at {@code url}; a fail-local policy's quota is shared by
+     * {@code fallbackInstances} while Redis cannot be reached.
      *
      * @throws IllegalStateException if the url is missing or ratelimit-redis is not on the classpath
      */
-    public static RateLimitStore store(@Nullable String url, String keyPrefix, Duration timeout) {
+    public static RateLimitStore store(
+            @Nullable String url, String keyPrefix, Duration timeout, int fallbackInstances) {
         if (url == null || url.isBlank()) {
             throw new IllegalStateException(
                     "retrysafe.rate-limits.store=redis needs retrysafe.rate-limits.redis.url (redis://host:port),"
@@ -39,6 +41,7 @@ public final class RedisStores {
                 .redisUri(url)
                 .keyPrefix(keyPrefix)
                 .commandTimeout(timeout)
+                .fallbackInstances(fallbackInstances)
                 .build();
     }
 }

@@ -30,7 +30,8 @@ public final class SpringDataRedisStores {
      * @throws IllegalStateException for a Sentinel or static master/replica setup, which the store
      *     cannot follow through a borrowed client (set {@code retrysafe.rate-limits.redis.url})
      */
-    public static RateLimitStore store(LettuceConnectionFactory factory, String keyPrefix, Duration timeout) {
+    public static RateLimitStore store(
+            LettuceConnectionFactory factory, String keyPrefix, Duration timeout, int fallbackInstances) {
         if (factory.isRedisSentinelAware()) {
             throw new IllegalStateException("retrysafe.rate-limits.store=redis cannot use Spring Data Redis's"
                     + " Sentinel connection factory; set retrysafe.rate-limits.redis.url");
@@ -40,8 +41,10 @@ public final class SpringDataRedisStores {
             factory.start(); // a factory with early start-up off makes its client on start
             client = factory.getRequiredNativeClient();
         }
-        RedisRateLimitStore.Builder builder =
-                RedisRateLimitStore.builder().keyPrefix(keyPrefix).commandTimeout(timeout);
+        RedisRateLimitStore.Builder builder = RedisRateLimitStore.builder()
+                .keyPrefix(keyPrefix)
+                .commandTimeout(timeout)
+                .fallbackInstances(fallbackInstances);
         if (client instanceof RedisClusterClient cluster) {
             builder.redisClusterClient(cluster);
         } else if (client instanceof RedisClient standalone) {

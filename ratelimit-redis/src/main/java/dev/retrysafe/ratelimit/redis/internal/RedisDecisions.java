@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit.redis.internal;
 
+import dev.retrysafe.common.MonotonicClock;
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.redis.internal.transport.ScriptTransport;
@@ -42,11 +43,17 @@ public final class RedisDecisions implements AutoCloseable {
     private final KeyLayout layout;
     private final ScriptTransport transport;
     private final Breakers breakers;
+    private final LocalFallback fallback;
+    private final RedisLatency latency = new RedisLatency();
     /** {@code settings.minimumKeyTtl()} as the script's argument: the same for every call. */
     private final byte[] minimumKeyTtl;
 
-    /** Decisions with {@code settings} over {@code transport}, which this closes. */
-    public RedisDecisions(StoreSettings settings, ScriptTransport transport) {
+    /**
+     * Decisions with {@code settings} over {@code transport}, which this closes, counting in
+     * {@code fallback} for fail-local policies while Redis cannot be reached.
+     */
+    public RedisDecisions(StoreSettings settings, ScriptTransport transport, LocalFallback fallback) {
+        this.fallback = fallback;
         this.settings = settings;
         this.layout = new KeyLayout(settings.keyPrefix());
         this.transport = transport;
@@ -76,9 +83,10 @@ public final class RedisDecisions implements AutoCloseable {
         // every key of a call is in one slot, so its first key names the node
         CircuitBreaker breaker = breakers.forNode(transport.nodeFor(call.keys()[0]));
         if (!breaker.tryAcquire()) {
-            return unreachable(charges, breaker);
+            return unreachable(charges, breaker, mode);
         }
         List<Object> reply;
+        long started = MonotonicClock.nanoTime();
         try {
             reply = transport.run(call, settings.commandTimeout());
         } catch (RedisCommandExecutionException e) {
@@ -96,10 +104,12 @@ public final class RedisDecisions implements AutoCloseable {
                 breaker.onSuccess();
                 LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode", e);
             }
-            return unreachable(charges, breaker);
+            return unreachable(charges, breaker, mode);
         } catch (RedisException e) {
             breaker.onFailure();
-            return unreachable(charges, breaker);
+            return unreachable(charges, breaker, mode);
+        } finally {
+            latency.record(MonotonicClock.nanoTime() - started);
         }
         breaker.onSuccess();
         try {
@@ -107,7 +117,7 @@ public final class RedisDecisions implements AutoCloseable {
         } catch (ScriptReply.RequestFailed e) {
             // as above: Redis answered, but could not decide this request
             LOG.log(Level.ERROR, "rate-limit script failed on Redis; deciding by fail mode: {0}", e.getMessage());
-            return unreachable(charges, breaker);
+            return unreachable(charges, breaker, mode);
         }
     }
 
@@ -131,10 +141,15 @@ public final class RedisDecisions implements AutoCloseable {
         return breakers.anyOpen(transport.nodes());
     }
 
-    private Decision unreachable(List<Charge> charges, CircuitBreaker breaker) {
+    /** How long the script calls that Redis answered took, as the caller waited for them. */
+    public RedisLatency latency() {
+        return latency;
+    }
+
+    private Decision unreachable(List<Charge> charges, CircuitBreaker breaker, ScriptCall.Mode mode) {
         Duration retryAfter = breaker.isOpen() ? breaker.remainingOpen() : RETRY_SOON;
         Clock wall = settings.timeSource() != null ? settings.timeSource() : Clock.systemUTC();
-        return Unreachable.decision(charges, micros(wall.instant()), retryAfter);
+        return Unreachable.decision(charges, micros(wall.instant()), retryAfter, fallback, mode);
     }
 
     private OptionalLong explicitNow() {
