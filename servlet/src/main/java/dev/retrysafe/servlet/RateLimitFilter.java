@@ -1,5 +1,7 @@
 package dev.retrysafe.servlet;
 
+import dev.retrysafe.ratelimit.ConcurrencyPolicy;
+import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.Policy;
@@ -35,6 +37,14 @@ import org.jspecify.annotations.Nullable;
  * and the wait (or {@code 503} when the store is unreachable and a fail-closed policy applies).
  * Every answer it lets through or refuses carries {@code RateLimit-Policy}, {@code RateLimit}
  * and {@code X-RateLimit-*} headers.
+ *
+ * <p>Concurrency limits ({@link #builder() concurrencyPolicy}) bound the requests a key has in flight
+ * at once: once the rate policies allow a request, it takes a slot under each that applies, or
+ * none of them; a full one answers {@code 429} {@link ProblemType#CONCURRENCY_LIMITED} with
+ * {@code Retry-After}, naming the policy, and gives the rate policies' charge back. The slots
+ * are given back when the request ends in any way (answered, thrown, its client gone, an
+ * asynchronous request completed or timed out). They are not in {@code RateLimit-Policy}, whose
+ * quotas are per time window.
  *
  * <p>Requests matching {@code exempt} spend nothing: their headers show the current budgets and
  * the decision is left on the request under {@link #DECISION_ATTRIBUTE} (for an endpoint that
@@ -74,7 +84,7 @@ public final class RateLimitFilter implements Filter {
             Admission admission = handler.admit(httpRequest, httpResponse);
             if (admission != null) {
                 Handoff.admitted(httpRequest, admission);
-                next.doFilter(httpRequest, httpResponse);
+                RateLimitHandler.proceed(httpRequest, admission, () -> next.doFilter(httpRequest, httpResponse));
             }
         });
     }
@@ -93,6 +103,8 @@ public final class RateLimitFilter implements Filter {
         private Predicate<HttpServletRequest> exempt = request -> false;
         private Duration retryAfterJitter = Duration.ZERO;
         private String problemTypeBase = "/problems/";
+        private @Nullable ConcurrencyStore concurrencyStore;
+        private final List<ConcurrencyPolicy> concurrencyPolicies = new ArrayList<>();
 
         private Builder() {}
 
@@ -109,7 +121,33 @@ public final class RateLimitFilter implements Filter {
                     throw new IllegalArgumentException("policy already added: " + policy.name());
                 }
             }
+            if (concurrencyPolicies.stream().anyMatch(p -> p.name().equals(policy.name()))) {
+                throw new IllegalArgumentException("policy already added: " + policy.name());
+            }
             policies.add(policy);
+            return this;
+        }
+
+        /** Where the concurrency limits count requests in flight (required with any). */
+        public Builder concurrencyStore(ConcurrencyStore store) {
+            this.concurrencyStore = store;
+            return this;
+        }
+
+        /** Adds a concurrency limit; slots are taken in the order added, after the rate policies. */
+        public Builder concurrencyPolicy(ConcurrencyPolicy policy) {
+            boolean taken = policies.stream().anyMatch(p -> p.name().equals(policy.name()))
+                    || concurrencyPolicies.stream().anyMatch(p -> p.name().equals(policy.name()));
+            if (taken) {
+                throw new IllegalArgumentException("policy already added: " + policy.name());
+            }
+            concurrencyPolicies.add(policy);
+            return this;
+        }
+
+        /** Adds every concurrency limit of {@code list}, in order. */
+        public Builder concurrencyPolicies(List<ConcurrencyPolicy> list) {
+            list.forEach(this::concurrencyPolicy);
             return this;
         }
 
@@ -162,15 +200,27 @@ public final class RateLimitFilter implements Filter {
         /**
          * The filter.
          *
-         * @throws IllegalStateException if the store or the facts function was not set
+         * @throws IllegalStateException if the store or the facts function was not set, or a
+         *     concurrency limit was added without a concurrency store
          */
         public RateLimitFilter build() {
             if (store == null || facts == null) {
                 throw new IllegalStateException("store and facts are required; missing:"
                         + (store == null ? " store" : "") + (facts == null ? " facts" : ""));
             }
-            return new RateLimitFilter(
-                    new RateLimitSettings(store, policies, plans, facts, exempt, retryAfterJitter, problemTypeBase));
+            if (!concurrencyPolicies.isEmpty() && concurrencyStore == null) {
+                throw new IllegalStateException("concurrency policies need concurrencyStore(...)");
+            }
+            return new RateLimitFilter(new RateLimitSettings(
+                    store,
+                    policies,
+                    plans,
+                    facts,
+                    exempt,
+                    retryAfterJitter,
+                    problemTypeBase,
+                    concurrencyStore,
+                    concurrencyPolicies));
         }
     }
 }

@@ -1,17 +1,26 @@
 package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.ConcurrencyDecision;
+import dev.retrysafe.ratelimit.ConcurrencyPolicy;
+import dev.retrysafe.ratelimit.ConcurrencySlot;
+import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.HeaderField;
+import dev.retrysafe.ratelimit.Permit;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.RateLimitHeaders;
 import dev.retrysafe.ratelimit.RequestFacts;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +28,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The rate limit's step of a request: who is calling, which policies apply, one decision, then
- * headers and either an admission or a refusal. Threadsafe.
+ * the concurrency limits' slots, headers, and either an admission or a refusal; and, once the
+ * admitted request has ended, its slots given back ({@link #proceed}). Threadsafe.
  */
 public final class RateLimitHandler {
 
@@ -40,27 +50,150 @@ public final class RateLimitHandler {
     /**
      * Decides whether {@code request} may go on, charging it as it arrives, before its body can
      * cost anything: the budget headers are set on {@code response}, and a refusal is answered
-     * whole. A request no policy applies to, or an exempt one (its budgets are only looked at and
-     * left on it under {@link RateLimitFilter#DECISION_ATTRIBUTE}), is admitted free.
+     * whole. Once the rate policies allow it, it takes a slot under every concurrency limit that
+     * applies; a full one refuses it ({@code 429} {@link ProblemType#CONCURRENCY_LIMITED}) and the
+     * rate policies' charge is given back, so a refusal spends nothing. A request no policy
+     * applies to, or an exempt one (its budgets are only looked at and left on it under
+     * {@link RateLimitFilter#DECISION_ATTRIBUTE}), is admitted free and takes no slot.
      *
-     * @return what the request spent, refundable; {@code null} when it was refused and answered
+     * @return what the request spent and holds; {@code null} when it was refused and answered
      */
     public @Nullable Admission admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
         RequestFacts facts = settings.facts().apply(request);
-        List<Charge> charges = facts == null ? List.of() : settings.plans().chargesFor(settings.policies(), facts);
-        if (facts == null || charges.isEmpty()) {
+        if (facts == null) {
+            return Admission.FREE;
+        }
+        List<Charge> charges = settings.plans().chargesFor(settings.policies(), facts);
+        List<ConcurrencySlot> slots = slotsFor(facts);
+        if (charges.isEmpty() && slots.isEmpty()) {
             return Admission.FREE;
         }
         String partition = facts.partition();
         if (settings.exempt().test(request)) {
-            Decision budgets = settings.store().peek(partition, charges);
-            request.setAttribute(RateLimitFilter.DECISION_ATTRIBUTE, budgets);
-            writeHeaders(response, budgets);
+            if (!charges.isEmpty()) {
+                Decision budgets = settings.store().peek(partition, charges);
+                request.setAttribute(RateLimitFilter.DECISION_ATTRIBUTE, budgets);
+                writeHeaders(response, budgets);
+            }
             return Admission.FREE;
         }
-        return admit(settings.store().decide(partition, charges), request, response)
-                ? new Charged(partition, charges)
-                : null;
+        if (!charges.isEmpty() && !admit(settings.store().decide(partition, charges), request, response)) {
+            return null;
+        }
+        if (slots.isEmpty()) {
+            return new Charged(partition, charges, null);
+        }
+        ConcurrencyStore concurrency = java.util.Objects.requireNonNull(settings.concurrencyStore());
+        return switch (concurrency.acquire(partition, slots)) {
+            case ConcurrencyDecision.Acquired acquired -> new Charged(partition, charges, acquired.permit());
+            case ConcurrencyDecision.Refused refused -> {
+                giveBack(response, partition, charges);
+                ConcurrencyPolicy policy = refused.refusedBy().policy();
+                long wait = retryAfter(response, refused.retryAfterSeconds());
+                Map<String, Object> members = new LinkedHashMap<>();
+                members.put("policy", policy.name());
+                members.put("limit", policy.limit());
+                members.put("retry_after", wait);
+                refuse(
+                        request,
+                        response,
+                        ProblemType.CONCURRENCY_LIMITED,
+                        "Concurrency-limit policy '" + policy.name() + "' allows " + policy.limit()
+                                + " requests in flight at once; retry in " + wait + " s, or send fewer at once.",
+                        members);
+                yield null;
+            }
+            case ConcurrencyDecision.Unavailable unavailable -> {
+                giveBack(response, partition, charges);
+                long wait = retryAfter(response, unavailable.retryAfterSeconds());
+                refuse(
+                        request,
+                        response,
+                        ProblemType.RATE_LIMIT_UNAVAILABLE,
+                        "Rate limits cannot be checked right now and"
+                                + " policy '" + unavailable.failedClosed().name()
+                                + "' refuses unchecked requests; retry in "
+                                + wait + " s.",
+                        Map.of("retry_after", wait));
+                yield null;
+            }
+        };
+    }
+
+    /**
+     * Runs {@code next} for a request {@link #admit} let through, and gives back its concurrency
+     * slots once the request has ended in any way: when {@code next} returns or throws (a client
+     * gone mid-answer surfaces as one or the other), or, for a request that went asynchronous,
+     * when it completes, fails or times out.
+     */
+    public static void proceed(HttpServletRequest request, Admission admission, Next next)
+            throws IOException, ServletException {
+        if (!(admission instanceof Charged charged) || charged.permit == null) {
+            next.run();
+            return;
+        }
+        boolean releaseNow = true;
+        try {
+            next.run();
+            releaseNow = !releaseWhenAsyncEnds(request, admission);
+        } finally {
+            if (releaseNow) {
+                admission.release();
+            }
+        }
+    }
+
+    /** Whether {@code request} went asynchronous and will release {@code admission} when it ends. */
+    private static boolean releaseWhenAsyncEnds(HttpServletRequest request, Admission admission) {
+        if (!request.isAsyncStarted()) {
+            return false;
+        }
+        try {
+            request.getAsyncContext().addListener(new ReleaseWhenDone(admission));
+            return true;
+        } catch (IllegalStateException e) {
+            return false; // it completed meanwhile: release now
+        }
+    }
+
+    /** What {@link #proceed} runs. */
+    @FunctionalInterface
+    public interface Next {
+        /** Lets the request go on to the next step. */
+        void run() throws IOException, ServletException;
+    }
+
+    private List<ConcurrencySlot> slotsFor(RequestFacts facts) {
+        List<ConcurrencyPolicy> policies = settings.concurrencyPolicies();
+        if (policies.isEmpty()) {
+            return List.of();
+        }
+        List<ConcurrencySlot> slots = new ArrayList<>(policies.size());
+        for (ConcurrencyPolicy policy : policies) {
+            ConcurrencySlot slot = policy.slotFor(facts);
+            if (slot != null) {
+                slots.add(slot);
+            }
+        }
+        return slots;
+    }
+
+    /** The rate policies' charge of a request the concurrency limits refused, given back. */
+    private void giveBack(HttpServletResponse response, String partition, List<Charge> charges) {
+        if (!charges.isEmpty()) {
+            writeHeaders(response, settings.store().refund(partition, charges));
+        }
+    }
+
+    /** Sets {@code Retry-After} to {@code seconds} plus the jitter; returns what it set. */
+    private long retryAfter(HttpServletResponse response, long seconds) {
+        long jitter = settings.retryAfterJitter().toSeconds();
+        long wait = seconds
+                + (jitter == 0
+                        ? 0
+                        : java.util.concurrent.ThreadLocalRandom.current().nextLong(jitter + 1));
+        response.setHeader(RateLimitHeaders.RETRY_AFTER, Long.toString(wait));
+        return wait;
     }
 
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
@@ -145,24 +278,57 @@ public final class RateLimitHandler {
         return w.toMillis() % 1000 == 0 ? w.toSeconds() + " s" : w.toMillis() + " ms";
     }
 
-    /** What an admitted request spent, refundable once. */
+    /** What an admitted request spent, refundable once, and the slots it holds. */
     private final class Charged implements Admission {
         private final String partition;
         private final List<Charge> charges;
+        private final @Nullable Permit permit;
         private boolean refunded;
 
-        Charged(String partition, List<Charge> charges) {
+        Charged(String partition, List<Charge> charges, @Nullable Permit permit) {
             this.partition = partition;
             this.charges = charges;
+            this.permit = permit;
         }
 
         @Override
         public void refund(HttpServletResponse response) {
-            if (refunded) {
+            if (refunded || charges.isEmpty()) {
                 return;
             }
             refunded = true;
             writeHeaders(response, settings.store().refund(partition, charges));
+        }
+
+        @Override
+        public void release() {
+            if (permit != null) {
+                permit.release();
+            }
+        }
+    }
+
+    /** Releases an asynchronous request's slots when it ends, however it ends. */
+    private record ReleaseWhenDone(Admission admission) implements AsyncListener {
+        @Override
+        public void onComplete(AsyncEvent event) {
+            admission.release();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            admission.release();
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            admission.release();
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // a new asynchronous cycle drops its listeners: stay for its end
+            event.getAsyncContext().addListener(this);
         }
     }
 }
