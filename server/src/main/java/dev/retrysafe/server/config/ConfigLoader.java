@@ -169,7 +169,8 @@ public final class ConfigLoader {
                 s.duration("rate_limits.redis_timeout"),
                 s.nonBlank("rate_limits.redis_key_prefix"),
                 s.bool("rate_limits.redis_direct_connection"),
-                s.list("rate_limits.trusted_proxies"));
+                s.list("rate_limits.trusted_proxies"),
+                RateLimitPolicies.concurrency(s.node("rate_limits.policies")));
     }
 
     private static WebhooksConfig webhooks(Settings s) {

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.config;
 
+import dev.retrysafe.ratelimit.ConcurrencyPolicy;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.servlet.TrustedProxies;
 import java.time.Duration;
@@ -24,6 +25,8 @@ import java.util.Map;
  *                         connection to a standalone Redis instead of Lettuce's (faster; see
  *                         docs/rate-limits.md); {@code false}: every decision through Lettuce
  * @param trustedProxies   load balancers (CIDR blocks) whose {@code X-Forwarded-For} names the client
+ * @param concurrencyPolicies the {@code kind: concurrency} entries of {@code rate_limits.policies}:
+ *                         requests in flight at once, in the same store as the counters
  */
 public record RateLimitConfig(
         boolean enabled,
@@ -34,7 +37,32 @@ public record RateLimitConfig(
         Duration redisTimeout,
         String redisKeyPrefix,
         boolean redisDirectConnection,
-        List<String> trustedProxies) {
+        List<String> trustedProxies,
+        List<ConcurrencyPolicy> concurrencyPolicies) {
+
+    /** Settings without concurrency limits. */
+    public RateLimitConfig(
+            boolean enabled,
+            Store store,
+            List<Policy> policies,
+            Map<String, Double> plans,
+            Duration retryAfterJitter,
+            Duration redisTimeout,
+            String redisKeyPrefix,
+            boolean redisDirectConnection,
+            List<String> trustedProxies) {
+        this(
+                enabled,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies,
+                List.of());
+    }
 
     /** Where counters live. */
     public enum Store {
@@ -81,6 +109,13 @@ public record RateLimitConfig(
                 redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"),
                 "rate_limits.redis_key_prefix",
                 "must be 1..64 characters of A-Z a-z 0-9 _ . : -, was '" + redisKeyPrefix + "'");
+        concurrencyPolicies = List.copyOf(concurrencyPolicies);
+        for (ConcurrencyPolicy policy : concurrencyPolicies) {
+            ConfigException.check(
+                    names.add(policy.name()),
+                    "rate_limits.policies",
+                    "policy names must be unique, '" + policy.name() + "' is used twice");
+        }
         trustedProxies = List.copyOf(trustedProxies);
         try {
             TrustedProxies.of(trustedProxies);
@@ -100,7 +135,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                concurrencyPolicies);
     }
 
     /** The same settings with other policies. */
@@ -114,7 +150,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                concurrencyPolicies);
     }
 
     /** The same settings with another store. */
@@ -128,7 +165,8 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                concurrencyPolicies);
     }
 
     /** The same limits, waiting at most {@code timeout} for Redis. */
@@ -142,7 +180,8 @@ public record RateLimitConfig(
                 timeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                trustedProxies);
+                trustedProxies,
+                concurrencyPolicies);
     }
 
     /** The same limits with these trusted proxies. */
@@ -156,6 +195,22 @@ public record RateLimitConfig(
                 redisTimeout,
                 redisKeyPrefix,
                 redisDirectConnection,
-                newTrustedProxies);
+                newTrustedProxies,
+                concurrencyPolicies);
+    }
+
+    /** The same settings with these concurrency limits. */
+    public RateLimitConfig withConcurrencyPolicies(List<ConcurrencyPolicy> newConcurrencyPolicies) {
+        return new RateLimitConfig(
+                true,
+                store,
+                policies,
+                plans,
+                retryAfterJitter,
+                redisTimeout,
+                redisKeyPrefix,
+                redisDirectConnection,
+                trustedProxies,
+                newConcurrencyPolicies);
     }
 }
