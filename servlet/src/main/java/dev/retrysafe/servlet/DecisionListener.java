@@ -1,7 +1,9 @@
 package dev.retrysafe.servlet;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
+import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.servlet.internal.CountingConcurrencyStore;
 import dev.retrysafe.servlet.internal.CountingIdempotencyStore;
 import dev.retrysafe.servlet.internal.CountingRateLimitStore;
 
@@ -34,7 +36,8 @@ public interface DecisionListener {
 
     /**
      * A rate-limit decision: {@code allowed} for every policy charged, or {@code rejected} or
-     * {@code unavailable} for the policy that refused.
+     * {@code unavailable} for the policy that refused. Concurrency limits are heard the same way
+     * ({@code allowed} for every slot taken) through {@link #counting(ConcurrencyStore, DecisionListener)}.
      */
     void decided(String policy, String outcome);
 
@@ -49,5 +52,10 @@ public interface DecisionListener {
     /** {@code store}, telling {@code listener} every decision and refund. */
     static RateLimitStore counting(RateLimitStore store, DecisionListener listener) {
         return new CountingRateLimitStore(store, listener);
+    }
+
+    /** {@code store}, telling {@code listener} the outcome of every acquisition of concurrency slots. */
+    static ConcurrencyStore counting(ConcurrencyStore store, DecisionListener listener) {
+        return new CountingConcurrencyStore(store, listener);
     }
 }

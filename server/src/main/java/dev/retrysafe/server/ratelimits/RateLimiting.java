@@ -47,7 +47,7 @@ public final class RateLimiting {
                 .retryAfterJitter(limits.retryAfterJitter())
                 .problemTypeBase("/problems/")
                 .plans(plans(limits));
-        concurrency(config, filter, resources);
+        concurrency(config, filter, resources, decisions);
         return filter.build();
     }
 
@@ -56,7 +56,10 @@ public final class RateLimiting {
      * under the same key prefix, or this instance's memory); no store at all without them.
      */
     private static void concurrency(
-            ServerConfig config, RateLimitFilter.Builder filter, List<AutoCloseable> resources) {
+            ServerConfig config,
+            RateLimitFilter.Builder filter,
+            List<AutoCloseable> resources,
+            DecisionListener decisions) {
         RateLimitConfig limits = config.rateLimits();
         if (limits.concurrencyPolicies().isEmpty()) {
             return;
@@ -80,7 +83,8 @@ public final class RateLimiting {
             LOG.info("concurrency limits in memory (this instance only): {}", describe(limits));
         }
         resources.add(store);
-        filter.concurrencyStore(store).concurrencyPolicies(limits.concurrencyPolicies());
+        filter.concurrencyStore(DecisionListener.counting(store, decisions))
+                .concurrencyPolicies(limits.concurrencyPolicies());
     }
 
     private static String describe(RateLimitConfig limits) {

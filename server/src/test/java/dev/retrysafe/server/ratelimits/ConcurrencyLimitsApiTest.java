@@ -89,6 +89,9 @@ class ConcurrencyLimitsApiTest {
             }
             leave.release(1);
             assertThat(alice.post("/v1/payments", PAYMENT).status()).isEqualTo(201);
+            assertThat(new Api(server.baseUri(), null).get("/metrics").raw().body())
+                    .contains("retrysafe_ratelimit_decisions_total{outcome=\"rejected\",policy=\"in-flight\"} 1")
+                    .contains("retrysafe_ratelimit_decisions_total{outcome=\"allowed\",policy=\"in-flight\"} 4");
         } finally {
             leave.release(100);
             clients.shutdownNow();
