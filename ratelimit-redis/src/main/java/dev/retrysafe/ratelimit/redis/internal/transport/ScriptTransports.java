@@ -118,7 +118,7 @@ public final class ScriptTransports {
                     clusterSeeds.stream().map(seed -> uri(seed, commandTimeout)).toList();
             RedisClusterClient cluster = RedisClusterClient.create(uris);
             cluster.setOptions(clusterOptions(settings));
-            return new ScriptLink(
+            return new LettuceScriptLink(
                     RedisConnector.cluster(cluster, uris.toString(), true, commandTimeout, settings.connectTimeout()));
         }
         if (redisUri == null) {
@@ -128,7 +128,7 @@ public final class ScriptTransports {
         redis.setOptions(
                 connectionOptions(ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                         .build());
-        return new ScriptLink(RedisConnector.standalone(
+        return new LettuceScriptLink(RedisConnector.standalone(
                 redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()));
     }
 
