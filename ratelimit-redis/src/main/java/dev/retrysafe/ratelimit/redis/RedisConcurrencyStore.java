@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * permit is renewed for the last time at most {@code lease / 3} plus a tick before its instance
  * dies, and Redis forgets it {@code lease} after that renewal: <b>the slots of an instance that
  * died come back at most {@code lease} after it died</b>. A release that cannot reach Redis is
- * not retried: that slot too comes back when its lease runs out. A request that runs on while its
+ * not retried (nor tried while the circuit breaker is open): that slot too comes back when its
+ * lease runs out. A request that runs on while its
  * instance cannot reach Redis for longer than its lease loses its slots (the store logs it), and
  * the limit may then be exceeded until that request ends.
  *
@@ -165,20 +166,30 @@ public final class RedisConcurrencyStore implements ConcurrencyStore {
     }
 
     private void renewDue() {
-        long now = MonotonicClock.nanoTime();
-        for (Held permit : held) {
-            if (now - permit.renewedAt >= permit.renewEveryNanos) {
-                renew(permit);
+        try {
+            long now = MonotonicClock.nanoTime();
+            for (Held permit : held) {
+                if (now - permit.renewedAt >= permit.renewEveryNanos) {
+                    renew(permit);
+                }
             }
+        } catch (RuntimeException e) {
+            // an exception would end the scheduled renewals for good: log it and go on next tick
+            LOG.log(Level.ERROR, "renewing concurrency permits failed", e);
         }
     }
 
     /** Renews {@code permit}'s leases; whether it still held every slot. */
     private boolean renew(Held permit) {
         long started = MonotonicClock.nanoTime();
+        CircuitBreaker breaker = breakers.forNode(link.nodeFor(permit.keys[0]));
+        if (!breaker.tryAcquire()) {
+            return true; // Redis is known to be down: try again at the next tick
+        }
         try {
             List<Object> reply =
                     link.run(SHA1, SOURCE, permit.keys, arguments(RENEW, permit.member, permit.slots), commandTimeout);
+            breaker.onSuccess();
             permit.renewedAt = started;
             if ((Long) reply.get(1) > 0) {
                 // its leases ran out while the request ran: others may have its slots now
@@ -191,9 +202,12 @@ public final class RedisConcurrencyStore implements ConcurrencyStore {
                 return false;
             }
             return true;
-        } catch (RedisException | IllegalStateException e) {
+        } catch (RedisException e) {
+            breaker.onFailure();
             LOG.log(Level.DEBUG, "renewing a concurrency permit failed; trying again: {0}", e.toString());
             return true;
+        } catch (IllegalStateException e) {
+            return true; // closed meanwhile
         }
     }
 
@@ -292,10 +306,19 @@ public final class RedisConcurrencyStore implements ConcurrencyStore {
                 return;
             }
             held.remove(this);
+            // with Redis known to be down, the request's end does not wait for it: the lease frees the slots
+            CircuitBreaker breaker = breakers.forNode(link.nodeFor(keys[0]));
+            if (!breaker.tryAcquire()) {
+                return;
+            }
             try {
                 link.run(SHA1, SOURCE, keys, arguments(RELEASE, member, List.of()), commandTimeout);
-            } catch (RedisException | IllegalStateException e) {
+                breaker.onSuccess();
+            } catch (RedisException e) {
+                breaker.onFailure();
                 LOG.log(Level.DEBUG, "releasing a concurrency permit failed; its lease frees it: {0}", e.toString());
+            } catch (IllegalStateException e) {
+                // closed meanwhile: the lease frees the slots
             }
         }
     }
