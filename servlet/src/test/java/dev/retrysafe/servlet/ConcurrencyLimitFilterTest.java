@@ -67,14 +67,17 @@ class ConcurrencyLimitFilterTest {
     }
 
     private void start(HttpServlet servlet) throws Exception {
-        RateLimitFilter filter = RateLimitFilter.builder()
+        server = new TestServer(rateLimits(), servlet);
+    }
+
+    private RateLimitFilter rateLimits() {
+        return RateLimitFilter.builder()
                 .store(InMemoryRateLimitStore.builder().build())
                 .policy(HUNDRED_PER_HOUR)
                 .concurrencyStore(slots)
                 .concurrencyPolicy(TWO_AT_ONCE)
                 .facts(request -> new RequestFacts(request.getHeader("X-Key"), null, "127.0.0.1", null, null, 1))
                 .build();
-        server = new TestServer(filter, servlet);
     }
 
     private HttpServlet blocking() {
@@ -153,6 +156,26 @@ class ConcurrencyLimitFilterTest {
         }
         assertThat(inFlight("key_1")).as("slots given back once answered").isZero();
         assertThat(sendNow("key_1", "x").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void requestDecisionsHoldTheSlotUntilTheOperationHasEnded() throws Exception {
+        server = new TestServer(
+                RequestDecisions.builder().rateLimits(rateLimits()).build(), blocking());
+        CompletableFuture<HttpResponse<String>> first = send("key_1", "block");
+        CompletableFuture<HttpResponse<String>> second = send("key_1", "block");
+        awaitEntered(2);
+
+        assertThat(sendNow("key_1", "x").statusCode()).isEqualTo(429);
+        proceed.release(2);
+        assertThat(first.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).statusCode())
+                .isEqualTo(200);
+        assertThat(second.get(DEADLINE.toSeconds(), TimeUnit.SECONDS).statusCode())
+                .isEqualTo(200);
+
+        assertThat(inFlight("key_1")).isZero();
+        assertThat(sendNow("key_1", "throw").statusCode()).isEqualTo(500);
+        assertThat(inFlight("key_1")).as("given back after an exception too").isZero();
     }
 
     @Test
