@@ -61,12 +61,17 @@ final class ServerProcess implements AutoCloseable {
      * class path of this test JVM.
      */
     static List<String> java(String... args) {
+        return javaMain(MAIN_CLASS, args);
+    }
+
+    /** The command that runs {@code mainClass} with {@code args} on the JDK and class path of this JVM. */
+    static List<String> javaMain(String mainClass, String... args) {
         String java = ProcessHandle.current()
                 .info()
                 .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        List<String> command = new ArrayList<>(List.of(
-                java, "-Xmx384m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), MAIN_CLASS));
+        List<String> command = new ArrayList<>(
+                List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), mainClass));
         command.addAll(List.of(args));
         return command;
     }

@@ -177,6 +177,7 @@ class ArchitectureTest {
                 .or(resideInAPackage("dev.retrysafe.ratelimit.redis.internal.transport..")
                         .and(not(simpleName("ScriptTransport")
                                 .or(simpleName("ScriptTransports"))
+                                .or(simpleName("ScriptLink"))
                                 .or(simpleName("TransportSettings")))))
                 .as("the Redis transport's connections, lane or shared calls");
         noClasses()
@@ -185,7 +186,8 @@ class ArchitectureTest {
                 .should()
                 .dependOnClassesThat(transportMechanism)
                 .because("the store and its decisions read as breaker and fail modes; how a call reaches Redis"
-                        + " (Lettuce, the direct RESP lane, shared calls) is chosen behind ScriptTransport")
+                        + " (Lettuce, the direct RESP lane, shared calls) is chosen behind ScriptTransport"
+                        + " (and, for the concurrency script, ScriptLink)")
                 .check(RATELIMIT_REDIS);
     }
 

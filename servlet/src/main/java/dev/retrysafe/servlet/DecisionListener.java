@@ -1,7 +1,9 @@
 package dev.retrysafe.servlet;
 
 import dev.retrysafe.idempotency.IdempotencyStore;
+import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.servlet.internal.CountingConcurrencyStore;
 import dev.retrysafe.servlet.internal.CountingIdempotencyStore;
 import dev.retrysafe.servlet.internal.CountingRateLimitStore;
 
@@ -53,7 +55,9 @@ public interface DecisionListener {
      * {@value #ALLOWED}, or, for a shadow policy that would have refused, {@value #SHADOW_REJECTED};
      * while the store is unreachable, {@value #FAILED_OPEN} or {@value #LOCAL_FALLBACK}. A
      * refused request reports only the policy that refused: {@value #REJECTED} (also when a local
-     * share refused) or {@value #UNAVAILABLE}.
+     * share refused) or {@value #UNAVAILABLE}. Concurrency limits are heard the same way
+     * ({@value #ALLOWED} for every slot taken) through
+     * {@link #counting(ConcurrencyStore, DecisionListener)}.
      */
     void decided(String policy, String outcome);
 
@@ -68,5 +72,10 @@ public interface DecisionListener {
     /** {@code store}, telling {@code listener} every decision and refund. */
     static RateLimitStore counting(RateLimitStore store, DecisionListener listener) {
         return new CountingRateLimitStore(store, listener);
+    }
+
+    /** {@code store}, telling {@code listener} the outcome of every acquisition of concurrency slots. */
+    static ConcurrencyStore counting(ConcurrencyStore store, DecisionListener listener) {
+        return new CountingConcurrencyStore(store, listener);
     }
 }

@@ -41,6 +41,11 @@ public enum ProblemType {
     TOO_MANY_IN_FLIGHT("too-many-in-flight", 429, "Too many requests in flight", true),
     /** A rate-limit policy refused the request; nothing was spent; retry after {@code Retry-After}. */
     RATE_LIMITED("rate-limited", 429, "Too many requests", true),
+    /**
+     * A concurrency limit refused the request: its key already has as many requests in flight as
+     * the policy allows; nothing was done or spent; retry after {@code Retry-After}.
+     */
+    CONCURRENCY_LIMITED("concurrency-limited", 429, "Concurrency limit reached", true),
     /** The rate-limit counters cannot be reached and a fail-closed policy applies. */
     RATE_LIMIT_UNAVAILABLE("rate-limit-unavailable", 503, "Rate limits unavailable", true),
     /** A webhook delivery failed verification (signature, timestamp or headers). */

@@ -1,5 +1,7 @@
 package dev.retrysafe.servlet;
 
+import dev.retrysafe.ratelimit.ConcurrencyPolicy;
+import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.Policy;
@@ -41,6 +43,14 @@ import org.jspecify.annotations.Nullable;
  * those of the set the caller's account is on at that moment, and the answer also names the set
  * ({@code X-RateLimit-Policy}, {@code X-RateLimit-Policy-Docs}) and, for a deprecated set, carries
  * {@code Deprecation}, {@code Sunset} and {@code Link} (see {@link PolicySet#headers()}).
+ *
+ * <p>Concurrency limits ({@link #builder() concurrencyPolicy}) bound the requests a key has in flight
+ * at once: once the rate policies allow a request, it takes a slot under each that applies, or
+ * none of them; a full one answers {@code 429} {@link ProblemType#CONCURRENCY_LIMITED} with
+ * {@code Retry-After}, naming the policy, and gives the rate policies' charge back. The slots
+ * are given back when the request ends in any way (answered, thrown, its client gone, an
+ * asynchronous request completed or timed out). They are not in {@code RateLimit-Policy}, whose
+ * quotas are per time window.
  *
  * <p>Requests matching {@code exempt} spend nothing: their headers show the current budgets and
  * the decision is left on the request under {@link #DECISION_ATTRIBUTE} (for an endpoint that
@@ -86,7 +96,7 @@ public final class RateLimitFilter implements Filter {
             Admission admission = handler.admit(httpRequest, httpResponse);
             if (admission != null) {
                 Handoff.admitted(httpRequest, admission);
-                next.doFilter(httpRequest, httpResponse);
+                RateLimitHandler.proceed(httpRequest, admission, () -> next.doFilter(httpRequest, httpResponse));
             }
         });
     }
@@ -100,12 +110,23 @@ public final class RateLimitFilter implements Filter {
      * @param plans how plans scale the new policies
      */
     public void reconfigure(List<Policy> policies, Plans plans) {
-        handler.reconfigure(List.copyOf(policies), null, plans);
+        handler.reconfigure(List.copyOf(policies), null, plans, null);
+    }
+
+    /**
+     * Replaces the concurrency limits at once, between two requests; a request under way releases
+     * its slots where it took them. Slots are counted by policy name and key, so a limit whose name
+     * stays keeps counting the requests in flight under its new limit.
+     *
+     * @throws IllegalStateException when the filter was built without a concurrency store
+     */
+    public void reconfigureConcurrency(List<ConcurrencyPolicy> policies) {
+        handler.reconfigureConcurrency(List.copyOf(policies));
     }
 
     /** Like {@link #reconfigure(List, Plans)}, with versioned policy sets (see {@link Builder#versions}). */
     public void reconfigure(PolicyVersions versions, Plans plans) {
-        handler.reconfigure(List.of(), versions, plans);
+        handler.reconfigure(List.of(), versions, plans, null);
     }
 
     /** This filter's step, for {@link RequestDecisions}. */
@@ -127,6 +148,8 @@ public final class RateLimitFilter implements Filter {
         private String problemTypeBase = "/problems/";
         private @Nullable PolicyVersions versions;
         private RateLimitRefusal.@Nullable Writer refusals;
+        private @Nullable ConcurrencyStore concurrencyStore;
+        private final List<ConcurrencyPolicy> concurrencyPolicies = new ArrayList<>();
 
         private Builder() {}
 
@@ -143,7 +166,33 @@ public final class RateLimitFilter implements Filter {
                     throw new IllegalArgumentException("policy already added: " + policy.name());
                 }
             }
+            if (concurrencyPolicies.stream().anyMatch(p -> p.name().equals(policy.name()))) {
+                throw new IllegalArgumentException("policy already added: " + policy.name());
+            }
             policies.add(policy);
+            return this;
+        }
+
+        /** Where the concurrency limits count requests in flight (required with any). */
+        public Builder concurrencyStore(ConcurrencyStore store) {
+            this.concurrencyStore = store;
+            return this;
+        }
+
+        /** Adds a concurrency limit; slots are taken in the order added, after the rate policies. */
+        public Builder concurrencyPolicy(ConcurrencyPolicy policy) {
+            boolean taken = policies.stream().anyMatch(p -> p.name().equals(policy.name()))
+                    || concurrencyPolicies.stream().anyMatch(p -> p.name().equals(policy.name()));
+            if (taken) {
+                throw new IllegalArgumentException("policy already added: " + policy.name());
+            }
+            concurrencyPolicies.add(policy);
+            return this;
+        }
+
+        /** Adds every concurrency limit of {@code list}, in order. */
+        public Builder concurrencyPolicies(List<ConcurrencyPolicy> list) {
+            list.forEach(this::concurrencyPolicy);
             return this;
         }
 
@@ -215,8 +264,9 @@ public final class RateLimitFilter implements Filter {
         /**
          * The filter.
          *
-         * @throws IllegalStateException if the store or the facts function was not set, or both
-         *                               policies and versions were
+         * @throws IllegalStateException if the store or the facts function was not set, both
+         *     policies and versions were, or a concurrency limit was added without a concurrency
+         *     store
          */
         public RateLimitFilter build() {
             if (store == null || facts == null) {
@@ -227,9 +277,21 @@ public final class RateLimitFilter implements Filter {
                 throw new IllegalStateException(
                         "policies come either from policy()/policies() or from versions(), not both");
             }
+            if (!concurrencyPolicies.isEmpty() && concurrencyStore == null) {
+                throw new IllegalStateException("concurrency policies need concurrencyStore(...)");
+            }
             return new RateLimitFilter(
                     new RateLimitSettings(
-                            store, policies, plans, facts, exempt, retryAfterJitter, problemTypeBase, versions),
+                            store,
+                            policies,
+                            plans,
+                            facts,
+                            exempt,
+                            retryAfterJitter,
+                            problemTypeBase,
+                            versions,
+                            concurrencyStore,
+                            concurrencyPolicies),
                     refusals);
         }
     }

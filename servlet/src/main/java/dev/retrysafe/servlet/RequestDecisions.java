@@ -26,8 +26,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <ol>
  *   <li><b>Rate limit</b> ({@link RateLimitFilter}): the request is charged as it arrives, before
- *       its body can cost anything; a refusal ({@code 429}, or {@code 503} when a fail-closed
- *       policy cannot be checked) is answered here and nothing else runs.</li>
+ *       its body can cost anything, then takes a slot under each concurrency limit; a refusal
+ *       ({@code 429}, or {@code 503} when a fail-closed policy cannot be checked) is answered
+ *       here and nothing else runs. The slots are given back when the request has ended, after
+ *       every later step, however it ended.</li>
  *   <li><b>Body</b> ({@link RequestBodyFilter}): read into memory within its size, time and
  *       memory bounds ({@code 413}, {@code 408}, {@code 503}).</li>
  *   <li><b>Key</b> ({@link IdempotencyFilter}): on a route that takes one, a missing or malformed
@@ -95,12 +97,16 @@ public final class RequestDecisions implements Filter {
         if (admission == null) {
             return; // refused and answered
         }
-        if (bodies == null) {
-            keyedOrNot(request, response, null, admission, operation);
-        } else {
-            bodies.read(
-                    request, response, (withBody, body) -> keyedOrNot(withBody, response, body, admission, operation));
-        }
+        RateLimitHandler.proceed(request, admission, () -> {
+            if (bodies == null) {
+                keyedOrNot(request, response, null, admission, operation);
+            } else {
+                bodies.read(
+                        request,
+                        response,
+                        (withBody, body) -> keyedOrNot(withBody, response, body, admission, operation));
+            }
+        });
     }
 
     private void keyedOrNot(

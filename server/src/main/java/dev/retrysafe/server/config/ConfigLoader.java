@@ -187,7 +187,8 @@ public final class ConfigLoader {
                 s.bool("rate_limits.redis_direct_connection"),
                 s.list("rate_limits.trusted_proxies"),
                 RateLimitVersions.parse(s.node("rate_limits")),
-                s.integer("rate_limits.fallback_instances"));
+                s.integer("rate_limits.fallback_instances"),
+                RateLimitPolicies.concurrency(s.node("rate_limits.policies")));
     }
 
     private static WebhooksConfig webhooks(Settings s) {

@@ -1,5 +1,6 @@
 package dev.retrysafe.server.config;
 
+import dev.retrysafe.ratelimit.ConcurrencyPolicy;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.servlet.TrustedProxies;
 import java.time.Duration;
@@ -29,6 +30,8 @@ import java.util.Map;
  *                         {@code allow_short_notice}); {@link RateLimitVersions#NONE}: unversioned
  * @param fallbackInstances how many instances share a {@code fail: local} policy's quota while
  *                         Redis is unreachable (each enforces {@code quota / fallbackInstances})
+ * @param concurrencyPolicies the {@code kind: concurrency} entries of {@code rate_limits.policies}:
+ *                         requests in flight at once, in the same store as the counters
  */
 public record RateLimitConfig(
         boolean enabled,
@@ -41,7 +44,8 @@ public record RateLimitConfig(
         boolean redisDirectConnection,
         List<String> trustedProxies,
         RateLimitVersions versions,
-        int fallbackInstances) {
+        int fallbackInstances,
+        List<ConcurrencyPolicy> concurrencyPolicies) {
 
     /** The most instances {@code fallback_instances} may name. */
     public static final int MAX_FALLBACK_INSTANCES = 1000;
@@ -91,6 +95,13 @@ public record RateLimitConfig(
                 redisKeyPrefix.matches("[A-Za-z0-9_.:-]{1,64}"),
                 "rate_limits.redis_key_prefix",
                 "must be 1..64 characters of A-Z a-z 0-9 _ . : -, was '" + redisKeyPrefix + "'");
+        concurrencyPolicies = List.copyOf(concurrencyPolicies);
+        for (ConcurrencyPolicy policy : concurrencyPolicies) {
+            ConfigException.check(
+                    names.add(policy.name()),
+                    "rate_limits.policies",
+                    "policy names must be unique, '" + policy.name() + "' is used twice");
+        }
         ConfigException.check(
                 fallbackInstances >= 1 && fallbackInstances <= MAX_FALLBACK_INSTANCES,
                 "rate_limits.fallback_instances",
@@ -105,7 +116,8 @@ public record RateLimitConfig(
 
     /**
      * Unversioned limits ({@link RateLimitVersions#NONE}), a fail-local policy's whole quota for
-     * one instance: the settings as they were before versions and local fallbacks existed.
+     * one instance, no concurrency limits: the settings as they were before versions, local
+     * fallbacks and concurrency limits existed.
      */
     public RateLimitConfig(
             boolean enabled,
@@ -128,7 +140,8 @@ public record RateLimitConfig(
                 redisDirectConnection,
                 trustedProxies,
                 RateLimitVersions.NONE,
-                1);
+                1,
+                List.of());
     }
 
     /** The same limits, switched off (tests and benchmarks that are not about limits). */
@@ -169,8 +182,13 @@ public record RateLimitConfig(
         return edit(e -> e.fallbackInstances = instances);
     }
 
+    /** The same settings with these concurrency limits. */
+    public RateLimitConfig withConcurrencyPolicies(List<ConcurrencyPolicy> newConcurrencyPolicies) {
+        return edit(e -> e.concurrencyPolicies = newConcurrencyPolicies);
+    }
+
     /**
-     * These settings with {@code fresh}'s on/off, policies, plans and versions: what a reload
+     * These settings with {@code fresh}'s on/off, policies, plans, versions and concurrency limits: what a reload
      * changes; the store and its settings stay as they were.
      */
     public RateLimitConfig withPoliciesOf(RateLimitConfig fresh) {
@@ -179,6 +197,7 @@ public record RateLimitConfig(
             e.policies = fresh.policies;
             e.plans = fresh.plans;
             e.versions = fresh.versions;
+            e.concurrencyPolicies = fresh.concurrencyPolicies;
         });
     }
 
@@ -197,7 +216,8 @@ public record RateLimitConfig(
                 e.redisDirectConnection,
                 e.trustedProxies,
                 e.versions,
-                e.fallbackInstances);
+                e.fallbackInstances,
+                e.concurrencyPolicies);
     }
 
     /** The components of one copy being made. Not threadsafe; used by one {@link #edit}. */
@@ -213,6 +233,7 @@ public record RateLimitConfig(
         List<String> trustedProxies;
         RateLimitVersions versions;
         int fallbackInstances;
+        List<ConcurrencyPolicy> concurrencyPolicies;
 
         Edit(RateLimitConfig c) {
             enabled = c.enabled;
@@ -226,6 +247,7 @@ public record RateLimitConfig(
             trustedProxies = c.trustedProxies;
             versions = c.versions;
             fallbackInstances = c.fallbackInstances;
+            concurrencyPolicies = c.concurrencyPolicies;
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.retrysafe.server.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.retrysafe.ratelimit.Algorithm;
+import dev.retrysafe.ratelimit.ConcurrencyPolicy;
 import dev.retrysafe.ratelimit.FailMode;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.PolicyMode;
@@ -19,14 +20,17 @@ import org.jspecify.annotations.Nullable;
  * {@code quota} and {@code window}, and optionally {@code algorithm} (gcra), {@code burst} (the
  * quota), {@code cost} (1), {@code fail} (open; or closed, local), {@code route_group},
  * {@code applies_to} ({@code all}, {@code authenticated} or {@code unauthenticated}) and
- * {@code mode} ({@code enforce} or {@code shadow}). Every error names the entry and
- * the field, e.g. {@code rate_limits.policies[1].quota}.
+ * {@code mode} ({@code enforce} or {@code shadow}). An entry with {@code kind: concurrency} is a
+ * concurrency limit instead ({@link #concurrency}): {@code name}, {@code scope} and {@code limit},
+ * optionally {@code lease}, {@code fail}, {@code route_group} and {@code applies_to}. Every error
+ * names the entry and the field, e.g. {@code rate_limits.policies[1].quota}.
  */
 final class RateLimitPolicies {
 
     private static final String SETTING = "rate_limits.policies";
     private static final Set<String> FIELDS = Set.of(
             "name",
+            "kind",
             "scope",
             "algorithm",
             "quota",
@@ -57,9 +61,78 @@ final class RateLimitPolicies {
         }
         List<Policy> policies = new ArrayList<>();
         for (int i = 0; i < list.size(); i++) {
-            policies.add(policy(list.get(i), setting + "[" + i + "]"));
+            if (!isConcurrency(list.get(i), setting + "[" + i + "]")) {
+                policies.add(policy(list.get(i), setting + "[" + i + "]"));
+            }
         }
         return policies;
+    }
+
+    // --- kind: concurrency ---------------------------------------------------------------------
+
+    private static final Set<String> CONCURRENCY_FIELDS =
+            Set.of("name", "kind", "scope", "limit", "lease", "fail", "route_group", "applies_to");
+
+    /** The entries of {@code rate_limits.policies} with {@code kind: concurrency}, in order. */
+    static List<ConcurrencyPolicy> concurrency(JsonNode list) {
+        if (list.isNull() || list.isMissingNode()) {
+            return List.of();
+        }
+        if (!list.isArray()) {
+            throw new ConfigException(SETTING, SETTING + " must be a list of policies");
+        }
+        List<ConcurrencyPolicy> policies = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            String at = SETTING + "[" + i + "]";
+            if (isConcurrency(list.get(i), at)) {
+                policies.add(concurrencyPolicy(list.get(i), at));
+            }
+        }
+        return policies;
+    }
+
+    /** Whether the entry says {@code kind: concurrency}; {@code rate} (the default) is the other kind. */
+    private static boolean isConcurrency(JsonNode entry, String at) {
+        if (!entry.isObject()) {
+            return false; // policy() says what is wrong with it
+        }
+        String kind = optional(entry, "kind", "rate");
+        return switch (kind) {
+            case "rate" -> false;
+            case "concurrency" -> true;
+            default ->
+                throw new ConfigException(at + ".kind", at + ".kind must be rate or concurrency, was '" + kind + "'");
+        };
+    }
+
+    private static ConcurrencyPolicy concurrencyPolicy(JsonNode entry, String at) {
+        for (Iterator<String> it = entry.fieldNames(); it.hasNext(); ) {
+            String field = it.next();
+            if (!CONCURRENCY_FIELDS.contains(field)) {
+                throw new ConfigException(
+                        at + "." + field,
+                        "unknown setting '" + at + "." + field + "' (a concurrency policy has "
+                                + String.join(", ", new java.util.TreeSet<>(CONCURRENCY_FIELDS)) + ")");
+            }
+        }
+        String name = required(entry, at, "name");
+        Scope scope = parsed(at, "scope", () -> Scope.parse(required(entry, at, "scope")));
+        scope = restricted(scope, at, optional(entry, "applies_to", "all"));
+        long limit = number(entry, at, "limit", -1);
+        if (limit < 1 || limit > 1_000_000) {
+            throw new ConfigException(at + ".limit", at + ".limit must be 1 to 1000000, was " + limit);
+        }
+        JsonNode leaseNode = entry.get("lease");
+        java.time.Duration lease = leaseNode == null || leaseNode.isNull()
+                ? ConcurrencyPolicy.DEFAULT_LEASE
+                : Durations.parse(at + ".lease", leaseNode.asText().trim());
+        FailMode fail = parsed(at, "fail", () -> FailMode.parse(optional(entry, "fail", "open")));
+        String group = optional(entry, "route_group", "");
+        try {
+            return new ConcurrencyPolicy(name, scope, (int) limit, lease, fail, group.isEmpty() ? null : group);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(at, at + ": " + e.getMessage());
+        }
     }
 
     private static Policy policy(JsonNode entry, String at) {

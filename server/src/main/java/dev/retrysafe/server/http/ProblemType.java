@@ -233,6 +233,14 @@ public enum ProblemType {
                     + "The refused request had no effect and spent no budget. Every answer carries "
                     + "<code>RateLimit</code> and <code>X-RateLimit-*</code> headers, so a client can slow down before "
                     + "it is refused; <code>GET /v1/rate_limit</code> lists every budget."),
+    /** A concurrency limit refused the request. */
+    CONCURRENCY_LIMITED(
+            dev.retrysafe.servlet.ProblemType.CONCURRENCY_LIMITED,
+            "This API key (or whatever the policy's scope names) already has as many requests in flight as a "
+                    + "concurrency-limit policy allows, counted across every server instance. The problem's "
+                    + "<code>policy</code> names it and <code>limit</code> says how many may run at once. The refused "
+                    + "request had no effect and spent no budget; retry after <code>Retry-After</code>, or send fewer "
+                    + "requests at once."),
     /** The rate-limit store is down and a policy fails closed. */
     RATE_LIMIT_UNAVAILABLE(
             dev.retrysafe.servlet.ProblemType.RATE_LIMIT_UNAVAILABLE,

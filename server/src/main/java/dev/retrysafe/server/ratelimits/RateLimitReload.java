@@ -30,6 +30,8 @@ public final class RateLimitReload {
     private final Transactions transactions;
     private final Clock clock;
     private RateLimitConfig current;
+    /** Whether the filter counts concurrency limits (it has their store only when some were set at start). */
+    private final boolean countsConcurrency;
 
     /**
      * @param filter the running filter, {@code null} when rate limits were off at start
@@ -39,6 +41,7 @@ public final class RateLimitReload {
             @Nullable RateLimitFilter filter, RateLimitConfig started, Transactions transactions, Clock clock) {
         this.filter = filter;
         this.current = started;
+        this.countsConcurrency = !started.concurrencyPolicies().isEmpty();
         this.transactions = transactions;
         this.clock = clock;
     }
@@ -70,16 +73,39 @@ public final class RateLimitReload {
             } else {
                 filter.reconfigure(fresh.policies(), RateLimiting.plans(fresh));
             }
+            String concurrency = reloadConcurrency(fresh, restart);
             what = "rate limits reloaded: policies "
                     + fresh.policies().stream().map(Policy::name).toList()
+                    + concurrency
                     + (fresh.versions().enabled()
                             ? " (set " + fresh.versions().version() + ", "
                                     + fresh.versions().previous().size() + " previous)"
                             : "");
         }
         current = current.withPoliciesOf(fresh);
+        if (!countsConcurrency) {
+            current = current.withConcurrencyPolicies(List.of());
+        }
         return new Outcome(
                 true, restart.isEmpty() ? what : what + "; unchanged until a restart: " + String.join(", ", restart));
+    }
+
+    /**
+     * Swaps the concurrency limits when the filter counts any; adding the first ones needs the
+     * store that only a start opens (named in {@code restart}). Returns what to add to the log line.
+     */
+    private String reloadConcurrency(RateLimitConfig fresh, List<String> restart) {
+        List<String> names = fresh.concurrencyPolicies().stream()
+                .map(dev.retrysafe.ratelimit.ConcurrencyPolicy::name)
+                .toList();
+        if (!countsConcurrency) {
+            if (!names.isEmpty()) {
+                restart.add("concurrency limits " + names + " (none at start)");
+            }
+            return "";
+        }
+        java.util.Objects.requireNonNull(filter).reconfigureConcurrency(fresh.concurrencyPolicies());
+        return ", concurrency limits " + names;
     }
 
     /** The settings that differ and that only a restart applies. */

@@ -1,10 +1,13 @@
 package dev.retrysafe.server.ratelimits;
 
+import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.FailMode;
+import dev.retrysafe.ratelimit.InMemoryConcurrencyStore;
 import dev.retrysafe.ratelimit.InMemoryRateLimitStore;
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.PolicyVersions;
 import dev.retrysafe.ratelimit.RateLimitStore;
+import dev.retrysafe.ratelimit.redis.RedisConcurrencyStore;
 import dev.retrysafe.ratelimit.redis.RedisRateLimitStore;
 import dev.retrysafe.server.config.RateLimitConfig;
 import dev.retrysafe.server.config.ServerConfig;
@@ -62,6 +65,7 @@ public final class RateLimiting {
         } else {
             filter.policies(limits.policies());
         }
+        concurrency(config, filter, resources, decisions);
         return filter.build();
     }
 
@@ -73,6 +77,57 @@ public final class RateLimiting {
         return limits.enabled() && limits.versions().enabled()
                 ? limits.versions().build(limits.policies(), clock)
                 : null;
+    }
+
+    /**
+     * The {@code kind: concurrency} policies, counted where the rate-limit counters are (Redis,
+     * under the same key prefix, or this instance's memory); no store at all without them.
+     */
+    private static void concurrency(
+            ServerConfig config,
+            RateLimitFilter.Builder filter,
+            List<AutoCloseable> resources,
+            DecisionListener decisions) {
+        RateLimitConfig limits = config.rateLimits();
+        if (limits.concurrencyPolicies().isEmpty()) {
+            return;
+        }
+        ConcurrencyStore store;
+        if (sharedInRedis(config)) {
+            RedisConcurrencyStore.Builder redis = RedisConcurrencyStore.builder();
+            if (config.redis().cluster()) {
+                redis.redisCluster(
+                        config.redis().nodes().stream().map(URI::toString).toList());
+            } else {
+                redis.redisUri(
+                        java.util.Objects.requireNonNull(config.redis().url()).toString());
+            }
+            store = redis.commandTimeout(limits.redisTimeout())
+                    .keyPrefix(limits.redisKeyPrefix())
+                    .build();
+            LOG.info("concurrency limits in Redis (exact across instances): {}", describe(limits));
+        } else {
+            store = InMemoryConcurrencyStore.create();
+            LOG.info("concurrency limits in memory (this instance only): {}", describe(limits));
+        }
+        resources.add(store);
+        filter.concurrencyStore(DecisionListener.counting(store, decisions))
+                .concurrencyPolicies(limits.concurrencyPolicies());
+    }
+
+    private static String describe(RateLimitConfig limits) {
+        return limits.concurrencyPolicies().stream()
+                .map(p -> p.name() + " " + p.limit() + " per " + p.scope().id() + " (lease "
+                        + p.lease().toSeconds() + " s)")
+                .collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    private static boolean sharedInRedis(ServerConfig config) {
+        RateLimitConfig limits = config.rateLimits();
+        boolean redis = limits.store() == RateLimitConfig.Store.REDIS
+                || limits.store() == RateLimitConfig.Store.AUTO
+                        && config.redis().configured();
+        return redis && config.redis().url() != null;
     }
 
     /** The configured plans; an account on an unlisted plan gets {@code free}'s quotas. */

@@ -1,8 +1,13 @@
 package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.ratelimit.Charge;
+import dev.retrysafe.ratelimit.ConcurrencyDecision;
+import dev.retrysafe.ratelimit.ConcurrencyPolicy;
+import dev.retrysafe.ratelimit.ConcurrencySlot;
+import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.Decision;
 import dev.retrysafe.ratelimit.HeaderField;
+import dev.retrysafe.ratelimit.Permit;
 import dev.retrysafe.ratelimit.Plans;
 import dev.retrysafe.ratelimit.Policy;
 import dev.retrysafe.ratelimit.PolicySet;
@@ -13,6 +18,9 @@ import dev.retrysafe.ratelimit.ShadowPolicies;
 import dev.retrysafe.servlet.ProblemType;
 import dev.retrysafe.servlet.RateLimitFilter;
 import dev.retrysafe.servlet.RateLimitRefusal;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -55,10 +63,13 @@ public final class RateLimitHandler {
     /**
      * Decides whether {@code request} may go on, charging it as it arrives, before its body can
      * cost anything: the budget headers are set on {@code response}, and a refusal is answered
-     * whole. A request no policy applies to, or an exempt one (its budgets are only looked at and
-     * left on it under {@link RateLimitFilter#DECISION_ATTRIBUTE}), is admitted free.
+     * whole. Once the rate policies allow it, it takes a slot under every concurrency limit that
+     * applies; a full one refuses it ({@code 429} {@link ProblemType#CONCURRENCY_LIMITED}) and the
+     * rate policies' charge is given back, so a refusal spends nothing. A request no policy
+     * applies to, or an exempt one (its budgets are only looked at and left on it under
+     * {@link RateLimitFilter#DECISION_ATTRIBUTE}), is admitted free and takes no slot.
      *
-     * @return what the request spent, refundable; {@code null} when it was refused and answered
+     * @return what the request spent and holds; {@code null} when it was refused and answered
      */
     public @Nullable Admission admit(HttpServletRequest request, HttpServletResponse response) throws IOException {
         RateLimitSettings settings = this.settings; // one request, one set of policies, even across a reload
@@ -71,21 +82,74 @@ public final class RateLimitHandler {
         List<Charge> charges = set == null
                 ? settings.plans().chargesFor(settings.policies(), facts)
                 : settings.plans().chargesFor(set, facts);
-        if (charges.isEmpty()) {
+        List<ConcurrencySlot> slots = slotsFor(settings, facts);
+        if (charges.isEmpty() && slots.isEmpty()) {
             return Admission.FREE;
         }
         String partition = facts.partition();
         if (settings.exempt().test(request)) {
-            Decision budgets = settings.store().peek(partition, charges);
-            request.setAttribute(RateLimitFilter.DECISION_ATTRIBUTE, budgets);
-            if (set != null) {
-                request.setAttribute(RateLimitFilter.POLICY_SET_ATTRIBUTE, set);
+            if (!charges.isEmpty()) {
+                Decision budgets = settings.store().peek(partition, charges);
+                request.setAttribute(RateLimitFilter.DECISION_ATTRIBUTE, budgets);
+                if (set != null) {
+                    request.setAttribute(RateLimitFilter.POLICY_SET_ATTRIBUTE, set);
+                }
+                writeHeaders(response, budgets, set);
             }
-            writeHeaders(response, budgets, set);
             return Admission.FREE;
         }
-        Decision decision = settings.store().decide(partition, charges);
-        return admit(decision, set, request, response) ? new Charged(partition, spent(charges, decision), set) : null;
+        List<Charge> spent = charges;
+        if (!charges.isEmpty()) {
+            Decision decision = settings.store().decide(partition, charges);
+            if (!admit(decision, set, request, response)) {
+                return null;
+            }
+            spent = spent(charges, decision);
+        }
+        if (slots.isEmpty()) {
+            return new Charged(partition, spent, set, null);
+        }
+        ConcurrencyStore concurrency = java.util.Objects.requireNonNull(settings.concurrencyStore());
+        return switch (concurrency.acquire(partition, slots)) {
+            case ConcurrencyDecision.Acquired acquired -> new Charged(partition, spent, set, acquired.permit());
+            case ConcurrencyDecision.Refused refused -> {
+                giveBack(response, partition, spent, set);
+                ConcurrencyPolicy policy = refused.refusedBy().policy();
+                long wait = retryAfter(settings, response, refused.retryAfterSeconds());
+                Map<String, Object> members = new LinkedHashMap<>();
+                members.put("policy", policy.name());
+                members.put("limit", policy.limit());
+                members.put("retry_after", wait);
+                refuse(
+                        request,
+                        response,
+                        ProblemType.CONCURRENCY_LIMITED,
+                        policy.name(),
+                        wait,
+                        List.of(new HeaderField(RateLimitHeaders.RETRY_AFTER, Long.toString(wait))),
+                        "Concurrency-limit policy '" + policy.name() + "' allows " + policy.limit()
+                                + " requests in flight at once; retry in " + wait + " s, or send fewer at once.",
+                        members);
+                yield null;
+            }
+            case ConcurrencyDecision.Unavailable unavailable -> {
+                giveBack(response, partition, spent, set);
+                long wait = retryAfter(settings, response, unavailable.retryAfterSeconds());
+                refuse(
+                        request,
+                        response,
+                        ProblemType.RATE_LIMIT_UNAVAILABLE,
+                        unavailable.failedClosed().name(),
+                        wait,
+                        List.of(new HeaderField(RateLimitHeaders.RETRY_AFTER, Long.toString(wait))),
+                        "Rate limits cannot be checked right now and"
+                                + " policy '" + unavailable.failedClosed().name()
+                                + "' refuses unchecked requests; retry in "
+                                + wait + " s.",
+                        Map.of("retry_after", wait));
+                yield null;
+            }
+        };
     }
 
     /**
@@ -106,10 +170,18 @@ public final class RateLimitHandler {
     }
 
     /**
-     * Replaces the policies, versions and plans at once: the requests after it decide under the new
-     * ones, a request under way keeps the ones it read (its refund gives back what it was charged).
+     * Replaces the policies, versions, plans and concurrency limits ({@code null}: kept) at once:
+     * the requests after it decide under the new ones, a request under way keeps the ones it read
+     * (its refund gives back what it was charged, its slots are released where they were taken).
      */
-    public void reconfigure(List<Policy> policies, @Nullable PolicyVersions versions, Plans plans) {
+    public synchronized void reconfigure(
+            List<Policy> policies,
+            @Nullable PolicyVersions versions,
+            Plans plans,
+            @Nullable List<ConcurrencyPolicy> concurrencyPolicies) {
+        if (concurrencyPolicies != null && !concurrencyPolicies.isEmpty() && settings.concurrencyStore() == null) {
+            throw new IllegalStateException("concurrency policies need a concurrency store, which this filter has not");
+        }
         RateLimitSettings old = settings;
         settings = new RateLimitSettings(
                 old.store(),
@@ -119,7 +191,92 @@ public final class RateLimitHandler {
                 old.exempt(),
                 old.retryAfterJitter(),
                 old.problemTypeBase(),
-                versions);
+                versions,
+                old.concurrencyStore(),
+                concurrencyPolicies == null ? old.concurrencyPolicies() : concurrencyPolicies);
+    }
+
+    /**
+     * Runs {@code next} for a request {@link #admit} let through, and gives back its concurrency
+     * slots once the request has ended in any way: when {@code next} returns or throws (a client
+     * gone mid-answer surfaces as one or the other), or, for a request that went asynchronous,
+     * when it completes, fails or times out.
+     */
+    public static void proceed(HttpServletRequest request, Admission admission, Next next)
+            throws IOException, ServletException {
+        if (!(admission instanceof Charged charged) || charged.permit == null) {
+            next.run();
+            return;
+        }
+        boolean releaseNow = true;
+        try {
+            next.run();
+            releaseNow = !releaseWhenAsyncEnds(request, admission);
+        } finally {
+            if (releaseNow) {
+                admission.release();
+            }
+        }
+    }
+
+    /** Whether {@code request} went asynchronous and will release {@code admission} when it ends. */
+    private static boolean releaseWhenAsyncEnds(HttpServletRequest request, Admission admission) {
+        if (!request.isAsyncStarted()) {
+            return false;
+        }
+        try {
+            request.getAsyncContext().addListener(new ReleaseWhenDone(admission));
+            return true;
+        } catch (IllegalStateException e) {
+            return false; // it completed meanwhile: release now
+        }
+    }
+
+    /** What {@link #proceed} runs. */
+    @FunctionalInterface
+    public interface Next {
+        /** Lets the request go on to the next step. */
+        void run() throws IOException, ServletException;
+    }
+
+    private static List<ConcurrencySlot> slotsFor(RateLimitSettings settings, RequestFacts facts) {
+        List<ConcurrencyPolicy> policies = settings.concurrencyPolicies();
+        if (policies.isEmpty()) {
+            return List.of();
+        }
+        List<ConcurrencySlot> slots = new ArrayList<>(policies.size());
+        for (ConcurrencyPolicy policy : policies) {
+            ConcurrencySlot slot = policy.slotFor(facts);
+            if (slot != null) {
+                slots.add(slot);
+            }
+        }
+        return slots;
+    }
+
+    /** The rate policies' charge of a request the concurrency limits refused, given back. */
+    private void giveBack(
+            HttpServletResponse response, String partition, List<Charge> charges, @Nullable PolicySet set) {
+        if (!charges.isEmpty()) {
+            writeHeaders(response, settings.store().refund(partition, charges), set);
+        }
+    }
+
+    /** Sets {@code Retry-After} to {@code seconds} plus the jitter; returns what it set. */
+    private static long retryAfter(RateLimitSettings settings, HttpServletResponse response, long seconds) {
+        long jitter = settings.retryAfterJitter().toSeconds();
+        long wait = seconds
+                + (jitter == 0
+                        ? 0
+                        : java.util.concurrent.ThreadLocalRandom.current().nextLong(jitter + 1));
+        response.setHeader(RateLimitHeaders.RETRY_AFTER, Long.toString(wait));
+        return wait;
+    }
+
+    /** Replaces only the concurrency limits (see {@link #reconfigure}). */
+    public synchronized void reconfigureConcurrency(List<ConcurrencyPolicy> concurrencyPolicies) {
+        RateLimitSettings now = settings;
+        reconfigure(now.policies(), now.versions(), now.plans(), concurrencyPolicies);
     }
 
     /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
@@ -252,21 +409,53 @@ public final class RateLimitHandler {
         private final String partition;
         private final List<Charge> charges;
         private final @Nullable PolicySet set;
+        private final @Nullable Permit permit;
         private boolean refunded;
 
-        Charged(String partition, List<Charge> charges, @Nullable PolicySet set) {
+        Charged(String partition, List<Charge> charges, @Nullable PolicySet set, @Nullable Permit permit) {
             this.partition = partition;
             this.charges = charges;
             this.set = set;
+            this.permit = permit;
         }
 
         @Override
         public void refund(HttpServletResponse response) {
-            if (refunded) {
+            if (refunded || charges.isEmpty()) {
                 return;
             }
             refunded = true;
             writeHeaders(response, settings.store().refund(partition, charges), set);
+        }
+
+        @Override
+        public void release() {
+            if (permit != null) {
+                permit.release();
+            }
+        }
+    }
+    /** Releases an asynchronous request's slots when it ends, however it ends. */
+    private record ReleaseWhenDone(Admission admission) implements AsyncListener {
+        @Override
+        public void onComplete(AsyncEvent event) {
+            admission.release();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            admission.release();
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            admission.release();
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // a new asynchronous cycle drops its listeners: stay for its end
+            event.getAsyncContext().addListener(this);
         }
     }
 }

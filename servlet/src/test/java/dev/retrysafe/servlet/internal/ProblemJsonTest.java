@@ -65,6 +65,7 @@ class ProblemJsonTest {
                         "server-busy",
                         "too-many-in-flight",
                         "rate-limited",
+                        "concurrency-limited",
                         "rate-limit-unavailable",
                         "webhook-rejected",
                         "service-unavailable",

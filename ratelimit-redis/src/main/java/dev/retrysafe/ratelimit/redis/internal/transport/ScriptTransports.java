@@ -105,6 +105,33 @@ public final class ScriptTransports {
         }
     }
 
+    /**
+     * A plain script link (no batching, no direct lane) to the standalone Redis at
+     * {@code redisUri}, or to the Redis Cluster of {@code clusterSeeds} when that is not null,
+     * with a client of its own configured as the decision transports' are.
+     */
+    public static ScriptLink link(
+            @Nullable String redisUri, @Nullable List<String> clusterSeeds, TransportSettings settings) {
+        Duration commandTimeout = settings.commandTimeout();
+        if (clusterSeeds != null) {
+            List<RedisURI> uris =
+                    clusterSeeds.stream().map(seed -> uri(seed, commandTimeout)).toList();
+            RedisClusterClient cluster = RedisClusterClient.create(uris);
+            cluster.setOptions(clusterOptions(settings));
+            return new LettuceScriptLink(
+                    RedisConnector.cluster(cluster, uris.toString(), true, commandTimeout, settings.connectTimeout()));
+        }
+        if (redisUri == null) {
+            throw new IllegalArgumentException("a Redis URI or Cluster seeds are required");
+        }
+        RedisClient redis = RedisClient.create();
+        redis.setOptions(
+                connectionOptions(ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .build());
+        return new LettuceScriptLink(RedisConnector.standalone(
+                redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()));
+    }
+
     private static RedisURI uri(String text, Duration timeout) {
         RedisURI uri = RedisURI.create(text);
         uri.setTimeout(timeout);
