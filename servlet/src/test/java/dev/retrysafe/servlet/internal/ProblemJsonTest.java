@@ -64,6 +64,7 @@ class ProblemJsonTest {
                         "request-body-unreadable",
                         "server-busy",
                         "too-many-in-flight",
+                        "overloaded",
                         "rate-limited",
                         "concurrency-limited",
                         "rate-limit-unavailable",
