@@ -102,12 +102,17 @@ class StreamsSectionTest {
                 .isEmpty();
     }
 
-    /** Every setting's dotted name; a mapping of plans or a list counts as one setting. */
+    /**
+     * Every setting's dotted name; a mapping of names to values (plans, shedding priorities) or a
+     * list counts as one setting.
+     */
     private static List<String> settings(JsonNode node, String prefix) {
         List<String> out = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = node.properties().iterator(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
-            if (e.getValue().isObject() && !e.getKey().equals("plans")) {
+            if (e.getValue().isObject()
+                    && !e.getKey().equals("plans")
+                    && !e.getKey().equals("priorities")) {
                 out.addAll(settings(e.getValue(), prefix + e.getKey() + "."));
             } else {
                 out.add(prefix + e.getKey());

@@ -26,14 +26,16 @@ class V6DashboardIndexesTest {
                 assertThat(SchemaInspection.indexNames(c, "jobs")).contains("jobs_owner_created");
                 s.execute("DROP INDEX delivery_attempts_started");
                 s.execute("DROP INDEX jobs_owner_created");
-                // and without what came after V6 (V7, the stream positions; V8, the stream leases), as
-                // that version had none of them
+                // and without what came after V6 (V7, the stream positions; V8, the stream leases; V9,
+                // the rate-limit versions), as that version had none of them
+                s.execute("DROP TABLE rate_limit_announcements");
+                s.execute("ALTER TABLE accounts DROP COLUMN rate_limit_version");
                 s.execute("DROP TABLE stream_leases");
                 s.execute("DROP TABLE event_streams");
                 s.execute("DROP INDEX events_account_seq");
                 s.execute("ALTER TABLE events DROP COLUMN seq");
                 s.execute("ALTER TABLE events DROP COLUMN written_seq");
-                s.execute("DELETE FROM flyway_schema_history WHERE version IN ('6', '7', '8')");
+                s.execute("DELETE FROM flyway_schema_history WHERE version IN ('6', '7', '8', '9')");
             }
 
             // when this version starts on it
