@@ -135,18 +135,12 @@ public final class RateLimitHandler {
             case ConcurrencyDecision.Unavailable unavailable -> {
                 giveBack(response, partition, spent, set);
                 long wait = retryAfter(settings, response, unavailable.retryAfterSeconds());
-                refuse(
+                refuseUnchecked(
                         request,
                         response,
-                        ProblemType.RATE_LIMIT_UNAVAILABLE,
                         unavailable.failedClosed().name(),
                         wait,
-                        List.of(new HeaderField(RateLimitHeaders.RETRY_AFTER, Long.toString(wait))),
-                        "Rate limits cannot be checked right now and"
-                                + " policy '" + unavailable.failedClosed().name()
-                                + "' refuses unchecked requests; retry in "
-                                + wait + " s.",
-                        Map.of("retry_after", wait));
+                        List.of(new HeaderField(RateLimitHeaders.RETRY_AFTER, Long.toString(wait))));
                 yield null;
             }
         };
@@ -306,21 +300,30 @@ public final class RateLimitHandler {
                 yield false;
             }
             case Decision.Unavailable unavailable -> {
-                refuse(
-                        request,
-                        response,
-                        ProblemType.RATE_LIMIT_UNAVAILABLE,
-                        unavailable.failedClosed().name(),
-                        wait,
-                        withSet(fields, set),
-                        "Rate limits cannot be checked right now and"
-                                + " policy '" + unavailable.failedClosed().name()
-                                + "' refuses unchecked requests; retry in "
-                                + wait + " s.",
-                        Map.of("retry_after", wait));
+                refuseUnchecked(request, response, unavailable.failedClosed().name(), wait, withSet(fields, set));
                 yield false;
             }
         };
+    }
+
+    /** The {@code 503} of a fail-closed policy (rate or concurrency) whose store cannot be reached. */
+    private void refuseUnchecked(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            String policy,
+            long wait,
+            List<HeaderField> fields)
+            throws IOException {
+        refuse(
+                request,
+                response,
+                ProblemType.RATE_LIMIT_UNAVAILABLE,
+                policy,
+                wait,
+                fields,
+                "Rate limits cannot be checked right now and policy '" + policy
+                        + "' refuses unchecked requests; retry in " + wait + " s.",
+                Map.of("retry_after", wait));
     }
 
     /**
