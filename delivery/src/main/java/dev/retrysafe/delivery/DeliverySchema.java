@@ -11,14 +11,17 @@ import java.util.List;
  *
  * <p>Versions: 1 is the first release; 2 adds the per-endpoint rate limit
  * ({@code webhook_endpoints.rate_limit} and its schedule {@code rate_next_slot_ns}); 3 adds the
- * index by start time that endpoint health and attempt statistics read with. A new
+ * index by start time that endpoint health and attempt statistics read with; 4 (delivery v2) adds
+ * pausing ({@code webhook_endpoints.paused_at}), per-key ordering ({@code ordered},
+ * {@code deliveries.ordering_key}), custom headers ({@code custom_headers}) and the trace context
+ * of each delivery ({@code deliveries.traceparent}). A new
  * database runs {@link #schemaStatements()}; one made by an earlier version runs
  * {@link #upgradeStatements(int)}, whose statements change nothing where they are already applied.
  */
 public final class DeliverySchema {
 
     /** The schema version {@link #schemaSql()} creates. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     // a lambda of this module, which encapsulates the scripts' resources
     private static final SchemaScripts SCRIPTS = new SchemaScripts(

@@ -17,8 +17,19 @@ import org.jspecify.annotations.Nullable;
  *                  first attempt is due then, and commit-to-first-attempt latency counts from it
  * @param payload   the exact JSON bytes every receiver gets, signed as they are, at most
  *                  {@link #MAX_PAYLOAD_BYTES}
+ * @param orderingKey the entity whose events an endpoint created with {@code ordered} receives one
+ *                  at a time in commit order (a payment's id, say), 1 to 255 characters; null: none
+ * @param traceparent the W3C {@code traceparent} of the request that caused the event, sent on
+ *                  every attempt so the trace continues into the receiver; null: none
  */
-public record OutboxEvent(String id, String accountId, String type, Instant createdAt, byte[] payload) {
+public record OutboxEvent(
+        String id,
+        String accountId,
+        String type,
+        Instant createdAt,
+        byte[] payload,
+        @Nullable String orderingKey,
+        @Nullable String traceparent) {
 
     /** Largest payload, in bytes (1 MiB). */
     public static final int MAX_PAYLOAD_BYTES = 1 << 20;
@@ -35,6 +46,27 @@ public record OutboxEvent(String id, String accountId, String type, Instant crea
                     "payload must be 1 to " + MAX_PAYLOAD_BYTES + " bytes, was " + payload.length);
         }
         payload = payload.clone();
+        if (orderingKey != null) {
+            DeliveryChecks.name("orderingKey", orderingKey);
+        }
+        if (traceparent != null) {
+            DeliveryChecks.traceparent("traceparent", traceparent);
+        }
+    }
+
+    /** An event without an ordering key or trace context. */
+    public OutboxEvent(String id, String accountId, String type, Instant createdAt, byte[] payload) {
+        this(id, accountId, type, createdAt, payload, null, null);
+    }
+
+    /** This event with {@code orderingKey} (null: none). */
+    public OutboxEvent withOrderingKey(@Nullable String orderingKey) {
+        return new OutboxEvent(id, accountId, type, createdAt, payload, orderingKey, traceparent);
+    }
+
+    /** This event with {@code traceparent} (null: none). */
+    public OutboxEvent withTraceparent(@Nullable String traceparent) {
+        return new OutboxEvent(id, accountId, type, createdAt, payload, orderingKey, traceparent);
     }
 
     /** A copy of the payload. */
@@ -50,18 +82,21 @@ public record OutboxEvent(String id, String accountId, String type, Instant crea
                 && accountId.equals(that.accountId)
                 && type.equals(that.type)
                 && createdAt.equals(that.createdAt)
-                && Arrays.equals(payload, that.payload);
+                && Arrays.equals(payload, that.payload)
+                && Objects.equals(orderingKey, that.orderingKey)
+                && Objects.equals(traceparent, that.traceparent);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, accountId, type, createdAt, Arrays.hashCode(payload));
+        return Objects.hash(id, accountId, type, createdAt, Arrays.hashCode(payload), orderingKey, traceparent);
     }
 
     /** Names the event and the payload's size, not its content. */
     @Override
     public String toString() {
         return "OutboxEvent[id=" + id + ", accountId=" + accountId + ", type=" + type + ", createdAt=" + createdAt
-                + ", payload=" + payload.length + " bytes]";
+                + ", payload=" + payload.length + " bytes, orderingKey=" + orderingKey + ", traceparent=" + traceparent
+                + "]";
     }
 }

@@ -1,4 +1,4 @@
--- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 3).
+-- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 4).
 -- Runs unchanged on PostgreSQL 15+ and on H2 2.x in MODE=PostgreSQL.
 -- Times are epoch milliseconds from the application's clock, never the database's (one
 -- exception, named so: rate_next_slot_ns). A database made by an earlier version of this
@@ -10,6 +10,10 @@
 -- rate_limit is the most attempts per second (1..10000), NULL for no limit; rate_next_slot_ns
 -- the earliest start of the endpoint's next attempt (epoch nanoseconds: at 10,000/s slots are
 -- 100 us apart), moved forward by every claim that reserves attempt slots (both since version 2).
+-- Since version 4: paused_at is when the endpoint was paused (NULL: not paused; nothing is
+-- attempted while paused, nothing fails); ordered: the events of one ordering key reach it one at
+-- a time in commit order; custom_headers are the headers sent on every attempt (a JSON object of
+-- name to value, kept like the secrets: never shown again except their names, never logged).
 CREATE TABLE webhook_endpoints (
     id                         VARCHAR(64)   NOT NULL,
     account_id                 VARCHAR(255)  NOT NULL,
@@ -26,6 +30,9 @@ CREATE TABLE webhook_endpoints (
     not_before                 BIGINT,
     rate_limit                 INTEGER,
     rate_next_slot_ns          BIGINT,
+    paused_at                  BIGINT,
+    ordered                    BOOLEAN       DEFAULT FALSE NOT NULL,
+    custom_headers             VARCHAR(16384),
     CONSTRAINT webhook_endpoints_pk PRIMARY KEY (id)
 );
 CREATE INDEX webhook_endpoints_account ON webhook_endpoints (account_id, id);
@@ -41,7 +48,9 @@ CREATE TABLE webhook_endpoint_event_types (
 -- writes here inside the caller's business transaction, which must never fail because an
 -- endpoint was deleted at the same moment. next_attempt_at is NULL once the delivery is
 -- finished (succeeded or failed); while claimed it equals lease_expires_at, so one index on
--- next_attempt_at finds both due deliveries and the claims of dead instances.
+-- next_attempt_at finds both due deliveries and the claims of dead instances. Since version 4:
+-- ordering_key is the event's ordering key (NULL: none), traceparent the W3C trace context of the
+-- request that caused the event, sent on every attempt (NULL: none).
 CREATE TABLE deliveries (
     id               VARCHAR(64)  NOT NULL,
     endpoint_id      VARCHAR(64)  NOT NULL,
@@ -59,6 +68,8 @@ CREATE TABLE deliveries (
     last_attempt_at  BIGINT,
     last_outcome     VARCHAR(32),
     last_status_code INTEGER,
+    ordering_key     VARCHAR(255),
+    traceparent      VARCHAR(128),
     CONSTRAINT deliveries_pk PRIMARY KEY (id),
     CONSTRAINT deliveries_event_endpoint UNIQUE (event_id, endpoint_id)
 );

@@ -20,6 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -140,6 +141,38 @@ abstract class DeliveryContract {
         assertThat(d.status()).isEqualTo(DeliveryStatus.PENDING);
         assertThat(d.nextAttemptAt()).isEqualTo(event.createdAt());
         assertThat(endpoints.delivery(ACCOUNT, d.id()).orElseThrow().payload()).isEqualTo(event.payload());
+    }
+
+    @Test
+    void everyDeliveryOfAnEventKeepsItsOrderingKeyAndTraceContext() throws SQLException {
+        endpoint(ACCOUNT, URL_A, "*");
+        endpoint(ACCOUNT, URL_B, "payment.*");
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        OutboxEvent event =
+                event(ACCOUNT, "payment.succeeded").withOrderingKey("pay_1").withTraceparent(traceparent);
+        OutboxEvent plain = event(ACCOUNT, "payment.created");
+        try (Connection tx = dataSource.getConnection()) {
+            tx.setAutoCommit(false);
+            outbox.append(tx, event);
+            outbox.append(tx, plain);
+            tx.commit();
+            tx.setAutoCommit(true);
+        }
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(
+                        "SELECT event_id, ordering_key, traceparent FROM deliveries ORDER BY event_id, endpoint_id")) {
+            List<String> rows = new ArrayList<>();
+            while (r.next()) {
+                rows.add(r.getString(1) + " " + r.getString(2) + " " + r.getString(3));
+            }
+            assertThat(rows)
+                    .containsExactlyInAnyOrder(
+                            event.id() + " pay_1 " + traceparent,
+                            event.id() + " pay_1 " + traceparent,
+                            plain.id() + " null null",
+                            plain.id() + " null null");
+        }
     }
 
     @Test

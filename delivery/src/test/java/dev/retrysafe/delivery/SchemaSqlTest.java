@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +36,7 @@ class SchemaSqlTest {
     }
 
     @Test
-    void upgradeFromVersionOneAddsTheRateColumnsAndTheIndexAndChangesNothingOnACurrentSchema() throws Exception {
+    void upgradeFromVersionOneAddsEveryLaterColumnAndIndexAndChangesNothingOnACurrentSchema() throws Exception {
         try (Connection c = DriverManager.getConnection(h2Url())) {
             upgradeFromVersionOne(c);
         }
@@ -47,25 +48,33 @@ class SchemaSqlTest {
 
     @Test
     void upgradeStatementsExistForEveryEarlierVersionOnly() {
-        assertThat(DeliverySchema.VERSION).isEqualTo(3);
-        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(3);
+        assertThat(DeliverySchema.VERSION).isEqualTo(4);
+        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(8);
         assertThat(DeliverySchema.upgradeStatements(1).subList(0, 2))
                 .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(2))
-                .containsExactly(
-                        "CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
+                .startsWith("CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
+        assertThat(DeliverySchema.upgradeStatements(3))
+                .hasSize(5)
+                .allSatisfy(s -> assertThat(s)
+                        .containsPattern("^ALTER TABLE (webhook_endpoints|deliveries) ADD COLUMN IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
-        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(4)).hasMessageContaining("fromVersion");
+        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(5)).hasMessageContaining("fromVersion");
     }
 
-    /** Makes the version 1 tables (the current ones without the version 2 columns and the version 3 index), upgrades, and upgrades again. */
+    /** Makes the version 1 tables (the current ones without the columns and index of versions 2 to 4), upgrades, and upgrades again. */
     private static void upgradeFromVersionOne(Connection c) throws Exception {
         try (Statement s = c.createStatement()) {
             s.execute(DeliverySchema.schemaSql());
             s.execute("ALTER TABLE webhook_endpoints DROP COLUMN rate_limit");
             s.execute("ALTER TABLE webhook_endpoints DROP COLUMN rate_next_slot_ns");
             s.execute("DROP INDEX delivery_attempts_started");
+            for (String column : List.of("paused_at", "ordered", "custom_headers")) {
+                s.execute("ALTER TABLE webhook_endpoints DROP COLUMN " + column);
+            }
+            s.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
+            s.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
             for (int round = 0; round < 2; round++) {
@@ -73,10 +82,17 @@ class SchemaSqlTest {
                     s.execute(statement);
                 }
             }
-            try (ResultSet r = s.executeQuery("SELECT rate_limit, rate_next_slot_ns FROM webhook_endpoints")) {
+            try (ResultSet r = s.executeQuery(
+                    "SELECT rate_limit, rate_next_slot_ns, paused_at, ordered, custom_headers FROM webhook_endpoints")) {
                 assertThat(r.next()).isTrue();
                 assertThat(r.getObject(1)).as("an old endpoint has no limit").isNull();
                 assertThat(r.getObject(2)).isNull();
+                assertThat(r.getObject(3)).as("an old endpoint is not paused").isNull();
+                assertThat(r.getBoolean(4)).as("an old endpoint is not ordered").isFalse();
+                assertThat(r.getObject(5)).isNull();
+            }
+            try (ResultSet r = s.executeQuery("SELECT ordering_key, traceparent FROM deliveries")) {
+                assertThat(r.next()).as("no deliveries yet").isFalse();
             }
         }
         assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");

@@ -158,11 +158,11 @@ class SwitchesTest {
         WebApplicationContextRunner onOneDatabase = runner.withPropertyValues("spring.datasource.url=" + newDatabase());
         onOneDatabase.run(first -> {
             assertThat(first).hasNotFailed();
-            assertThat(flywayVersions(first)).containsExactly("1");
+            assertThat(flywayVersions(first)).containsExactly("1", "2");
         });
         onOneDatabase.run(second -> {
             assertThat(second).hasNotFailed();
-            assertThat(flywayVersions(second)).as("nothing ran twice").containsExactly("1");
+            assertThat(flywayVersions(second)).as("nothing ran twice").containsExactly("1", "2");
         });
     }
 
@@ -179,7 +179,40 @@ class SwitchesTest {
             assertThat(withFlyway)
                     .as("Flyway takes the recorded version as its baseline")
                     .hasNotFailed();
-            assertThat(flywayVersions(withFlyway)).containsExactly("1");
+            assertThat(flywayVersions(withFlyway)).containsExactly(String.valueOf(RetrysafeSchema.latestVersion()));
+        });
+    }
+
+    @Test
+    void aDatabaseMadeBeforeDeliveryV2GetsItsColumnsFromMigrationTwo() {
+        WebApplicationContextRunner onOneDatabase = runner.withPropertyValues(
+                "spring.datasource.url=" + newDatabase(), "retrysafe.schema.use-flyway=false");
+        onOneDatabase.run(first -> {
+            assertThat(first).hasNotFailed();
+            RetrysafeSchema schema = first.getBean(RetrysafeSchema.class);
+            // given the tables as the starter's first release left them: delivery schema 3, version 1 recorded
+            org.springframework.jdbc.core.JdbcTemplate sql =
+                    new org.springframework.jdbc.core.JdbcTemplate(schema.dataSource());
+            for (String column : java.util.List.of("paused_at", "ordered", "custom_headers")) {
+                sql.execute("ALTER TABLE webhook_endpoints DROP COLUMN " + column);
+            }
+            sql.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
+            sql.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
+            sql.execute("DELETE FROM " + schema.historyTable() + " WHERE version = 2");
+            assertThat(schema.recordedVersion()).isEqualTo(1);
+
+            // when the starter migrates, then version 2 runs and adds them
+            assertThat(schema.migrate()).isEqualTo(1);
+            assertThat(schema.recordedVersion()).isEqualTo(2);
+            assertThat(sql.queryForObject(
+                            "SELECT COUNT(*) FROM webhook_endpoints WHERE paused_at IS NULL AND ordered = FALSE"
+                                    + " AND custom_headers IS NULL",
+                            Integer.class))
+                    .isZero();
+            assertThat(sql.queryForObject(
+                            "SELECT COUNT(*) FROM deliveries WHERE ordering_key IS NULL AND traceparent IS NULL",
+                            Integer.class))
+                    .isZero();
         });
     }
 

@@ -95,6 +95,62 @@ public final class DeliveryChecks {
         return perSecond;
     }
 
+    /** Longest {@code traceparent} stored with an event (a version 00 one has 55 characters). */
+    public static final int MAX_TRACEPARENT_LENGTH = 128;
+
+    /**
+     * {@code value} if it is a W3C Trace Context {@code traceparent}: {@code version-traceid-parentid-flags}
+     * in lower-case hex (2, 32, 16 and 2 digits), trace and parent ids not all zeros, version not
+     * {@code ff}; a version 00 value is exactly 55 characters, a later version may carry more after a
+     * {@code -} (kept as it is), up to {@link #MAX_TRACEPARENT_LENGTH}.
+     */
+    public static String traceparent(String parameter, String value) {
+        if (!isTraceparent(value)) {
+            throw new IllegalArgumentException(parameter + " must be a W3C traceparent such as "
+                    + "'00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', was '" + abbreviate(value) + "'");
+        }
+        return value;
+    }
+
+    /** Whether {@code value} is a {@code traceparent} as {@link #traceparent} takes it. */
+    public static boolean isTraceparent(String value) {
+        int n = value.length();
+        if (n < 55
+                || n > MAX_TRACEPARENT_LENGTH
+                || value.charAt(2) != '-'
+                || value.charAt(35) != '-'
+                || value.charAt(52) != '-') {
+            return false;
+        }
+        if (!hex(value, 0, 2) || !hex(value, 3, 35) || !hex(value, 36, 52) || !hex(value, 53, 55)) {
+            return false;
+        }
+        if (value.startsWith("ff") || zeros(value, 3, 35) || zeros(value, 36, 52)) {
+            return false;
+        }
+        boolean version00 = value.startsWith("00");
+        return version00 ? n == 55 : n == 55 || value.charAt(55) == '-';
+    }
+
+    private static boolean hex(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean zeros(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) != '0') {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The first 64 characters, for messages. */
     public static String abbreviate(String s) {
         return Checks.abbreviate(s, 64);

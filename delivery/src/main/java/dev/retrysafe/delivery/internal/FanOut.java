@@ -62,6 +62,8 @@ public final class FanOut {
                     s.setBytes(6, payload);
                     s.setLong(7, createdAt);
                     s.setLong(8, createdAt);
+                    s.setString(9, event.orderingKey());
+                    s.setString(10, event.traceparent());
                     s.addBatch();
                 }
                 s.executeBatch();

@@ -21,6 +21,6 @@ final class OutboxSql {
     static final String INSERT_DELIVERY = """
             INSERT INTO deliveries
                 (id, endpoint_id, account_id, event_id, event_type, payload, status, attempts,
-                 next_attempt_at, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)""";
+                 next_attempt_at, created_at, ordering_key, traceparent)
+            VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)""";
 }

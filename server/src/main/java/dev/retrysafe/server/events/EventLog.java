@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Records events. Each one goes, in the caller's transaction, into the {@code events} table (what
@@ -51,12 +52,33 @@ public final class EventLog {
      */
     public String append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data)
             throws SQLException {
+        return append(p, accountId, type, at, data, null);
+    }
+
+    /**
+     * Like {@link #append(Pipeline, String, String, Instant, Map)}, with the event's ordering key:
+     * an endpoint created with {@code ordered: true} receives the events of one key one at a time,
+     * in commit order (null: none).
+     */
+    public String append(
+            Pipeline p, String accountId, String type, Instant at, Map<String, ?> data, @Nullable String orderingKey)
+            throws SQLException {
         String id = ids.next("evt_");
         byte[] dataJson = Json.bytes(data);
-        EventStore.insert(p, id, accountId, type, at, new String(dataJson, StandardCharsets.UTF_8));
+        String traceparent = traceparent();
+        EventStore.insert(
+                p, id, accountId, type, at, new String(dataJson, StandardCharsets.UTF_8), orderingKey, traceparent);
         try {
             int deliveries = outbox.appendCounting(
-                    p, new OutboxEvent(id, accountId, type, at, Json.bytes(envelope(id, type, at, data))));
+                    p,
+                    new OutboxEvent(
+                            id,
+                            accountId,
+                            type,
+                            at,
+                            Json.bytes(envelope(id, type, at, data)),
+                            orderingKey,
+                            traceparent));
             RequestEffects.eventsRecorded(deliveries);
         } catch (DeliveryStoreException e) {
             throw e.getCause() instanceof SQLException sql ? sql : new SQLException("outbox append failed", e);
@@ -81,7 +103,9 @@ public final class EventLog {
                         event.accountId(),
                         event.type(),
                         event.createdAt(),
-                        data.isMissingNode() ? "{}" : Json.MAPPER.writeValueAsString(data));
+                        data.isMissingNode() ? "{}" : Json.MAPPER.writeValueAsString(data),
+                        event.orderingKey(),
+                        event.traceparent());
             } catch (SQLException e) {
                 throw new DeliveryStoreException("recording event " + event.id() + " failed", e);
             } catch (IOException e) {
@@ -89,6 +113,14 @@ public final class EventLog {
             }
             outbox.append(transaction, event);
         };
+    }
+
+    /**
+     * The W3C {@code traceparent} of the request being handled on this thread, stored with the
+     * event and sent with each of its deliveries; null when there is none.
+     */
+    private static @Nullable String traceparent() {
+        return null; // the request's trace context is wired in by the trace-context change (issue 35)
     }
 
     /** The event as shown and delivered: {@code {id, type, timestamp, data}}. */

@@ -22,14 +22,27 @@ import org.jspecify.annotations.Nullable;
 final class EventStore {
 
     private static final String INSERT =
-            "INSERT INTO events (id, account_id, type, created_at, data) VALUES (?, ?, ?, ?, ?)";
+            "INSERT INTO events (id, account_id, type, created_at, data, ordering_key, traceparent)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?)";
     private static final String COLUMNS = "id, type, created_at, data";
     private static final String FIND = "SELECT " + COLUMNS + " FROM events WHERE account_id = ? AND id = ?";
 
     private EventStore() {}
 
-    /** Inserts an event through {@code p} (held back with the writes before the next query on PostgreSQL). */
-    static void insert(Pipeline p, String id, String accountId, String type, Instant at, String data)
+    /**
+     * Inserts an event through {@code p} (held back with the writes before the next query on
+     * PostgreSQL), with its ordering key and the {@code traceparent} of the request that caused it
+     * (each null for none).
+     */
+    static void insert(
+            Pipeline p,
+            String id,
+            String accountId,
+            String type,
+            Instant at,
+            String data,
+            @Nullable String orderingKey,
+            @Nullable String traceparent)
             throws SQLException {
         p.write(
                 INSERT,
@@ -37,7 +50,9 @@ final class EventStore {
                         .string(accountId)
                         .string(type)
                         .object(OffsetDateTime.ofInstant(at, ZoneOffset.UTC))
-                        .string(data));
+                        .string(data)
+                        .string(orderingKey)
+                        .string(traceparent));
     }
 
     static Optional<Map<String, Object>> find(Connection c, String accountId, String id) throws SQLException {

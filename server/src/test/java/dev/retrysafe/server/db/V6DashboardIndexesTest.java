@@ -7,6 +7,7 @@ import dev.retrysafe.testkit.PostgresTestDatabase;
 import dev.retrysafe.testkit.SchemaInspection;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,7 +28,14 @@ class V6DashboardIndexesTest {
                 s.execute("DROP INDEX delivery_attempts_started");
                 s.execute("DROP INDEX jobs_owner_created");
                 // and without what came after V6 (V7, the stream positions; V8, the stream leases; V9,
-                // the rate-limit versions), as that version had none of them
+                // the rate-limit versions; V10, webhook delivery v2), as that version had none of them
+                s.execute("ALTER TABLE events DROP COLUMN ordering_key");
+                s.execute("ALTER TABLE events DROP COLUMN traceparent");
+                for (String column : List.of("paused_at", "ordered", "custom_headers")) {
+                    s.execute("ALTER TABLE webhook_endpoints DROP COLUMN " + column);
+                }
+                s.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
+                s.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
                 s.execute("DROP TABLE rate_limit_announcements");
                 s.execute("ALTER TABLE accounts DROP COLUMN rate_limit_version");
                 s.execute("DROP TABLE stream_leases");
@@ -35,7 +43,7 @@ class V6DashboardIndexesTest {
                 s.execute("DROP INDEX events_account_seq");
                 s.execute("ALTER TABLE events DROP COLUMN seq");
                 s.execute("ALTER TABLE events DROP COLUMN written_seq");
-                s.execute("DELETE FROM flyway_schema_history WHERE version IN ('6', '7', '8', '9')");
+                s.execute("DELETE FROM flyway_schema_history WHERE version IN ('6', '7', '8', '9', '10')");
             }
 
             // when this version starts on it

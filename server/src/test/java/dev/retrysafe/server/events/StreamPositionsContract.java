@@ -162,7 +162,9 @@ abstract class StreamPositionsContract {
                     account.id(),
                     "payment.succeeded",
                     Clock.systemUTC().instant(),
-                    "{}");
+                    "{}",
+                    null,
+                    null);
             return null;
         });
         transactions.inNewTransaction(c -> {
@@ -172,7 +174,9 @@ abstract class StreamPositionsContract {
                     account.id(),
                     "refund.created",
                     Clock.systemUTC().instant(),
-                    "{}");
+                    "{}",
+                    null,
+                    null);
             return null;
         });
 

@@ -30,16 +30,21 @@ public final class RetrysafeSchema {
     public record Migration(int version, String description, Supplier<List<String>> statements) {}
 
     /** The starter's migrations, oldest first. A migration never changes once released. */
-    public static final List<Migration> MIGRATIONS = List.of(new Migration(
-            1,
-            "Retrysafe tables: idempotency keys, received webhooks, webhook delivery, jobs",
-            () -> Stream.of(
-                            JdbcIdempotencyStore.schemaStatements(),
-                            JdbcWebhookDeduplicator.schemaStatements(),
-                            DeliverySchema.schemaStatements(),
-                            JobSchema.schemaStatements())
-                    .flatMap(List::stream)
-                    .toList()));
+    public static final List<Migration> MIGRATIONS = List.of(
+            new Migration(
+                    1,
+                    "Retrysafe tables: idempotency keys, received webhooks, webhook delivery, jobs",
+                    () -> Stream.of(
+                                    JdbcIdempotencyStore.schemaStatements(),
+                                    JdbcWebhookDeduplicator.schemaStatements(),
+                                    DeliverySchema.schemaStatements(),
+                                    JobSchema.schemaStatements())
+                            .flatMap(List::stream)
+                            .toList()),
+            new Migration(
+                    2,
+                    "Webhook delivery v2: pause, ordering keys, custom headers, trace context (delivery schema 4)",
+                    () -> DeliverySchema.upgradeStatements(3)));
 
     /** One table of each module, which the health check reads. */
     public static final List<String> TABLES =
