@@ -62,6 +62,10 @@ public final class BufferedDecision {
         if (n == 0) {
             return;
         }
+        if (n == 1 && !charges.getFirst().policy().shadow()) {
+            finish(one(engine, charges.getFirst(), 0, into, scratch), into, scratch); // most requests
+            return;
+        }
         scratch.ensure(n);
         int shadows = 0;
         for (int i = 0; i < n; i++) {
@@ -73,7 +77,7 @@ public final class BufferedDecision {
             }
         }
         if (shadows < n) {
-            int outcome = step(engine, charges, -1, shadows > 0, into, scratch);
+            int outcome = step(engine, charges, shadows > 0, into, scratch);
             if (outcome != ALLOWED) {
                 finish(outcome, into, scratch);
                 if (shadows > 0) {
@@ -86,7 +90,7 @@ public final class BufferedDecision {
             Policy policy = charges.get(i).policy();
             if (policy.shadow()) {
                 shadows--;
-                if (step(engine, charges, i, false, into, scratch) == REJECTED) {
+                if (one(engine, charges.get(i), i, into, scratch) == REJECTED) {
                     ShadowLog.wouldHaveRefused(policy.name());
                 }
             }
@@ -102,16 +106,16 @@ public final class BufferedDecision {
     }
 
     /**
-     * One all-or-nothing decision over the charge {@code only}, or (when it is negative) over
-     * every charge but, with {@code skipShadow}, the shadow ones; writes their states at their
-     * charges' indices and returns the outcome's code, its details in {@code s}.
+     * One all-or-nothing decision over every charge but, with {@code skipShadow}, the shadow
+     * ones; writes their states at their charges' indices and returns the outcome's code, its
+     * details in {@code s}.
      */
     private static int step(
-            InMemoryEngine engine, List<Charge> charges, int only, boolean skipShadow, DecisionBuffer into, Scratch s) {
+            InMemoryEngine engine, List<Charge> charges, boolean skipShadow, DecisionBuffer into, Scratch s) {
         int m = 0;
         for (int i = 0; i < charges.size(); i++) {
             Charge c = charges.get(i);
-            if (only >= 0 ? i != only : skipShadow && c.policy().shadow()) {
+            if (skipShadow && c.policy().shadow()) {
                 continue;
             }
             KeyTable table = engine.table(c.policy());
@@ -133,6 +137,71 @@ public final class BufferedDecision {
             for (int k = m - 1; k >= 0; k--) {
                 s.segments[s.order[k]].unlock();
             }
+        }
+    }
+
+    /**
+     * {@link #step} over the one charge {@code c} (at index {@code i}): no lock order to sort,
+     * nothing kept in the scratch's arrays. The same decision, written out for the common case.
+     */
+    private static int one(InMemoryEngine engine, Charge c, int i, DecisionBuffer into, Scratch s) {
+        Policy policy = c.policy();
+        String key = c.key();
+        KeyTable table = engine.table(policy);
+        int hash = KeyTable.hash(key);
+        Segment segment = table.segmentFor(hash);
+        segment.lock();
+        try {
+            long now = engine.nowMicros();
+            Kernel kernel = table.kernelFor(policy);
+            int off = segment.find(key, hash);
+            long[] state = off < 0 ? kernel.absent() : segment.states();
+            long retryAfter = kernel.retryAfter(state, Math.max(off, 0), now, c.cost());
+            if (retryAfter > 0) {
+                int at = Math.max(off, 0);
+                into.set(
+                        i,
+                        policy,
+                        key,
+                        policy.quota(),
+                        kernel.remaining(state, at, now),
+                        kernel.reset(state, at, now),
+                        retryAfter,
+                        now,
+                        true,
+                        false);
+                s.refusedBy = i;
+                s.retryAfterSeconds = Math.max(1, Math.ceilDiv(retryAfter, 1_000_000L));
+                return REJECTED;
+            }
+            if (off < 0) {
+                off = engine.insert(segment, kernel, key, hash, now);
+                if (off < 0) { // the store is full
+                    writeUnknown(c, i, into, now);
+                    if (InMemoryEngine.failsClosed(policy)) {
+                        s.failed = policy;
+                        s.retryAfterSeconds = InMemoryEngine.FULL_RETRY_MICROS / 1_000_000L;
+                        return UNAVAILABLE;
+                    }
+                    return ALLOWED;
+                }
+            }
+            long[] states = segment.states();
+            kernel.charge(states, off, now, c.cost());
+            into.set(
+                    i,
+                    policy,
+                    key,
+                    policy.quota(),
+                    kernel.remaining(states, off, now),
+                    kernel.reset(states, off, now),
+                    0,
+                    now,
+                    true,
+                    false);
+            return ALLOWED;
+        } finally {
+            segment.unlock();
         }
     }
 
