@@ -34,19 +34,24 @@ public final class DecisionBuffer {
 
     private Outcome outcome = Outcome.ALLOWED;
     private int size;
-    private @Nullable Policy[] policies;
-    private @Nullable String[] keys;
-    private long[] limits;
-    private long[] remaining;
-    private long[] resetMicros;
-    private long[] retryAfterMicros;
-    private long[] nowMicros;
-    private boolean[] known;
-    private boolean[] local;
+    // state i: refs[2i] its policy, refs[2i + 1] its key; longs[LONGS * i + ...] its figures
+    // (two arrays, not one per field: a decision writes and the headers read two cache lines)
+    private @Nullable Object[] refs;
+    private long[] longs;
     private int refusedBy = -1;
     private @Nullable PolicyState refusedState;
     private @Nullable Policy failedClosed;
     private long retryAfterSeconds;
+
+    private static final int LONGS = 6;
+    private static final int LIMIT = 0;
+    private static final int REMAINING = 1;
+    private static final int RESET = 2;
+    private static final int RETRY_AFTER = 3;
+    private static final int NOW = 4;
+    private static final int FLAGS = 5;
+    private static final long KNOWN = 1;
+    private static final long LOCAL = 2;
 
     /** Working memory of the store that last filled this buffer (see the class comment). */
     @Nullable
@@ -62,15 +67,8 @@ public final class DecisionBuffer {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must not be negative: " + capacity);
         }
-        policies = new Policy[capacity];
-        keys = new String[capacity];
-        limits = new long[capacity];
-        remaining = new long[capacity];
-        resetMicros = new long[capacity];
-        retryAfterMicros = new long[capacity];
-        nowMicros = new long[capacity];
-        known = new boolean[capacity];
-        local = new boolean[capacity];
+        refs = new Object[2 * capacity];
+        longs = new long[LONGS * capacity];
     }
 
     // --- reading --------------------------------------------------------------------------------
@@ -87,67 +85,69 @@ public final class DecisionBuffer {
 
     /** State {@code i}'s policy. */
     public Policy policy(int i) {
-        return Objects.requireNonNull(policies[check(i)]);
+        return (Policy) Objects.requireNonNull(refs[2 * check(i)]);
     }
 
     /** State {@code i}'s key. */
     public String key(int i) {
-        return Objects.requireNonNull(keys[check(i)]);
+        return (String) Objects.requireNonNull(refs[2 * check(i) + 1]);
     }
 
     /** State {@code i}'s quota: {@link PolicyState#limit()}. */
     public long limit(int i) {
-        return limits[check(i)];
+        return longs[LONGS * check(i) + LIMIT];
     }
 
     /** {@link PolicyState#remaining()} of state {@code i}. */
     public long remaining(int i) {
-        return remaining[check(i)];
+        return longs[LONGS * check(i) + REMAINING];
     }
 
     /** {@link PolicyState#used()} of state {@code i}. */
     public long used(int i) {
-        return limits[check(i)] - remaining[i];
+        int at = LONGS * check(i);
+        return longs[at + LIMIT] - longs[at + REMAINING];
     }
 
     /** {@link PolicyState#resetMicros()} of state {@code i}. */
     public long resetMicros(int i) {
-        return resetMicros[check(i)];
+        return longs[LONGS * check(i) + RESET];
     }
 
     /** {@link PolicyState#resetSeconds()} of state {@code i}. */
     public long resetSeconds(int i) {
-        return Math.ceilDiv(resetMicros[check(i)], 1_000_000L);
+        return Math.ceilDiv(longs[LONGS * check(i) + RESET], 1_000_000L);
     }
 
     /** {@link PolicyState#resetEpochSeconds()} of state {@code i}. */
     public long resetEpochSeconds(int i) {
-        return Math.ceilDiv(nowMicros[check(i)] + resetMicros[i], 1_000_000L);
+        int at = LONGS * check(i);
+        return Math.ceilDiv(longs[at + NOW] + longs[at + RESET], 1_000_000L);
     }
 
     /** {@link PolicyState#retryAfterMicros()} of state {@code i}. */
     public long retryAfterMicros(int i) {
-        return retryAfterMicros[check(i)];
+        return longs[LONGS * check(i) + RETRY_AFTER];
     }
 
     /** {@link PolicyState#nowMicros()} of state {@code i}. */
     public long nowMicros(int i) {
-        return nowMicros[check(i)];
+        return longs[LONGS * check(i) + NOW];
     }
 
     /** {@link PolicyState#known()} of state {@code i}. */
     public boolean known(int i) {
-        return known[check(i)];
+        return (longs[LONGS * check(i) + FLAGS] & KNOWN) != 0;
     }
 
     /** {@link PolicyState#local()} of state {@code i}. */
     public boolean local(int i) {
-        return local[check(i)];
+        return (longs[LONGS * check(i) + FLAGS] & LOCAL) != 0;
     }
 
     /** Whether state {@code i} is a shadow policy's would-be refusal ({@link ShadowPolicies#wouldHaveRefused}). */
     public boolean wouldHaveRefused(int i) {
-        return policy(i).shadow() && retryAfterMicros[i] > 0;
+        return policy(i).shadow() && longs[LONGS * i + RETRY_AFTER] > 0;
     }
 
     /** State {@code i} as a {@link PolicyState} (allocates). */
@@ -155,13 +155,13 @@ public final class DecisionBuffer {
         return new PolicyState(
                 policy(i),
                 key(i),
-                limits[i],
-                remaining[i],
-                resetMicros[i],
-                retryAfterMicros[i],
-                nowMicros[i],
-                known[i],
-                local[i]);
+                limit(i),
+                remaining(i),
+                resetMicros(i),
+                retryAfterMicros(i),
+                nowMicros(i),
+                known(i),
+                local(i));
     }
 
     /**
@@ -189,13 +189,16 @@ public final class DecisionBuffer {
      */
     public int closestToExhaustion() {
         int closest = -1;
+        double closestShare = 0;
         for (int i = 0; i < size; i++) {
-            Policy policy = Objects.requireNonNull(policies[i]);
-            if (!known[i] || policy.shadow()) {
+            int at = LONGS * i;
+            if ((longs[at + FLAGS] & KNOWN) == 0 || ((Policy) Objects.requireNonNull(refs[2 * i])).shadow()) {
                 continue;
             }
-            if (closest < 0 || (double) remaining[i] / limits[i] < (double) remaining[closest] / limits[closest]) {
+            double share = (double) longs[at + REMAINING] / longs[at + LIMIT];
+            if (closest < 0 || share < closestShare) {
                 closest = i;
+                closestShare = share;
             }
         }
         return closest;
@@ -221,8 +224,7 @@ public final class DecisionBuffer {
 
     /** Empties the buffer: an allowed decision over no policy. Returns this buffer. */
     public DecisionBuffer clear() {
-        Arrays.fill(policies, 0, size, null);
-        Arrays.fill(keys, 0, size, null);
+        Arrays.fill(refs, 0, 2 * size, null);
         size = 0;
         outcome = Outcome.ALLOWED;
         refusedBy = -1;
@@ -237,18 +239,22 @@ public final class DecisionBuffer {
      * must be, before the buffer is read). Returns this buffer.
      */
     public DecisionBuffer reserve(int n) {
-        clear();
-        if (n > policies.length) {
-            int capacity = Math.max(n, 2 * policies.length);
-            policies = Arrays.copyOf(policies, capacity);
-            keys = Arrays.copyOf(keys, capacity);
-            limits = Arrays.copyOf(limits, capacity);
-            remaining = Arrays.copyOf(remaining, capacity);
-            resetMicros = Arrays.copyOf(resetMicros, capacity);
-            retryAfterMicros = Arrays.copyOf(retryAfterMicros, capacity);
-            nowMicros = Arrays.copyOf(nowMicros, capacity);
-            known = Arrays.copyOf(known, capacity);
-            local = Arrays.copyOf(local, capacity);
+        if (n < 0) {
+            throw new IllegalArgumentException("n must not be negative: " + n);
+        }
+        if (n < size) {
+            Arrays.fill(refs, 2 * n, 2 * size, null); // the slots up to n are written again
+        }
+        size = 0;
+        outcome = Outcome.ALLOWED;
+        refusedBy = -1;
+        refusedState = null;
+        failedClosed = null;
+        retryAfterSeconds = 0;
+        if (2 * n > refs.length) {
+            int capacity = Math.max(n, refs.length); // at least doubles
+            refs = Arrays.copyOf(refs, 2 * capacity);
+            longs = Arrays.copyOf(longs, LONGS * capacity);
         }
         size = n;
         return this;
@@ -267,15 +273,15 @@ public final class DecisionBuffer {
             boolean known,
             boolean local) {
         check(i);
-        this.policies[i] = policy;
-        this.keys[i] = key;
-        this.limits[i] = limit;
-        this.remaining[i] = remaining;
-        this.resetMicros[i] = resetMicros;
-        this.retryAfterMicros[i] = retryAfterMicros;
-        this.nowMicros[i] = nowMicros;
-        this.known[i] = known;
-        this.local[i] = local;
+        refs[2 * i] = policy;
+        refs[2 * i + 1] = key;
+        int at = LONGS * i;
+        longs[at + LIMIT] = limit;
+        longs[at + REMAINING] = remaining;
+        longs[at + RESET] = resetMicros;
+        longs[at + RETRY_AFTER] = retryAfterMicros;
+        longs[at + NOW] = nowMicros;
+        longs[at + FLAGS] = (known ? KNOWN : 0) | (local ? LOCAL : 0);
     }
 
     /** Writes state {@code i} as {@code state}. */
@@ -323,29 +329,19 @@ public final class DecisionBuffer {
         int kept = 0;
         int refused = refusedBy;
         for (int i = 0; i < size; i++) {
-            if (Objects.requireNonNull(policies[i]).shadow()) {
+            if (((Policy) Objects.requireNonNull(refs[2 * i])).shadow()) {
                 if (i < refusedBy) {
                     refused--;
                 }
                 continue;
             }
             if (kept != i) {
-                set(
-                        kept,
-                        Objects.requireNonNull(policies[i]),
-                        Objects.requireNonNull(keys[i]),
-                        limits[i],
-                        remaining[i],
-                        resetMicros[i],
-                        retryAfterMicros[i],
-                        nowMicros[i],
-                        known[i],
-                        local[i]);
+                System.arraycopy(refs, 2 * i, refs, 2 * kept, 2);
+                System.arraycopy(longs, LONGS * i, longs, LONGS * kept, LONGS);
             }
             kept++;
         }
-        Arrays.fill(policies, kept, size, null);
-        Arrays.fill(keys, kept, size, null);
+        Arrays.fill(refs, 2 * kept, 2 * size, null);
         size = kept;
         refusedBy = refused;
     }

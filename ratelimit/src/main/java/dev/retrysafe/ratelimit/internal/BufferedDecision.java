@@ -68,16 +68,21 @@ public final class BufferedDecision {
         }
         scratch.ensure(n);
         int shadows = 0;
+        int enforced = -1; // the last enforced charge: the only one when all but one are shadow
         for (int i = 0; i < n; i++) {
             Charge c = charges.get(i);
-            if (c.policy().shadow()) {
+            if (!c.policy().shadow()) {
+                enforced = i;
+            } else {
                 shadows++;
                 // a placeholder, so that every slot names its policy until its own step writes it
                 into.set(i, c.policy(), c.key(), c.policy().quota(), c.policy().quota(), 0, 0, 0, false, false);
             }
         }
         if (shadows < n) {
-            int outcome = step(engine, charges, shadows > 0, into, scratch);
+            int outcome = shadows == n - 1
+                    ? one(engine, charges.get(enforced), enforced, into, scratch)
+                    : step(engine, charges, shadows > 0, into, scratch);
             if (outcome != ALLOWED) {
                 finish(outcome, into, scratch);
                 if (shadows > 0) {

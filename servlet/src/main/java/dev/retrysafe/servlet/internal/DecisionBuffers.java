@@ -17,7 +17,7 @@ final class DecisionBuffers {
 
     /** Room for at least {@code size} buffers (rounded up to a power of two), all made now. */
     DecisionBuffers(int size) {
-        int slotCount = Integer.highestOneBit(Math.max(1, size - 1)) << 1;
+        int slotCount = size <= 1 ? 1 : Integer.highestOneBit(size - 1) << 1;
         this.slots = new AtomicReferenceArray<>(slotCount);
         this.mask = slotCount - 1;
         for (int i = 0; i < slotCount; i++) {
