@@ -103,14 +103,22 @@ public final class RateLimitHandler {
         List<Charge> spent = charges;
         if (!charges.isEmpty()) {
             DecisionBuffer decision = buffers.take();
+            List<HeaderField> fields;
+            Decision refusal = null;
             try {
                 settings.store().decide(partition, charges, decision);
-                if (!admit(decision, set, request, response)) {
-                    return null;
+                fields = headers.render(decision);
+                if (decision.outcome() == DecisionBuffer.Outcome.ALLOWED) {
+                    spent = spent(charges, decision);
+                } else {
+                    refusal = decision.toDecision();
                 }
-                spent = spent(charges, decision);
             } finally {
+                // before any I/O: a refusal reads and drops the request's body, which may take long
                 buffers.giveBack(decision);
+            }
+            if (!admit(refusal, fields, set, request, response)) {
+                return null;
             }
         }
         if (slots.isEmpty()) {
@@ -281,19 +289,24 @@ public final class RateLimitHandler {
     }
 
     /**
-     * Writes the headers and, for a refusal, the whole answer; whether the request may run. An
-     * allowed request's decision is read from the buffer alone (nothing but its header strings
-     * allocated); a refusal's is made into a {@link Decision} first.
+     * Writes the headers ({@code fields}, rendered from the decision, and the set's) and, for a
+     * refusal, the whole answer; whether the request may run.
+     *
+     * @param refusal the decision when it refused the request; {@code null} when it allowed it
+     *                (its buffer went back to the pool: nothing but the header strings allocated)
      */
     private boolean admit(
-            DecisionBuffer buffer, @Nullable PolicySet set, HttpServletRequest request, HttpServletResponse response)
+            @Nullable Decision refusal,
+            List<HeaderField> fields,
+            @Nullable PolicySet set,
+            HttpServletRequest request,
+            HttpServletResponse response)
             throws IOException {
-        List<HeaderField> fields = headers.render(buffer);
         long wait = writeHeaders(response, fields, set);
-        if (buffer.outcome() == DecisionBuffer.Outcome.ALLOWED) {
+        if (refusal == null) {
             return true;
         }
-        return switch (buffer.toDecision()) {
+        return switch (refusal) {
             case Decision.Allowed allowed -> true;
             case Decision.Rejected rejected -> {
                 Policy policy = rejected.refusedBy().policy();
