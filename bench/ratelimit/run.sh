@@ -9,6 +9,12 @@
 #             buckets in a ConcurrentHashMap (default lock-free, and SYNCHRONIZED) and Resilience4j
 #             RateLimiters in a ConcurrentHashMap; at 1 and 2 threads, one hot key and 100,000 keys.
 #             Plus ClockBenchmark (the cost of reading the clock, once).
+#   filterpath JMH (FilterPathBenchmark): the HTTP filter's rate-limit step per request once it has
+#             the charges, store.decide(partition, charges, buffer) plus every figure the headers
+#             are rendered from, for 1, 2 and 3 policies and for a previous policy set with a
+#             shadow policy; the same through decide(partition, charges) (a new Decision, the
+#             path before the buffer); 1 policy with the header strings rendered; and Bucket4j's
+#             single bucket per key, the peer. Decisions per second and B/op (-prof gc).
 #   memory    bytes of limiter state per tracked key (MemoryPerKey: used heap after System.gc()
 #             before and after tracking N keys, SerialGC), for every library.
 #   redis     JMH (RedisBenchmark) at 1, 16 and 64 caller threads: RedisRateLimitStore.decide vs
@@ -28,12 +34,13 @@
 # Usage:
 #   bench/ratelimit/run.sh              full run: JMH fork 1, warm-up 3 x 2 s, measured 5 x 2 s (~14 min)
 #   bench/ratelimit/run.sh --quick      smoke test: warm-up 1 x 1 s, measured 2 x 1 s (~4 min)
-#   bench/ratelimit/run.sh --only inmemory|memory|redis|ceiling   one part (repeatable)
+#   bench/ratelimit/run.sh --only inmemory|filterpath|memory|redis|ceiling   one part (repeatable)
 #   bench/ratelimit/run.sh --help
 #
 # Environment (defaults in brackets):
 #   WARMUP_ITERATIONS [3] WARMUP_TIME [2] ITERATIONS [5] ITERATION_TIME [2] FORKS [1]  JMH settings (s)
 #   INMEMORY_THREADS ["1 2"]  INMEMORY_KEYS ["1 100000"]  REDIS_CALLERS ["1 16 64"]
+#   FILTERPATH_THREADS ["1"]  FILTERPATH_KEYS ["1 100000"]
 #   REDIS_VIRTUAL [1]     0: no rows with callers on virtual threads
 #   ORDER_TURN [random: 0, 1 or 2]  which order of the Redis library rows the first caller count
 #                         takes (each next caller count takes the next order); recorded in the summary
@@ -68,7 +75,7 @@ QUICK=0 ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
-    --only) [ $# -ge 2 ] || die "--only needs inmemory, memory, redis or ceiling"; ONLY+=("$2"); shift ;;
+    --only) [ $# -ge 2 ] || die "--only needs inmemory, filterpath, memory, redis or ceiling"; ONLY+=("$2"); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -83,6 +90,7 @@ fi
 WARMUP_ITERATIONS=${WARMUP_ITERATIONS:-3} WARMUP_TIME=${WARMUP_TIME:-2}
 ITERATIONS=${ITERATIONS:-5} ITERATION_TIME=${ITERATION_TIME:-2} FORKS=${FORKS:-1}
 INMEMORY_THREADS=${INMEMORY_THREADS:-1 2} INMEMORY_KEYS=${INMEMORY_KEYS:-1 100000}
+FILTERPATH_THREADS=${FILTERPATH_THREADS:-1} FILTERPATH_KEYS=${FILTERPATH_KEYS:-1 100000}
 REDIS_CALLERS=${REDIS_CALLERS:-1 16 64}
 ORDER_TURN=${ORDER_TURN:-$((RANDOM % 3))}
 REDIS_VIRTUAL=${REDIS_VIRTUAL:-1}
@@ -97,7 +105,7 @@ INTERFERENCE_LIMIT=${INTERFERENCE_LIMIT:-10} RETRY_DISTURBED=${RETRY_DISTURBED:-
 
 part() { [ ${#ONLY[@]} -eq 0 ] && return 0; local p; for p in "${ONLY[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 for p in "${ONLY[@]+"${ONLY[@]}"}"; do
-  case "$p" in inmemory|memory|redis|ceiling) ;; *) die "--only: unknown part '$p'" ;; esac
+  case "$p" in inmemory|filterpath|memory|redis|ceiling) ;; *) die "--only: unknown part '$p'" ;; esac
 done
 
 # shellcheck source=../../scripts/jdk.sh
@@ -232,6 +240,20 @@ if part inmemory; then
       for b in retrysafe retrysafeNoClock retrysafeDecide bucket4j bucket4jSynchronized resilience4j; do
         id="inmemory-t$t-k$k-$b"
         run_row "$id" inmemory "$JAVA" -jar "$JAR" "InMemoryBenchmark.$b\$" -t "$t" -p keys="$k" -prof gc \
+          "${JMH_COMMON[@]}" -rff "$OUT/$id.json"
+      done
+    done
+  done
+fi
+
+# --- the filter's path -----------------------------------------------------------------------------
+if part filterpath; then
+  for t in $FILTERPATH_THREADS; do
+    for k in $FILTERPATH_KEYS; do
+      for b in bucket4j decide1 decide2 decide3 versionsShadow decide1List decide2List decide3List \
+               versionsShadowList decide1Rendered; do
+        id="filterpath-t$t-k$k-$b"
+        run_row "$id" inmemory "$JAVA" -jar "$JAR" "FilterPathBenchmark.$b\$" -t "$t" -p keys="$k" -prof gc \
           "${JMH_COMMON[@]}" -rff "$OUT/$id.json"
       done
     done

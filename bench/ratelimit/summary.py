@@ -94,6 +94,39 @@ if any(i.startswith("inmemory-") for i in ids):
             "%s %.1f" % (b["benchmark"].rsplit(".", 1)[1], b["primaryMetric"]["score"]) for b in json.load(open(clock))))
     print()
 
+# --- the filter's path
+if any(i.startswith("filterpath-") for i in ids):
+    print("## The filter's path: decide over the request's policies, with what the headers need\n")
+    cells = sorted({tuple(map(int, re.match(r"filterpath-t(\d+)-k(\d+)-", i).groups())) for i in ids
+                    if i.startswith("filterpath-")})
+    kinds = [("1 policy", "decide1"), ("2 policies", "decide2"), ("3 policies", "decide3"),
+             ("versions + shadow (2)", "versionsShadow")]
+
+    def alloc(v):
+        return "-" if v is None or v[2] is None else "{:.1f}".format(v[2])
+
+    print("| threads | keys | request | buffer ops/s | Decision ops/s | Bucket4j ops/s | **buffer / Bucket4j** "
+          "(target >= 1.5, 1 policy) | Decision / Bucket4j | B/op buffer (target <= 64) | B/op Decision | other work (max) |")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for t, k in cells:
+        pre = "filterpath-t%d-k%d-" % (t, k)
+        peer = jmh(pre + "bucket4j")
+        for name, b in kinds:
+            buf, lst = jmh(pre + b), jmh(pre + b + "List")
+            worst = max((float(rows[i]["other_pct"]) for i in (pre + "bucket4j", pre + b, pre + b + "List")
+                         if i in rows), default=0)
+            flags = flag(pre + "bucket4j") + flag(pre + b) + flag(pre + b + "List")
+            print("| %d | %s | %s | %s | %s | %s | **%s** | %s | %s | %s | %.1f%%%s |" % (
+                t, "{:,}".format(k), name, ops(buf), ops(lst), ops(peer), ratio(buf, peer), ratio(lst, peer),
+                alloc(buf), alloc(lst), worst, " NOISY" if flags else ""))
+        rendered = jmh(pre + "decide1Rendered")
+        print("| %d | %s | 1 policy, header strings rendered (ref.) | %s | - | %s | %s | - | %s | - | %s |" % (
+            t, "{:,}".format(k), ops(rendered), ops(peer), ratio(rendered, peer), alloc(rendered),
+            other(pre + "decide1Rendered")))
+    print("\nBucket4j allocates %s B/op (tryConsume)." % ", ".join(sorted({alloc(jmh("filterpath-t%d-k%d-bucket4j" % c))
+                                                                           for c in cells})))
+    print()
+
 # --- memory
 mem = [i for i in ids if i.startswith("memory-")]
 if mem:

@@ -1,5 +1,6 @@
 package dev.retrysafe.ratelimit;
 
+import dev.retrysafe.ratelimit.internal.BufferedDecision;
 import dev.retrysafe.ratelimit.internal.InMemoryEngine;
 import dev.retrysafe.ratelimit.internal.KeyTable;
 import dev.retrysafe.ratelimit.internal.MicrosClock;
@@ -58,6 +59,24 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
     public Decision decide(String partition, List<Charge> charges) {
         Objects.requireNonNull(partition, "partition");
         return ShadowPolicies.decide(charges, step);
+    }
+
+    /**
+     * As {@link #decide(String, List)}, into {@code into}: allocates nothing once the buffer has
+     * held as many states (the buffer keeps this store's working memory between decisions), and
+     * nothing for the key unless it is new to its table.
+     */
+    @Override
+    public void decide(String partition, List<Charge> charges, DecisionBuffer into) {
+        Objects.requireNonNull(partition, "partition");
+        BufferedDecision.Scratch scratch;
+        if (into.storeScratch instanceof BufferedDecision.Scratch mine) {
+            scratch = mine;
+        } else {
+            scratch = new BufferedDecision.Scratch();
+            into.storeScratch = scratch;
+        }
+        BufferedDecision.decide(engine, charges, into, scratch);
     }
 
     /** Ignores {@code partition}: a counter is identified by its policy and key alone. */

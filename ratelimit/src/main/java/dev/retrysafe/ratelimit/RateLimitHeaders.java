@@ -82,28 +82,33 @@ public final class RateLimitHeaders {
      * to them.
      */
     public List<HeaderField> render(Decision decision) {
+        return render(new DecisionBuffer(decision.states().size()).set(decision));
+    }
+
+    /**
+     * The headers for the decision in {@code decision}, exactly as {@link #render(Decision)}
+     * renders the {@code Decision} it stands for: what the HTTP filter sets after
+     * {@link RateLimitStore#decide(String, List, DecisionBuffer)}. Allocates the strings only.
+     */
+    public List<HeaderField> render(DecisionBuffer decision) {
         List<HeaderField> fields = new ArrayList<>(9);
-        List<PolicyState> states = ShadowPolicies.enforced(decision.states());
-        if (!states.isEmpty()) {
-            fields.add(new HeaderField(RATELIMIT_POLICY, policyList(states)));
+        String policies = policyList(decision);
+        if (!policies.isEmpty()) {
+            fields.add(new HeaderField(RATELIMIT_POLICY, policies));
         }
-        String limits = serviceLimitList(states);
+        String limits = serviceLimitList(decision);
         if (!limits.isEmpty()) {
             fields.add(new HeaderField(RATELIMIT, limits));
         }
-        PolicyState closest = decision.closestToExhaustion();
-        if (closest != null) {
-            fields.add(new HeaderField(X_LIMIT, Long.toString(closest.limit())));
-            fields.add(new HeaderField(X_REMAINING, Long.toString(closest.remaining())));
-            fields.add(new HeaderField(X_USED, Long.toString(closest.used())));
-            fields.add(new HeaderField(X_RESET, Long.toString(closest.resetEpochSeconds())));
-            fields.add(new HeaderField(X_RESOURCE, closest.policy().name()));
+        int closest = decision.closestToExhaustion();
+        if (closest >= 0) {
+            fields.add(new HeaderField(X_LIMIT, Long.toString(decision.limit(closest))));
+            fields.add(new HeaderField(X_REMAINING, Long.toString(decision.remaining(closest))));
+            fields.add(new HeaderField(X_USED, Long.toString(decision.used(closest))));
+            fields.add(new HeaderField(X_RESET, Long.toString(decision.resetEpochSeconds(closest))));
+            fields.add(new HeaderField(X_RESOURCE, decision.policy(closest).name()));
         }
-        long retryAfter = switch (decision) {
-            case Decision.Allowed allowed -> 0;
-            case Decision.Rejected rejected -> rejected.retryAfterSeconds();
-            case Decision.Unavailable unavailable -> unavailable.retryAfterSeconds();
-        };
+        long retryAfter = decision.retryAfterSeconds();
         if (retryAfter > 0) {
             fields.add(new HeaderField(RETRY_AFTER, Long.toString(Math.max(1, retryAfter) + jitter())));
         }
@@ -122,15 +127,20 @@ public final class RateLimitHeaders {
         return List.copyOf(fields);
     }
 
-    private static String policyList(List<PolicyState> states) {
+    /** Every enforced policy, known or not (shadow policies are never shown to clients). */
+    private static String policyList(DecisionBuffer d) {
         StringBuilder value = new StringBuilder();
-        for (PolicyState state : states) {
+        for (int i = 0; i < d.size(); i++) {
+            Policy policy = d.policy(i);
+            if (policy.shadow()) {
+                continue;
+            }
             if (!value.isEmpty()) {
                 value.append(", ");
             }
-            appendString(value, state.policy().name());
-            value.append(";q=").append(state.limit());
-            long windowMicros = state.policy().windowMicros();
+            appendString(value, policy.name());
+            value.append(";q=").append(d.limit(i));
+            long windowMicros = policy.windowMicros();
             if (windowMicros % MICROS_PER_SECOND == 0) {
                 value.append(";w=").append(windowMicros / MICROS_PER_SECOND);
             }
@@ -138,17 +148,17 @@ public final class RateLimitHeaders {
         return value.toString();
     }
 
-    private static String serviceLimitList(List<PolicyState> states) {
+    private static String serviceLimitList(DecisionBuffer d) {
         StringBuilder value = new StringBuilder();
-        for (PolicyState state : states) {
-            if (!state.known()) {
+        for (int i = 0; i < d.size(); i++) {
+            if (!d.known(i) || d.policy(i).shadow()) {
                 continue;
             }
             if (!value.isEmpty()) {
                 value.append(", ");
             }
-            appendString(value, state.policy().name());
-            value.append(";r=").append(state.remaining()).append(";t=").append(state.resetSeconds());
+            appendString(value, d.policy(i).name());
+            value.append(";r=").append(d.remaining(i)).append(";t=").append(d.resetSeconds(i));
         }
         return value.toString();
     }

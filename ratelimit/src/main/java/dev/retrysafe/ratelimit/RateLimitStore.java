@@ -29,6 +29,20 @@ public interface RateLimitStore extends AutoCloseable {
     Decision decide(String partition, List<Charge> charges);
 
     /**
+     * {@link #decide(String, List)} into {@code into} instead of a new {@link Decision}: the
+     * same decision, the same states, for a hot path that renders headers from the buffer and
+     * would rather allocate nothing. This default fills the buffer from {@code decide}; the
+     * in-memory store decides into it directly and, with a buffer reused for its decisions,
+     * allocates nothing.
+     *
+     * @param into emptied, then filled with the decision ({@link DecisionBuffer#toDecision()}
+     *             gives back what {@code decide} would have returned)
+     */
+    default void decide(String partition, List<Charge> charges, DecisionBuffer into) {
+        into.set(decide(partition, charges));
+    }
+
+    /**
      * The states {@link #decide} would report if it charged nothing: for {@code GET
      * /v1/rate_limit} and for answers that do not spend budget (idempotent replays). Returns
      * {@link Decision.Allowed} (or {@link Decision.Unavailable} when unreachable and fail-closed)

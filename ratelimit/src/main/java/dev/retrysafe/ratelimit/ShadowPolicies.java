@@ -90,20 +90,4 @@ public final class ShadowPolicies {
             case Decision.Unavailable unavailable -> unavailable.states().getFirst();
         };
     }
-
-    /** {@code decision}'s states without the shadow policies': what clients are shown. */
-    static List<PolicyState> enforced(List<PolicyState> states) {
-        for (int i = 0; i < states.size(); i++) {
-            if (states.get(i).policy().shadow()) {
-                List<PolicyState> shown = new ArrayList<>(states.size() - 1);
-                for (PolicyState state : states) {
-                    if (!state.policy().shadow()) {
-                        shown.add(state);
-                    }
-                }
-                return shown;
-            }
-        }
-        return states;
-    }
 }

@@ -26,7 +26,13 @@ public final class InMemoryEngine {
 
     private final MicrosClock clock;
     private final long maxKeys;
+    /** The most policies whose tables are found by reference, without building their identity. */
+    private static final int RECENT_TABLES = 64;
+
     private final ConcurrentHashMap<KeyTable.Identity, KeyTable> tables = new ConcurrentHashMap<>();
+    /** Pairs of a policy and its table, found by reference: a lookup that allocates nothing. */
+    private volatile Object[] recentTables = new Object[0];
+
     private final AtomicLong tableOrder = new AtomicLong();
     private final AtomicLong keys = new AtomicLong();
     // far enough in the past that the first full store sweeps, near enough that now - it cannot overflow
@@ -47,6 +53,35 @@ public final class InMemoryEngine {
      * same states (as Redis keys them).
      */
     public KeyTable table(Policy policy) {
+        Object[] recent = recentTables;
+        for (int i = 0; i < recent.length; i += 2) {
+            if (recent[i] == policy) {
+                return (KeyTable) recent[i + 1];
+            }
+        }
+        KeyTable table = tableOf(policy);
+        remember(recent, policy, table);
+        return table;
+    }
+
+    /**
+     * Adds {@code policy}'s table to the recent ones: a copy with one more pair, or a fresh array
+     * when the bound is reached (policies reloaded many times). Two threads adding at once may
+     * lose one pair, which the next lookup adds again.
+     */
+    private void remember(Object[] recent, Policy policy, KeyTable table) {
+        Object[] next;
+        if (recent.length >= 2 * RECENT_TABLES) {
+            next = new Object[] {policy, table};
+        } else {
+            next = Arrays.copyOf(recent, recent.length + 2);
+            next[recent.length] = policy;
+            next[recent.length + 1] = table;
+        }
+        recentTables = next;
+    }
+
+    private KeyTable tableOf(Policy policy) {
         KeyTable.Identity identity = KeyTable.Identity.of(policy);
         KeyTable table = tables.get(identity);
         if (table != null) {
@@ -109,7 +144,7 @@ public final class InMemoryEngine {
     }
 
     /** Whether a full store refuses a new key of {@code policy}: only an enforced, fail-closed one does. */
-    private static boolean failsClosed(Policy policy) {
+    static boolean failsClosed(Policy policy) {
         return policy.failMode() == FailMode.CLOSED && !policy.shadow();
     }
 
@@ -317,7 +352,7 @@ public final class InMemoryEngine {
      * Tracks a new key in {@code segment} (locked by the caller); returns its offset, or -1 when
      * the store holds {@code maxKeys} keys and none of them could be dropped.
      */
-    private int insert(Segment segment, Kernel kernel, String key, int hash, long now) {
+    int insert(Segment segment, Kernel kernel, String key, int hash, long now) {
         if (!reserveKey(segment, kernel, now)) {
             return -1;
         }

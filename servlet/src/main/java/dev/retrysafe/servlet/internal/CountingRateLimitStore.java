@@ -2,6 +2,7 @@ package dev.retrysafe.servlet.internal;
 
 import dev.retrysafe.ratelimit.Charge;
 import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.DecisionBuffer;
 import dev.retrysafe.ratelimit.PolicyState;
 import dev.retrysafe.ratelimit.RateLimitStore;
 import dev.retrysafe.ratelimit.ShadowPolicies;
@@ -35,6 +36,40 @@ public final class CountingRateLimitStore implements RateLimitStore {
                 outcomes.decided(unavailable.failedClosed().name(), DecisionListener.UNAVAILABLE);
         }
         return decision;
+    }
+
+    @Override
+    public void decide(String partition, List<Charge> charges, DecisionBuffer into) {
+        delegate.decide(partition, charges, into);
+        switch (into.outcome()) {
+            case ALLOWED -> {
+                for (int i = 0; i < into.size(); i++) {
+                    outcomes.decided(into.policy(i).name(), outcome(into, i));
+                }
+            }
+            case REJECTED -> {
+                int refusedBy = into.refusedBy();
+                Decision.Rejected rejected = refusedBy >= 0 ? null : (Decision.Rejected) into.toDecision();
+                String policy = rejected == null
+                        ? into.policy(refusedBy).name()
+                        : rejected.refusedBy().policy().name();
+                outcomes.decided(policy, DecisionListener.REJECTED);
+            }
+            case UNAVAILABLE ->
+                outcomes.decided(
+                        java.util.Objects.requireNonNull(into.failedClosed()).name(), DecisionListener.UNAVAILABLE);
+        }
+    }
+
+    /** {@link #outcome(PolicyState)} of state {@code i} of an allowed decision. */
+    private static String outcome(DecisionBuffer allowed, int i) {
+        if (allowed.wouldHaveRefused(i)) {
+            return DecisionListener.SHADOW_REJECTED;
+        }
+        if (!allowed.known(i)) {
+            return DecisionListener.FAILED_OPEN;
+        }
+        return allowed.local(i) ? DecisionListener.LOCAL_FALLBACK : DecisionListener.ALLOWED;
     }
 
     /** What a policy of an allowed request did: see {@link DecisionListener#decided}. */

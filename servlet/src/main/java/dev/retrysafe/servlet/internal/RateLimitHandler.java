@@ -6,6 +6,7 @@ import dev.retrysafe.ratelimit.ConcurrencyPolicy;
 import dev.retrysafe.ratelimit.ConcurrencySlot;
 import dev.retrysafe.ratelimit.ConcurrencyStore;
 import dev.retrysafe.ratelimit.Decision;
+import dev.retrysafe.ratelimit.DecisionBuffer;
 import dev.retrysafe.ratelimit.HeaderField;
 import dev.retrysafe.ratelimit.Permit;
 import dev.retrysafe.ratelimit.Plans;
@@ -44,6 +45,7 @@ public final class RateLimitHandler {
     private volatile RateLimitSettings settings;
 
     private final RateLimitHeaders headers;
+    private final DecisionBuffers buffers = DecisionBuffers.forThisMachine();
     private final RateLimitRefusal.@Nullable Writer refusals;
 
     /** A handler with {@code settings}. */
@@ -100,11 +102,24 @@ public final class RateLimitHandler {
         }
         List<Charge> spent = charges;
         if (!charges.isEmpty()) {
-            Decision decision = settings.store().decide(partition, charges);
-            if (!admit(decision, set, request, response)) {
+            DecisionBuffer decision = buffers.take();
+            List<HeaderField> fields;
+            Decision refusal = null;
+            try {
+                settings.store().decide(partition, charges, decision);
+                fields = headers.render(decision);
+                if (decision.outcome() == DecisionBuffer.Outcome.ALLOWED) {
+                    spent = spent(charges, decision);
+                } else {
+                    refusal = decision.toDecision();
+                }
+            } finally {
+                // before any I/O: a refusal reads and drops the request's body, which may take long
+                buffers.giveBack(decision);
+            }
+            if (!admit(refusal, fields, set, request, response)) {
                 return null;
             }
-            spent = spent(charges, decision);
         }
         if (slots.isEmpty()) {
             return new Charged(partition, spent, set, null);
@@ -150,13 +165,13 @@ public final class RateLimitHandler {
      * The charges an allowed request spent: all of them but the shadow policies' would-be
      * refusals, which spent nothing and so must not be given back by a refund.
      */
-    private static List<Charge> spent(List<Charge> charges, Decision allowed) {
+    private static List<Charge> spent(List<Charge> charges, DecisionBuffer allowed) {
         if (!ShadowPolicies.any(charges)) {
             return charges;
         }
         List<Charge> spent = new ArrayList<>(charges.size());
         for (int i = 0; i < charges.size(); i++) {
-            if (!ShadowPolicies.wouldHaveRefused(allowed.states().get(i))) {
+            if (!allowed.wouldHaveRefused(i)) {
                 spent.add(charges.get(i));
             }
         }
@@ -273,13 +288,25 @@ public final class RateLimitHandler {
         reconfigure(now.policies(), now.versions(), now.plans(), concurrencyPolicies);
     }
 
-    /** Writes the headers and, for a refusal, the whole answer; whether the request may run. */
+    /**
+     * Writes the headers ({@code fields}, rendered from the decision, and the set's) and, for a
+     * refusal, the whole answer; whether the request may run.
+     *
+     * @param refusal the decision when it refused the request; {@code null} when it allowed it
+     *                (its buffer went back to the pool: nothing but the header strings allocated)
+     */
     private boolean admit(
-            Decision decision, @Nullable PolicySet set, HttpServletRequest request, HttpServletResponse response)
+            @Nullable Decision refusal,
+            List<HeaderField> fields,
+            @Nullable PolicySet set,
+            HttpServletRequest request,
+            HttpServletResponse response)
             throws IOException {
-        List<HeaderField> fields = headers.render(decision);
         long wait = writeHeaders(response, fields, set);
-        return switch (decision) {
+        if (refusal == null) {
+            return true;
+        }
+        return switch (refusal) {
             case Decision.Allowed allowed -> true;
             case Decision.Rejected rejected -> {
                 Policy policy = rejected.refusedBy().policy();
