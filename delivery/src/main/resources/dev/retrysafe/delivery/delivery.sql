@@ -77,6 +77,8 @@ CREATE INDEX deliveries_due ON deliveries (next_attempt_at);
 CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at);
 CREATE INDEX deliveries_endpoint_id ON deliveries (endpoint_id, id);
 CREATE INDEX deliveries_lease_token ON deliveries (lease_token);
+-- Retention (since version 4): the purge finds old deliveries from here, oldest first.
+CREATE INDEX deliveries_created ON deliveries (created_at, id);
 -- Every attempt, as it happened; attempt_number may repeat if a lease was lost mid-attempt.
 CREATE TABLE delivery_attempts (
     id               VARCHAR(64)   NOT NULL,
