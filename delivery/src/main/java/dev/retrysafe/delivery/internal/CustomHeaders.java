@@ -64,26 +64,34 @@ public final class CustomHeaders {
      */
     public static Map<String, String> check(String parameter, Map<String, String> headers) {
         Objects.requireNonNull(headers, parameter);
-        if (headers.size() > MAX_COUNT) {
-            throw new IllegalArgumentException(
-                    parameter + " must hold at most " + MAX_COUNT + " headers, had " + headers.size());
+        String problem = problem(headers);
+        if (problem != null) {
+            throw new IllegalArgumentException(parameter + ": " + problem);
         }
-        Map<String, String> out = new LinkedHashMap<>();
+        return Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+    }
+
+    /**
+     * What is wrong with {@code headers} (the first rule broken, naming the header but never
+     * quoting a value), null when nothing is; see {@link #check}.
+     */
+    public static @Nullable String problem(Map<String, String> headers) {
+        if (headers.size() > MAX_COUNT) {
+            return "at most " + MAX_COUNT + " headers, had " + headers.size();
+        }
         Set<String> seen = new TreeSet<>();
-        headers.forEach((name, value) -> {
-            Objects.requireNonNull(name, parameter + " name");
-            Objects.requireNonNull(value, () -> parameter + " value of " + name);
+        for (Map.Entry<String, String> e : headers.entrySet()) {
+            String name = Objects.requireNonNull(e.getKey(), "header name");
+            String value = Objects.requireNonNull(e.getValue(), () -> "value of header " + name);
             String problem = problem(name, value);
             if (problem != null) {
-                throw new IllegalArgumentException(parameter + ": " + problem);
+                return problem;
             }
             if (!seen.add(name.toLowerCase(Locale.ROOT))) {
-                throw new IllegalArgumentException(
-                        parameter + ": header " + name + " is given twice (names are case-insensitive)");
+                return "header " + name + " is given twice (names are case-insensitive)";
             }
-            out.put(name, value);
-        });
-        return Collections.unmodifiableMap(out);
+        }
+        return null;
     }
 
     /**
