@@ -12,8 +12,9 @@
 -- 100 us apart), moved forward by every claim that reserves attempt slots (both since version 2).
 -- Since version 4: paused_at is when the endpoint was paused (NULL: not paused; nothing is
 -- attempted while paused, nothing fails); ordered: the events of one ordering key reach it one at
--- a time in commit order; custom_headers are the headers sent on every attempt (a JSON object of
--- name to value, kept like the secrets: never shown again except their names, never logged).
+-- a time in commit order; custom_headers are the headers sent on every attempt (one "name: value"
+-- line per header, joined by a line feed; kept like the secrets: never shown again except their
+-- names, never logged).
 CREATE TABLE webhook_endpoints (
     id                         VARCHAR(64)   NOT NULL,
     account_id                 VARCHAR(255)  NOT NULL,
