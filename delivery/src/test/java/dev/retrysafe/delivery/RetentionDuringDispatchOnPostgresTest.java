@@ -68,15 +68,16 @@ class RetentionDuringDispatchOnPostgresTest {
                 analyze.execute("ANALYZE delivery_attempts");
             }
 
-            // the purge holds its 20th batch of deliveries open until the fresh work is done
+            // the purge holds its 10th batch of deliveries open until the fresh work is done
             CountDownLatch holding = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             AtomicInteger deliveryBatches = new AtomicInteger();
             DeliveryRetention retention = DeliveryRetention.builder(pool)
                     .clock(clock)
                     .retention(Duration.ofDays(30))
+                    .batchSize(1_000) // small still: 200 transactions of one table's rows in all
                     .beforeCommit(table -> {
-                        if (table.equals("deliveries") && deliveryBatches.incrementAndGet() == 20) {
+                        if (table.equals("deliveries") && deliveryBatches.incrementAndGet() == 10) {
                             holding.countDown();
                             if (!release.await(60, TimeUnit.SECONDS)) {
                                 throw new IllegalStateException("never released");
@@ -94,7 +95,7 @@ class RetentionDuringDispatchOnPostgresTest {
             });
             try {
                 assertThat(holding.await(30, TimeUnit.SECONDS))
-                        .as("the purge reached its 20th delivery batch")
+                        .as("the purge reached its 10th delivery batch")
                         .isTrue();
 
                 // when fresh events come while the purge holds a batch open
