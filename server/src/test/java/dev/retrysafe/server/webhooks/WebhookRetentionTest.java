@@ -10,6 +10,7 @@ import dev.retrysafe.testkit.FakeClock;
 import dev.retrysafe.testkit.PostgresTestDatabase;
 import java.io.PrintWriter;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,7 +23,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code webhooks.retention} on PostgreSQL with an injected clock: the purge takes exactly what
+ * {@code webhooks.retention} on PostgreSQL and on the embedded H2, with an injected clock: the purge takes exactly what
  * was created before {@code now - retention} (an event with its finished delivery and attempt),
  * keeps an old event whose delivery is still pending, and {@code GET} of a purged one is
  * {@code 404}.
@@ -32,13 +33,38 @@ class WebhookRetentionTest {
     private static final Duration RETENTION = Duration.ofDays(30);
     private static final Duration WAIT = Duration.ofSeconds(20);
 
+    /** Opens a connection to the server's database. */
+    @FunctionalInterface
+    interface Connector {
+        Connection connect() throws SQLException;
+    }
+
     @Test
-    void purgeRemovesExactlyTheOlderEventsDeliveriesAndAttemptsAndTheirGetIs404() throws Exception {
+    void onPostgresThePurgeRemovesExactlyTheOlderEventsDeliveriesAndAttemptsAndTheirGetIs404() throws Exception {
         try (PostgresTestDatabase database = PostgresTestDatabase.create();
                 LoopbackReceiver receiver = LoopbackReceiver.start();
                 TestServer server = TestServer.postgres(database)
                         .loopbackWebhooks(List.of(Duration.ZERO))
                         .start()) {
+            purgeRemovesExactlyWhatIsOlder(server, receiver, database::connect);
+        }
+    }
+
+    @Test
+    void onEmbeddedH2ThePurgeRemovesExactlyTheOlderEventsDeliveriesAndAttemptsAndTheirGetIs404() throws Exception {
+        try (LoopbackReceiver receiver = LoopbackReceiver.start();
+                TestServer server =
+                        TestServer.h2().loopbackWebhooks(List.of(Duration.ZERO)).start()) {
+            var db = server.config().database();
+            String url = db.jdbcUrl(server.config().dataDir());
+            purgeRemovesExactlyWhatIsOlder(
+                    server, receiver, () -> DriverManager.getConnection(url, db.user(), db.password()));
+        }
+    }
+
+    private static void purgeRemovesExactlyWhatIsOlder(TestServer server, LoopbackReceiver receiver, Connector database)
+            throws Exception {
+        {
             Api api = Api.of(server);
             assertThat(api.post(
                                     "/v1/webhook_endpoints",
@@ -98,12 +124,12 @@ class WebhookRetentionTest {
         }
     }
 
-    private static int finished(PostgresTestDatabase database) throws SQLException {
+    private static int finished(Connector database) throws SQLException {
         return column(database, "SELECT id FROM deliveries WHERE status = 'succeeded'")
                 .size();
     }
 
-    private static Instant createdAt(PostgresTestDatabase database, String event) throws SQLException {
+    private static Instant createdAt(Connector database, String event) throws SQLException {
         try (Connection c = database.connect();
                 PreparedStatement s = c.prepareStatement("SELECT created_at FROM events WHERE id = ?")) {
             s.setString(1, event);
@@ -114,11 +140,11 @@ class WebhookRetentionTest {
         }
     }
 
-    private static String first(PostgresTestDatabase database, String sql) throws SQLException {
+    private static String first(Connector database, String sql) throws SQLException {
         return column(database, sql).getFirst();
     }
 
-    private static List<String> column(PostgresTestDatabase database, String sql) throws SQLException {
+    private static List<String> column(Connector database, String sql) throws SQLException {
         List<String> out = new java.util.ArrayList<>();
         try (Connection c = database.connect();
                 var s = c.createStatement();
@@ -130,7 +156,7 @@ class WebhookRetentionTest {
         return out;
     }
 
-    private static void execute(PostgresTestDatabase database, String sql) throws SQLException {
+    private static void execute(Connector database, String sql) throws SQLException {
         try (Connection c = database.connect();
                 var s = c.createStatement()) {
             s.execute(sql);
@@ -138,7 +164,7 @@ class WebhookRetentionTest {
     }
 
     /** A data source opening a new connection to the test database each time. */
-    private static DataSource dataSource(PostgresTestDatabase database) {
+    private static DataSource dataSource(Connector database) {
         return new DataSource() {
             @Override
             public Connection getConnection() throws SQLException {
