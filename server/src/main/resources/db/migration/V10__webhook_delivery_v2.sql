@@ -12,3 +12,7 @@ ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS traceparent VARCHAR(128);
 -- the payment's id), and the W3C traceparent of the request that caused the event. NULL: none.
 ALTER TABLE events ADD COLUMN ordering_key VARCHAR(255);
 ALTER TABLE events ADD COLUMN traceparent VARCHAR(128);
+
+-- Retention (webhooks.retention): the purge finds old deliveries and old events from here.
+CREATE INDEX IF NOT EXISTS deliveries_created ON deliveries (created_at, id);
+CREATE INDEX events_created ON events (created_at, id);

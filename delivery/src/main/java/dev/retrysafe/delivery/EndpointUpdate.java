@@ -1,7 +1,9 @@
 package dev.retrysafe.delivery;
 
+import dev.retrysafe.delivery.internal.CustomHeaders;
 import dev.retrysafe.delivery.internal.DeliveryChecks;
 import java.net.URI;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  *                        disables with reason {@link DisabledReason#MANUAL}
  * @param rateLimit       the new most attempts per second, 1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}
  * @param removeRateLimit {@code true} removes the rate limit (then {@code rateLimit} must be {@code null})
+ * @param headers         the new custom headers, replacing the whole set (an empty map removes
+ *                        them all; see {@link NewEndpoint#headers}); never logged (toString names
+ *                        them only)
  */
 public record EndpointUpdate(
         @Nullable URI url,
@@ -23,7 +28,8 @@ public record EndpointUpdate(
         @Nullable String description,
         @Nullable Boolean enabled,
         @Nullable Integer rateLimit,
-        boolean removeRateLimit) {
+        boolean removeRateLimit,
+        @Nullable Map<String, String> headers) {
 
     /** Checks the fields that are given. */
     public EndpointUpdate {
@@ -43,6 +49,28 @@ public record EndpointUpdate(
                         "rateLimit (" + rateLimit + ") and removeRateLimit contradict each other: give one of them");
             }
         }
+        if (headers != null) {
+            headers = CustomHeaders.check("headers", headers);
+        }
+    }
+
+    /** An update that leaves the custom headers as they are. */
+    public EndpointUpdate(
+            @Nullable URI url,
+            @Nullable Set<String> eventTypes,
+            @Nullable String description,
+            @Nullable Boolean enabled,
+            @Nullable Integer rateLimit,
+            boolean removeRateLimit) {
+        this(url, eventTypes, description, enabled, rateLimit, removeRateLimit, null);
+    }
+
+    /** Names the custom headers, never their values. */
+    @Override
+    public String toString() {
+        return "EndpointUpdate[url=" + url + ", eventTypes=" + eventTypes + ", description=" + description
+                + ", enabled=" + enabled + ", rateLimit=" + rateLimit + ", removeRateLimit=" + removeRateLimit
+                + ", headers=" + (headers == null ? null : headers.keySet()) + "]";
     }
 
     /** An update that leaves the rate limit as it is. */
@@ -67,6 +95,7 @@ public record EndpointUpdate(
         private @Nullable Boolean enabled;
         private @Nullable Integer rateLimit;
         private boolean removeRateLimit;
+        private @Nullable Map<String, String> headers;
 
         private Builder() {}
 
@@ -108,9 +137,15 @@ public record EndpointUpdate(
             return this;
         }
 
+        /** Replaces the custom headers with {@code headers} (empty: none). */
+        public Builder headers(Map<String, String> headers) {
+            this.headers = CustomHeaders.check("headers", headers);
+            return this;
+        }
+
         /** The update. */
         public EndpointUpdate build() {
-            return new EndpointUpdate(url, eventTypes, description, enabled, rateLimit, removeRateLimit);
+            return new EndpointUpdate(url, eventTypes, description, enabled, rateLimit, removeRateLimit, headers);
         }
     }
 }

@@ -1,7 +1,9 @@
 package dev.retrysafe.delivery;
 
+import dev.retrysafe.delivery.internal.CustomHeaders;
 import dev.retrysafe.delivery.internal.DeliveryChecks;
 import java.net.URI;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -17,12 +19,18 @@ import org.jspecify.annotations.Nullable;
  * @param rateLimit   most attempts per second to the endpoint, 1 to
  *                    {@value WebhookEndpoints#MAX_RATE_LIMIT}; {@code null} for no limit (see
  *                    {@link Dispatcher} for how exactly it is kept)
+ * @param headers     headers every attempt carries besides the dispatcher's own (an API key the
+ *                    receiver checks, say), name to value: at most 20, names HTTP tokens that are
+ *                    not the dispatcher's (signature, trace context, framing), values visible
+ *                    ASCII; kept like the secret: shown only by name, never logged (toString
+ *                    names them only)
  */
 public record NewEndpoint(
         URI url,
         Set<String> eventTypes,
         String description,
-        @Nullable Integer rateLimit) {
+        @Nullable Integer rateLimit,
+        Map<String, String> headers) {
 
     /** Checks every field. */
     public NewEndpoint {
@@ -32,10 +40,28 @@ public record NewEndpoint(
         if (rateLimit != null) {
             DeliveryChecks.rateLimit(rateLimit);
         }
+        headers = CustomHeaders.check("headers", headers);
+    }
+
+    /** An endpoint without custom headers. */
+    public NewEndpoint(URI url, Set<String> eventTypes, String description, @Nullable Integer rateLimit) {
+        this(url, eventTypes, description, rateLimit, Map.of());
     }
 
     /** An endpoint without a rate limit. */
     public NewEndpoint(URI url, Set<String> eventTypes, String description) {
         this(url, eventTypes, description, null);
+    }
+
+    /** This endpoint with {@code headers} (replacing any it had). */
+    public NewEndpoint withHeaders(Map<String, String> headers) {
+        return new NewEndpoint(url, eventTypes, description, rateLimit, headers);
+    }
+
+    /** Names the custom headers, never their values. */
+    @Override
+    public String toString() {
+        return "NewEndpoint[url=" + url + ", eventTypes=" + eventTypes + ", description=" + description + ", rateLimit="
+                + rateLimit + ", headers=" + headers.keySet() + "]";
     }
 }

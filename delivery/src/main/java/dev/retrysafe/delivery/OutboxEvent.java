@@ -69,6 +69,15 @@ public record OutboxEvent(
         return new OutboxEvent(id, accountId, type, createdAt, payload, orderingKey, traceparent);
     }
 
+    /**
+     * Whether {@code value} is a W3C Trace Context {@code traceparent} this record takes: lower-case
+     * hex {@code version-traceid-parentid-flags}, ids not all zeros, version not {@code ff}, at
+     * most 128 characters (for a server deciding whether to continue a request's trace).
+     */
+    public static boolean isTraceparent(String value) {
+        return DeliveryChecks.isTraceparent(value);
+    }
+
     /** A copy of the payload. */
     @Override
     public byte[] payload() {

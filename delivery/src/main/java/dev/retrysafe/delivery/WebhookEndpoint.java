@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
  * @param previousSecretExpiresAt while a rotation's grace period runs: when the old secret stops signing
  * @param rateLimit               most attempts per second to it (1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}),
  *                                {@code null} for no limit
+ * @param headerNames             the names of its custom headers (their values are never shown)
  */
 public record WebhookEndpoint(
         String id,
@@ -37,15 +38,17 @@ public record WebhookEndpoint(
         Instant updatedAt,
         @Nullable Instant failingSince,
         @Nullable Instant previousSecretExpiresAt,
-        @Nullable Integer rateLimit) {
+        @Nullable Integer rateLimit,
+        Set<String> headerNames) {
 
-    /** Checks presence and the rate, and copies the types. */
+    /** Checks presence and the rate, and copies the types and header names. */
     public WebhookEndpoint {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(accountId, "accountId");
         Objects.requireNonNull(url, "url");
         Objects.requireNonNull(description, "description");
         eventTypes = Set.copyOf(eventTypes);
+        headerNames = Set.copyOf(headerNames);
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
         if (rateLimit != null) {
@@ -55,5 +58,35 @@ public record WebhookEndpoint(
             throw new IllegalArgumentException("disabledReason goes with a disabled endpoint only: enabled=" + enabled
                     + ", disabledReason=" + disabledReason);
         }
+    }
+
+    /** An endpoint without custom headers. */
+    public WebhookEndpoint(
+            String id,
+            String accountId,
+            URI url,
+            String description,
+            Set<String> eventTypes,
+            boolean enabled,
+            @Nullable DisabledReason disabledReason,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant failingSince,
+            @Nullable Instant previousSecretExpiresAt,
+            @Nullable Integer rateLimit) {
+        this(
+                id,
+                accountId,
+                url,
+                description,
+                eventTypes,
+                enabled,
+                disabledReason,
+                createdAt,
+                updatedAt,
+                failingSince,
+                previousSecretExpiresAt,
+                rateLimit,
+                Set.of());
     }
 }

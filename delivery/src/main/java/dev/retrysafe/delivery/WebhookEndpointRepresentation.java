@@ -35,6 +35,10 @@ public final class WebhookEndpointRepresentation {
         m.put("failing_since", time(e.failingSince()));
         m.put("previous_secret_expires_at", time(e.previousSecretExpiresAt()));
         m.put("rate_limit", e.rateLimit());
+        // custom headers are shown by name only, like a secret that is never shown again
+        m.put(
+                "header_names",
+                e.headerNames().stream().sorted(String.CASE_INSENSITIVE_ORDER).toList());
         return m;
     }
 

@@ -8,3 +8,5 @@ ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS ordered BOOLEAN DEFAULT F
 ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS custom_headers VARCHAR(16384);
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS ordering_key VARCHAR(255);
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS traceparent VARCHAR(128);
+-- Retention: the purge finds old deliveries from here, oldest first.
+CREATE INDEX IF NOT EXISTS deliveries_created ON deliveries (created_at, id);

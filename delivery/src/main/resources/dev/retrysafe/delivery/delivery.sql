@@ -12,8 +12,9 @@
 -- 100 us apart), moved forward by every claim that reserves attempt slots (both since version 2).
 -- Since version 4: paused_at is when the endpoint was paused (NULL: not paused; nothing is
 -- attempted while paused, nothing fails); ordered: the events of one ordering key reach it one at
--- a time in commit order; custom_headers are the headers sent on every attempt (a JSON object of
--- name to value, kept like the secrets: never shown again except their names, never logged).
+-- a time in commit order; custom_headers are the headers sent on every attempt (one "name: value"
+-- line per header, joined by a line feed; kept like the secrets: never shown again except their
+-- names, never logged).
 CREATE TABLE webhook_endpoints (
     id                         VARCHAR(64)   NOT NULL,
     account_id                 VARCHAR(255)  NOT NULL,
@@ -77,6 +78,8 @@ CREATE INDEX deliveries_due ON deliveries (next_attempt_at);
 CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at);
 CREATE INDEX deliveries_endpoint_id ON deliveries (endpoint_id, id);
 CREATE INDEX deliveries_lease_token ON deliveries (lease_token);
+-- Retention (since version 4): the purge finds old deliveries from here, oldest first.
+CREATE INDEX deliveries_created ON deliveries (created_at, id);
 -- Every attempt, as it happened; attempt_number may repeat if a lease was lost mid-attempt.
 CREATE TABLE delivery_attempts (
     id               VARCHAR(64)   NOT NULL,

@@ -18,7 +18,7 @@ class SchemaSqlTest {
     @Test
     void schemaStatementsRunOneByOneAndMatchTheScript() throws Exception {
         assertThat(DeliverySchema.schemaStatements())
-                .hasSize(11)
+                .hasSize(11 + 1) // + 1: the retention index (deliveries_created)
                 .allSatisfy(s -> assertThat(DeliverySchema.schemaSql()).contains(s));
         assertThat(DeliverySchema.schemaStatements().getFirst()).startsWith("CREATE TABLE webhook_endpoints");
         try (Connection c = DriverManager.getConnection(h2Url());
@@ -49,13 +49,13 @@ class SchemaSqlTest {
     @Test
     void upgradeStatementsExistForEveryEarlierVersionOnly() {
         assertThat(DeliverySchema.VERSION).isEqualTo(4);
-        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(8);
+        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(8 + 1); // + 1: the retention index (deliveries_created)
         assertThat(DeliverySchema.upgradeStatements(1).subList(0, 2))
                 .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(2))
                 .startsWith("CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
-        assertThat(DeliverySchema.upgradeStatements(3))
-                .hasSize(5)
+        assertThat(DeliverySchema.upgradeStatements(3)).hasSize(5 + 1); // + 1: the retention index
+        assertThat(DeliverySchema.upgradeStatements(3).subList(0, 5))
                 .allSatisfy(s -> assertThat(s)
                         .containsPattern("^ALTER TABLE (webhook_endpoints|deliveries) ADD COLUMN IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
@@ -75,6 +75,7 @@ class SchemaSqlTest {
             }
             s.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
             s.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
+            s.execute("DROP INDEX deliveries_created"); // retention (version 4)
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
             for (int round = 0; round < 2; round++) {
@@ -96,6 +97,7 @@ class SchemaSqlTest {
             }
         }
         assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");
+        assertThat(SchemaInspection.indexNames(c, "deliveries")).contains("deliveries_created"); // retention
     }
 
     private static String h2Url() {

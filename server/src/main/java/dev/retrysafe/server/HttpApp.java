@@ -13,6 +13,7 @@ import dev.retrysafe.server.http.Probes;
 import dev.retrysafe.server.http.ProblemErrorHandler;
 import dev.retrysafe.server.http.ProblemPages;
 import dev.retrysafe.server.http.RequestLimits;
+import dev.retrysafe.server.http.TraceContext;
 import dev.retrysafe.server.payments.PaymentRoutes;
 import dev.retrysafe.server.payments.RefundRoutes;
 import dev.retrysafe.server.ratelimits.RateLimitRoutes;
@@ -47,6 +48,8 @@ import org.jspecify.annotations.Nullable;
  * The one place where the HTTP pipeline is put together. A request passes, in this order:
  * <ol>
  *   <li>Jetty (virtual threads; graceful stop);</li>
+ *   <li>{@link TraceContext}: the request's W3C {@code traceparent} (the one it carried, or a new
+ *       one), which the events it records carry into their webhooks;</li>
  *   <li>{@link ClientAddressFilter}: behind trusted proxies, the client's address from {@code X-Forwarded-For};</li>
  *   <li>{@link RequestLimits#shedder()} (when enabled): {@code 503 overloaded} for low, then normal
  *       priority routes while too many requests wait for a database connection (a keyed request is
@@ -139,6 +142,8 @@ final class HttpApp {
                 // the order of cross-cutting concerns: client address, authentication, requests in
                 // flight, rate limit, body, then idempotency: a request is counted and charged
                 // before its body can cost memory or a thread's time
+                // first of all, the trace context: the events any later step records carry it
+                addFilter(context, new TraceContext());
                 addFilter(
                         context,
                         new ClientAddressFilter(

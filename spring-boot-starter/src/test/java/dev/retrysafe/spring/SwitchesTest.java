@@ -198,6 +198,7 @@ class SwitchesTest {
             }
             sql.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
             sql.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
+            sql.execute("DROP INDEX deliveries_created"); // retention
             sql.execute("DELETE FROM " + schema.historyTable() + " WHERE version = 2");
             assertThat(schema.recordedVersion()).isEqualTo(1);
 

@@ -69,6 +69,23 @@ class WebhookEndpointRoutesTest {
         assertThat(refused.body()).contains("NOT_PUBLIC");
     }
 
+    @Test
+    void customHeadersAreTakenAndShownByNameOnlyAndAReservedOneIsA400() throws Exception {
+        HttpResponse<String> created = send("POST", "/admin/webhook_endpoints", """
+                {"url":"http://127.0.0.1:9/hooks","event_types":["*"],"headers":{"X-Api-Key":"k-secret-1"}}""");
+        assertThat(created.statusCode()).isEqualTo(201);
+        assertThat(created.body()).contains("\"header_names\":[\"X-Api-Key\"]").doesNotContain("k-secret-1");
+        String location = created.headers().firstValue("Location").orElseThrow();
+        assertThat(send("GET", location, null).body())
+                .contains("\"header_names\":[\"X-Api-Key\"]")
+                .doesNotContain("k-secret-1");
+
+        HttpResponse<String> refused = send("POST", "/admin/webhook_endpoints", """
+                {"url":"http://127.0.0.1:9/hooks","event_types":["*"],"headers":{"Webhook-Signature":"v1,x"}}""");
+        assertThat(refused.statusCode()).isEqualTo(400);
+        assertThat(refused.body()).contains("Webhook-Signature").doesNotContain("v1,x");
+    }
+
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))

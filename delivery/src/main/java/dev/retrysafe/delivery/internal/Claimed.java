@@ -5,8 +5,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One claimed delivery with what its attempt needs: for an endpoint with a rate limit, the
- * reserved slot before which the attempt must not start ({@code null}: at once). Holds secrets:
- * never logged (toString leaves them out).
+ * reserved slot before which the attempt must not start ({@code null}: at once); the trace context
+ * of the request that caused the event and the endpoint's custom headers (stored form of
+ * {@link CustomHeaders}), each sent on the attempt ({@code null}: none). Holds secrets (the signing
+ * secrets, the custom headers): never logged (toString leaves them out).
  */
 record Claimed(
         String id,
@@ -20,7 +22,40 @@ record Claimed(
         @Nullable String previousSecret,
         @Nullable Instant previousSecretExpiresAt,
         String leaseToken,
-        @Nullable Instant slot) {
+        @Nullable Instant slot,
+        @Nullable String traceparent,
+        @Nullable String customHeaders) {
+
+    /** A claimed delivery without trace context or custom headers. */
+    Claimed(
+            String id,
+            String endpointId,
+            String accountId,
+            byte[] payload,
+            int attempts,
+            Instant createdAt,
+            String url,
+            String secret,
+            @Nullable String previousSecret,
+            @Nullable Instant previousSecretExpiresAt,
+            String leaseToken,
+            @Nullable Instant slot) {
+        this(
+                id,
+                endpointId,
+                accountId,
+                payload,
+                attempts,
+                createdAt,
+                url,
+                secret,
+                previousSecret,
+                previousSecretExpiresAt,
+                leaseToken,
+                slot,
+                null,
+                null);
+    }
 
     @Override
     public String toString() {

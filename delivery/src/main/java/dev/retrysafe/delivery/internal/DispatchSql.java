@@ -76,7 +76,8 @@ final class DispatchSql {
     /** What an attempt needs of the deliveries of one claim; param: lease token. */
     static final String SELECT_CLAIMED = """
             SELECT d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
-                   e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
+                   e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                   d.traceparent, e.custom_headers
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
             WHERE d.lease_token = ?
             ORDER BY d.next_attempt_at, d.id""";
@@ -89,7 +90,8 @@ final class DispatchSql {
     static final LeaseSql.Readback READBACK =
             new LeaseSql.Readback("d", "webhook_endpoints e", "e.id = d.endpoint_id", """
             d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
-            e.url, e.secret, e.previous_secret, e.previous_secret_expires_at""", SELECT_CLAIMED);
+            e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+            d.traceparent, e.custom_headers""", SELECT_CLAIMED);
 
     /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
     static final String RELEASE = LEASES.endHeld("status = 'pending', next_attempt_at = ?");

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -204,7 +205,9 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
                 r.getString("previous_secret"),
                 Rows.millis(r, "previous_secret_expires_at"),
                 token,
-                slot == null ? null : EpochNanos.toInstant(slot));
+                slot == null ? null : EpochNanos.toInstant(slot),
+                r.getString("traceparent"),
+                r.getString("custom_headers"));
     }
 
     private void release(Claimed claimed) {
@@ -237,9 +240,11 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         long startNanos = MonotonicClock.nanoTime();
         AttemptResult result;
         try {
-            Map<String, String> headers = signer(claimed, started)
-                    .headers(claimed.id(), started.getEpochSecond(), claimed.payload())
-                    .toMap();
+            Map<String, String> headers = withTraceAndCustomHeaders(
+                    claimed,
+                    signer(claimed, started)
+                            .headers(claimed.id(), started.getEpochSecond(), claimed.payload())
+                            .toMap());
             result = config.sender().send(URI.create(claimed.url()), headers, claimed.payload());
         } catch (RuntimeException e) {
             // the sender's contract is to report, not throw; a bad stored URL or secret lands here too
@@ -278,6 +283,22 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
             return;
         }
         observe(claimed, attemptId, started, outcome, stored);
+    }
+
+    /**
+     * The signature headers with the delivery's {@code traceparent} and the endpoint's custom
+     * headers (whose names never clash with the others: {@link CustomHeaders} refuses those).
+     */
+    private static Map<String, String> withTraceAndCustomHeaders(Claimed claimed, Map<String, String> signature) {
+        if (claimed.traceparent() == null && claimed.customHeaders() == null) {
+            return signature;
+        }
+        Map<String, String> headers = new LinkedHashMap<>(CustomHeaders.decode(claimed.customHeaders()));
+        if (claimed.traceparent() != null) {
+            headers.put("traceparent", claimed.traceparent());
+        }
+        headers.putAll(signature);
+        return headers;
     }
 
     /** Tells the attempt observer; what it throws is logged, never passed on. */

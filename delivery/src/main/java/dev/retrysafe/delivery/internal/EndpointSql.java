@@ -10,12 +10,20 @@ final class EndpointSql {
 
     static final String ENDPOINT_COLUMNS = """
             id, account_id, url, description, enabled, disabled_reason, created_at, updated_at,
-            failing_since, previous_secret_expires_at, rate_limit""";
+            failing_since, previous_secret_expires_at, rate_limit"""
+            // custom headers: read for their names only (DeliveryRows keeps no value)
+            + ", custom_headers";
 
     static final String INSERT_ENDPOINT = """
             INSERT INTO webhook_endpoints
                 (id, account_id, url, description, enabled, secret, created_at, updated_at, rate_limit)
             VALUES (?, ?, ?, ?, TRUE, ?, ?, ?, ?)""";
+
+    /**
+     * Stores an endpoint's custom headers ({@link CustomHeaders}'s form, NULL for none), in the
+     * transaction that creates or patches it; params: headers, id.
+     */
+    static final String SET_CUSTOM_HEADERS = "UPDATE webhook_endpoints SET custom_headers = ? WHERE id = ?";
 
     static final String INSERT_EVENT_TYPE =
             "INSERT INTO webhook_endpoint_event_types (endpoint_id, event_type) VALUES (?, ?)";

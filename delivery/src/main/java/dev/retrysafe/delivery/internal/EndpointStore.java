@@ -70,6 +70,9 @@ public final class EndpointStore {
                 s.executeUpdate();
             }
             insertEventTypes(c, id, request.eventTypes());
+            if (!request.headers().isEmpty()) {
+                setCustomHeaders(c, id, request.headers());
+            }
             return new EndpointWithSecret(read(c, accountId, id, false).orElseThrow(), secret);
         });
     }
@@ -140,6 +143,9 @@ public final class EndpointStore {
                     s.executeUpdate();
                 }
                 insertEventTypes(c, id, update.eventTypes());
+            }
+            if (update.headers() != null) {
+                setCustomHeaders(c, id, update.headers());
             }
             if (Boolean.TRUE.equals(update.enabled()) && !e.enabled()) {
                 enable(c, accountId, id, now);
@@ -465,6 +471,14 @@ public final class EndpointStore {
         }
     }
 
+    private static void setCustomHeaders(Connection c, String id, Map<String, String> headers) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(EndpointSql.SET_CUSTOM_HEADERS)) {
+            s.setString(1, CustomHeaders.encode(headers));
+            s.setString(2, id);
+            s.executeUpdate();
+        }
+    }
+
     private static WebhookEndpoint withTypes(WebhookEndpoint e, Set<String> types) {
         return new WebhookEndpoint(
                 e.id(),
@@ -478,7 +492,8 @@ public final class EndpointStore {
                 e.updatedAt(),
                 e.failingSince(),
                 e.previousSecretExpiresAt(),
-                e.rateLimit());
+                e.rateLimit(),
+                e.headerNames());
     }
 
     private record Row(String id, WebhookEndpoint endpoint) {}

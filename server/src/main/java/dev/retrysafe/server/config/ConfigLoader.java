@@ -203,7 +203,8 @@ public final class ConfigLoader {
                 s.duration("webhooks.disable_after"),
                 s.integer("webhooks.max_in_flight_per_endpoint"),
                 s.list("webhooks.allow_private_targets"),
-                s.bool("webhooks.require_https"));
+                s.bool("webhooks.require_https"),
+                s.duration("webhooks.retention"));
     }
 
     private static JobsConfig jobs(Settings s) {

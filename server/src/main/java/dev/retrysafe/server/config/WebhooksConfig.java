@@ -15,6 +15,8 @@ import java.util.List;
  * @param allowPrivateTargets    CIDR blocks that webhook URLs may point at although they are not
  *                               public (local testing only)
  * @param requireHttps           whether plain {@code http} URLs are refused
+ * @param retention              how long deliveries, their attempts and events are kept, 1h..3650d
+ *                               (see {@link dev.retrysafe.delivery.DeliveryRetention})
  */
 public record WebhooksConfig(
         Duration timeout,
@@ -23,10 +25,14 @@ public record WebhooksConfig(
         Duration disableAfter,
         int maxInFlightPerEndpoint,
         List<String> allowPrivateTargets,
-        boolean requireHttps) {
+        boolean requireHttps,
+        Duration retention) {
 
     private static final int MAX_SCHEDULE = 100;
     private static final Duration LONGEST_DELAY = Duration.ofDays(30);
+
+    /** How long deliveries, attempts and events are kept unless configured otherwise. */
+    public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
 
     /** Checks every value and copies the lists. */
     public WebhooksConfig {
@@ -59,6 +65,10 @@ public record WebhooksConfig(
                 maxInFlightPerEndpoint >= 1 && maxInFlightPerEndpoint <= 10_000,
                 "webhooks.max_in_flight_per_endpoint",
                 "must be between 1 and 10000, was " + maxInFlightPerEndpoint);
+        ConfigException.check(
+                retention.compareTo(Duration.ofHours(1)) >= 0 && retention.compareTo(Duration.ofDays(3650)) <= 0,
+                "webhooks.retention",
+                "must be between 1h and 3650d, was " + Durations.format(retention));
         allowPrivateTargets = List.copyOf(allowPrivateTargets);
         try {
             TargetGuard.builder().allowPrivateTargets(allowPrivateTargets);
@@ -79,7 +89,8 @@ public record WebhooksConfig(
                 disableAfter,
                 maxInFlightPerEndpoint,
                 allowPrivateTargets,
-                requireHttps);
+                requireHttps,
+                retention);
     }
 
     /** The same settings with other private targets and HTTPS rule (tests with a loopback receiver). */
@@ -91,7 +102,21 @@ public record WebhooksConfig(
                 disableAfter,
                 maxInFlightPerEndpoint,
                 newAllowPrivateTargets,
-                newRequireHttps);
+                newRequireHttps,
+                retention);
+    }
+
+    /** The same settings with another retention. */
+    public WebhooksConfig withRetention(Duration newRetention) {
+        return new WebhooksConfig(
+                timeout,
+                retrySchedule,
+                jitter,
+                disableAfter,
+                maxInFlightPerEndpoint,
+                allowPrivateTargets,
+                requireHttps,
+                newRetention);
     }
 
     /** The same settings with another attempt timeout. */
@@ -103,6 +128,7 @@ public record WebhooksConfig(
                 disableAfter,
                 maxInFlightPerEndpoint,
                 allowPrivateTargets,
-                requireHttps);
+                requireHttps,
+                retention);
     }
 }

@@ -9,6 +9,7 @@ import dev.retrysafe.leasedwork.Pipeline;
 import dev.retrysafe.server.db.Ids;
 import dev.retrysafe.server.http.Json;
 import dev.retrysafe.server.http.RequestEffects;
+import dev.retrysafe.server.http.TraceContext;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -116,11 +117,13 @@ public final class EventLog {
     }
 
     /**
-     * The W3C {@code traceparent} of the request being handled on this thread, stored with the
-     * event and sent with each of its deliveries; null when there is none.
+     * The W3C {@code traceparent} of the request being handled on this thread (see
+     * {@link TraceContext}), stored with the event and sent with each of its deliveries; null when
+     * there is none (a report job's events: the job does not keep the trace of the request that
+     * created it).
      */
     private static @Nullable String traceparent() {
-        return null; // the request's trace context is wired in by the trace-context change (issue 35)
+        return TraceContext.current();
     }
 
     /** The event as shown and delivered: {@code {id, type, timestamp, data}}. */

@@ -2,11 +2,14 @@ package dev.retrysafe.server.webhooks;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.retrysafe.delivery.EndpointHeaders;
 import dev.retrysafe.delivery.EventTypePatterns;
 import dev.retrysafe.delivery.WebhookEndpoints;
 import dev.retrysafe.server.events.EventTypes;
 import dev.retrysafe.server.http.BodyFields;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
@@ -104,6 +107,43 @@ final class EndpointFields {
             types.add(pattern);
         }
         return types;
+    }
+
+    /**
+     * {@code headers}: an object of header name to string value, sent on every attempt and kept
+     * like the secret (shown again by name only, as {@code header_names}). On a PATCH it replaces
+     * the whole set; {@code {}} or {@code null} removes them. Absent: null. The first rule broken
+     * is reported, naming the header but never quoting a value.
+     */
+    static @Nullable Map<String, String> headers(BodyFields f, ObjectNode body, String name) {
+        JsonNode n = body.get(name);
+        if (n == null) {
+            return null;
+        }
+        if (n.isNull()) {
+            return Map.of();
+        }
+        if (!n.isObject() || n.size() > EndpointHeaders.MAX_COUNT) {
+            f.reject(
+                    name,
+                    "must be an object of at most " + EndpointHeaders.MAX_COUNT
+                            + " header names to string values, such as {\"X-Api-Key\": \"...\"}");
+            return null;
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : n.properties()) {
+            if (!e.getValue().isTextual()) {
+                f.reject(name, "the value of header " + e.getKey() + " must be a string");
+                return null;
+            }
+            headers.put(e.getKey(), e.getValue().textValue());
+        }
+        String problem = EndpointHeaders.problem(headers); // names the header, never quotes a value
+        if (problem != null) {
+            f.reject(name, problem);
+            return null;
+        }
+        return headers;
     }
 
     /** The known event types, for messages: {@code "payment.succeeded", "payment.failed", ...}. */

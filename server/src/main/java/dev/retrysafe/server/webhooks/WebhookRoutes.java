@@ -57,9 +57,23 @@ public final class WebhookRoutes {
 
     private static final String ENDPOINT = "we_";
     private static final String DELIVERY = "msg_";
-    private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description", "rate_limit");
-    private static final Set<String> UPDATE_FIELDS =
-            Set.of("url", "event_types", "description", "enabled", "rate_limit");
+    private static final Set<String> CREATE_FIELDS = Set.of(
+            "url",
+            "event_types",
+            "description",
+            "rate_limit"
+            // custom headers (issue 35)
+            ,
+            "headers");
+    private static final Set<String> UPDATE_FIELDS = Set.of(
+            "url",
+            "event_types",
+            "description",
+            "enabled",
+            "rate_limit"
+            // custom headers (issue 35)
+            ,
+            "headers");
 
     private static final String EVENT = "evt_";
     /** Most hours {@code GET /v1/webhook_attempt_stats} covers (a week). */
@@ -99,7 +113,10 @@ public final class WebhookRoutes {
         this.maxBodyBytes = maxBodyBytes;
     }
 
-    /** {@code POST /v1/webhook_endpoints} {@code {url, event_types, description?, rate_limit?}}: {@code 201} with the secret. */
+    /**
+     * {@code POST /v1/webhook_endpoints} {@code {url, event_types, description?, rate_limit?, headers?}}:
+     * {@code 201} with the secret.
+     */
     public void create(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
         ObjectNode body = body(ctx);
@@ -111,6 +128,7 @@ public final class WebhookRoutes {
         Set<String> types = EndpointFields.eventTypes(f, "event_types", true);
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
+        Map<String, String> headers = EndpointFields.headers(f, body, "headers");
         if (!f.errors().isEmpty() || url == null || types == null) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
             return;
@@ -122,7 +140,8 @@ public final class WebhookRoutes {
         EndpointWithSecret created = writer(ctx)
                 .create(
                         account.id(),
-                        new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond()));
+                        new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond())
+                                .withHeaders(headers == null ? Map.of() : headers));
         ctx.header("Location", "/v1/webhook_endpoints/" + created.endpoint().id());
         Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created, EndpointHealth.NONE));
     }
@@ -147,8 +166,9 @@ public final class WebhookRoutes {
     }
 
     /**
-     * {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?}};
-     * {@code "rate_limit": null} removes the limit.
+     * {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?, headers?}};
+     * {@code "rate_limit": null} removes the limit; {@code headers} replaces the whole set ({@code {}} or
+     * {@code null}: none).
      */
     public void update(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
@@ -167,6 +187,7 @@ public final class WebhookRoutes {
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         Boolean enabled = f.bool("enabled");
         EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
+        Map<String, String> headers = EndpointFields.headers(f, body, "headers");
         if (!f.errors().isEmpty()) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
             return;
@@ -192,7 +213,8 @@ public final class WebhookRoutes {
                                         description,
                                         enabled,
                                         rate.perSecond(),
-                                        rate.present() && rate.perSecond() == null)));
+                                        rate.present() && rate.perSecond() == null,
+                                        headers)));
     }
 
     /** {@code DELETE /v1/webhook_endpoints/{id}}: the endpoint with its deliveries. */

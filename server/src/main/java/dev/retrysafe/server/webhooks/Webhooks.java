@@ -83,6 +83,10 @@ public final class Webhooks {
                 .build();
         resources.add(dispatcher);
         dispatcher.start();
+        // webhooks.retention: old attempts, finished deliveries and events purged in small batches
+        RetentionTask retention = new RetentionTask(dataSource, settings.retention(), clock);
+        resources.add(retention);
+        retention.start();
         return new Webhooks(WebhookEndpoints.builder(dataSource).clock(clock).build(), clock, guard, dispatcher);
     }
 

@@ -47,6 +47,7 @@ class WebhooksConfigTest {
         assertThat(w.maxInFlightPerEndpoint()).isEqualTo(10);
         assertThat(w.allowPrivateTargets()).isEmpty();
         assertThat(w.requireHttps()).isTrue();
+        assertThat(w.retention()).isEqualTo(Duration.ofDays(30));
     }
 
     @Test
@@ -60,6 +61,7 @@ class WebhooksConfigTest {
                   max_in_flight_per_endpoint: 3
                   allow_private_targets: ["127.0.0.0/8", "::1/128"]
                   require_https: false
+                  retention: 7d
                 """), Map.of()).webhooks();
 
         assertThat(w)
@@ -70,7 +72,8 @@ class WebhooksConfigTest {
                         Duration.ofHours(1),
                         3,
                         List.of("127.0.0.0/8", "::1/128"),
-                        false));
+                        false,
+                        Duration.ofDays(7)));
     }
 
     @ParameterizedTest
@@ -89,6 +92,9 @@ class WebhooksConfigTest {
                 "allow_private_targets: [localhost]   | webhooks.allow_private_targets",
                 "require_https: maybe                 | webhooks.require_https",
                 "retries: 3                           | webhooks.retries",
+                "retention: 59m                       | webhooks.retention",
+                "retention: 3651d                     | webhooks.retention",
+                "retention: forever                   | webhooks.retention",
             })
     void badValuesAreRefusedNamingTheSetting(String line, String setting) throws IOException {
         Path file = yaml("webhooks:\n  " + line.strip() + "\n");

@@ -36,6 +36,9 @@ class V6DashboardIndexesTest {
                 }
                 s.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
                 s.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
+                // V10, retention
+                s.execute("DROP INDEX deliveries_created");
+                s.execute("DROP INDEX events_created");
                 s.execute("DROP TABLE rate_limit_announcements");
                 s.execute("ALTER TABLE accounts DROP COLUMN rate_limit_version");
                 s.execute("DROP TABLE stream_leases");

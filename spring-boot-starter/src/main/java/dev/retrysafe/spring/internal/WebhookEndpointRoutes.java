@@ -39,7 +39,14 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("${retrysafe.webhooks.out.routes.path:/v1/webhook_endpoints}")
 public final class WebhookEndpointRoutes {
 
-    private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description", "rate_limit");
+    private static final Set<String> CREATE_FIELDS = Set.of(
+            "url",
+            "event_types",
+            "description",
+            "rate_limit"
+            // custom headers (issue 35)
+            ,
+            "headers");
 
     private final WebhookEndpointService endpoints;
     private final String account;
@@ -50,7 +57,10 @@ public final class WebhookEndpointRoutes {
         this.account = Objects.requireNonNull(account, "account");
     }
 
-    /** {@code POST} {@code {url, event_types, description?, rate_limit?}}. */
+    /**
+     * {@code POST} {@code {url, event_types, description?, rate_limit?, headers?}}; {@code headers}
+     * (name to string value) go on every attempt and are shown afterwards by name only.
+     */
     @PostMapping
     public ResponseEntity<?> create(@RequestBody Map<String, @Nullable Object> body) {
         for (String field : body.keySet()) {
@@ -79,9 +89,23 @@ public final class WebhookEndpointRoutes {
         if (rate != null && !(rate instanceof Integer)) {
             return invalid("rate_limit must be an integer or null");
         }
+        Map<String, String> headers = new LinkedHashMap<>();
+        Object given = body.get("headers");
+        if (given != null) {
+            if (!(given instanceof Map<?, ?> map)) {
+                return invalid("headers must be an object of header names to string values");
+            }
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                if (!(e.getValue() instanceof String value)) {
+                    return invalid("headers: the value of header " + e.getKey() + " must be a string");
+                }
+                headers.put(String.valueOf(e.getKey()), value);
+            }
+        }
         EndpointWithSecret created;
         try {
-            NewEndpoint endpoint = new NewEndpoint(new URI(url), eventTypes, text, (Integer) rate);
+            // a refused header's message names it, never quotes its value
+            NewEndpoint endpoint = new NewEndpoint(new URI(url), eventTypes, text, (Integer) rate).withHeaders(headers);
             created = endpoints.create(account, endpoint);
         } catch (URISyntaxException e) {
             return invalid("url is not a URL: " + e.getReason());
