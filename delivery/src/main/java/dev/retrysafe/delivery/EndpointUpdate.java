@@ -16,6 +16,9 @@ import org.jspecify.annotations.Nullable;
  *                        disables with reason {@link DisabledReason#MANUAL}
  * @param rateLimit       the new most attempts per second, 1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}
  * @param removeRateLimit {@code true} removes the rate limit (then {@code rateLimit} must be {@code null})
+ * @param ordered         {@code true} orders the events of each ordering key from now on (deliveries
+ *                        made before stay unordered); {@code false} stops it and sends at once the
+ *                        deliveries that waited for their turn
  */
 public record EndpointUpdate(
         @Nullable URI url,
@@ -23,7 +26,19 @@ public record EndpointUpdate(
         @Nullable String description,
         @Nullable Boolean enabled,
         @Nullable Integer rateLimit,
-        boolean removeRateLimit) {
+        boolean removeRateLimit,
+        @Nullable Boolean ordered) {
+
+    /** An update that leaves the ordering as it is. */
+    public EndpointUpdate(
+            @Nullable URI url,
+            @Nullable Set<String> eventTypes,
+            @Nullable String description,
+            @Nullable Boolean enabled,
+            @Nullable Integer rateLimit,
+            boolean removeRateLimit) {
+        this(url, eventTypes, description, enabled, rateLimit, removeRateLimit, null);
+    }
 
     /** Checks the fields that are given. */
     public EndpointUpdate {
@@ -51,7 +66,7 @@ public record EndpointUpdate(
             @Nullable Set<String> eventTypes,
             @Nullable String description,
             @Nullable Boolean enabled) {
-        this(url, eventTypes, description, enabled, null, false);
+        this(url, eventTypes, description, enabled, null, false, null);
     }
 
     /** A builder of an update that changes nothing until told. */
@@ -67,6 +82,7 @@ public record EndpointUpdate(
         private @Nullable Boolean enabled;
         private @Nullable Integer rateLimit;
         private boolean removeRateLimit;
+        private @Nullable Boolean ordered;
 
         private Builder() {}
 
@@ -108,9 +124,15 @@ public record EndpointUpdate(
             return this;
         }
 
+        /** Orders the events of each ordering key, or stops doing so. */
+        public Builder ordered(boolean ordered) {
+            this.ordered = ordered;
+            return this;
+        }
+
         /** The update. */
         public EndpointUpdate build() {
-            return new EndpointUpdate(url, eventTypes, description, enabled, rateLimit, removeRateLimit);
+            return new EndpointUpdate(url, eventTypes, description, enabled, rateLimit, removeRateLimit, ordered);
         }
     }
 }

@@ -17,12 +17,20 @@ import org.jspecify.annotations.Nullable;
  * @param rateLimit   most attempts per second to the endpoint, 1 to
  *                    {@value WebhookEndpoints#MAX_RATE_LIMIT}; {@code null} for no limit (see
  *                    {@link Dispatcher} for how exactly it is kept)
+ * @param ordered     whether the events of one ordering key reach it one at a time, in commit order
+ *                    (docs/webhooks.md)
  */
 public record NewEndpoint(
         URI url,
         Set<String> eventTypes,
         String description,
-        @Nullable Integer rateLimit) {
+        @Nullable Integer rateLimit,
+        boolean ordered) {
+
+    /** An endpoint that is not ordered. */
+    public NewEndpoint(URI url, Set<String> eventTypes, String description, @Nullable Integer rateLimit) {
+        this(url, eventTypes, description, rateLimit, false);
+    }
 
     /** Checks every field. */
     public NewEndpoint {
@@ -36,6 +44,6 @@ public record NewEndpoint(
 
     /** An endpoint without a rate limit. */
     public NewEndpoint(URI url, Set<String> eventTypes, String description) {
-        this(url, eventTypes, description, null);
+        this(url, eventTypes, description, null, false);
     }
 }

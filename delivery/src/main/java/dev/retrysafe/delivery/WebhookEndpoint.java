@@ -24,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  * @param previousSecretExpiresAt while a rotation's grace period runs: when the old secret stops signing
  * @param rateLimit               most attempts per second to it (1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}),
  *                                {@code null} for no limit
+ * @param pausedAt                when it was paused ({@link WebhookEndpoints#pause}), {@code null} if it is not:
+ *                                while paused nothing is attempted and nothing fails; what waits goes on resume
+ * @param ordered                 whether the events of one ordering key reach it one at a time, in commit order
+ *                                (docs/webhooks.md)
  */
 public record WebhookEndpoint(
         String id,
@@ -37,7 +41,45 @@ public record WebhookEndpoint(
         Instant updatedAt,
         @Nullable Instant failingSince,
         @Nullable Instant previousSecretExpiresAt,
-        @Nullable Integer rateLimit) {
+        @Nullable Integer rateLimit,
+        @Nullable Instant pausedAt,
+        boolean ordered) {
+
+    /** An endpoint that is neither paused nor ordered. */
+    public WebhookEndpoint(
+            String id,
+            String accountId,
+            URI url,
+            String description,
+            Set<String> eventTypes,
+            boolean enabled,
+            @Nullable DisabledReason disabledReason,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant failingSince,
+            @Nullable Instant previousSecretExpiresAt,
+            @Nullable Integer rateLimit) {
+        this(
+                id,
+                accountId,
+                url,
+                description,
+                eventTypes,
+                enabled,
+                disabledReason,
+                createdAt,
+                updatedAt,
+                failingSince,
+                previousSecretExpiresAt,
+                rateLimit,
+                null,
+                false);
+    }
+
+    /** Whether it is paused: deliveries to it are held until it is resumed. */
+    public boolean paused() {
+        return pausedAt != null;
+    }
 
     /** Checks presence and the rate, and copies the types. */
     public WebhookEndpoint {

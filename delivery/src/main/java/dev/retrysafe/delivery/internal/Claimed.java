@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One claimed delivery with what its attempt needs: for an endpoint with a rate limit, the
  * reserved slot before which the attempt must not start ({@code null}: at once). Holds secrets:
- * never logged (toString leaves them out).
+ * never logged (toString leaves them out). {@code orderingKey} is set for a delivery numbered in
+ * its key of an ordered endpoint only: its finish makes the next of the key due ({@link KeyOrder}).
  */
 record Claimed(
         String id,
@@ -20,7 +21,8 @@ record Claimed(
         @Nullable String previousSecret,
         @Nullable Instant previousSecretExpiresAt,
         String leaseToken,
-        @Nullable Instant slot) {
+        @Nullable Instant slot,
+        @Nullable String orderingKey) {
 
     @Override
     public String toString() {

@@ -34,7 +34,9 @@ final class DeliveryRows {
                 Instant.ofEpochMilli(r.getLong("updated_at")),
                 Rows.millis(r, "failing_since"),
                 Rows.millis(r, "previous_secret_expires_at"),
-                Rows.integer(r, "rate_limit"));
+                Rows.integer(r, "rate_limit"),
+                Rows.millis(r, "paused_at"),
+                r.getBoolean("ordered"));
     }
 
     static Delivery delivery(ResultSet r) throws SQLException {

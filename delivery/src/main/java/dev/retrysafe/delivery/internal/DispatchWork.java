@@ -204,7 +204,8 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
                 r.getString("previous_secret"),
                 Rows.millis(r, "previous_secret_expires_at"),
                 token,
-                slot == null ? null : EpochNanos.toInstant(slot));
+                slot == null ? null : EpochNanos.toInstant(slot),
+                r.getObject("ordering_seq") == null ? null : r.getString("ordering_key"));
     }
 
     private void release(Claimed claimed) {

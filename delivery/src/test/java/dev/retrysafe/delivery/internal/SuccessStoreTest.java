@@ -204,6 +204,7 @@ class SuccessStoreTest {
                         null,
                         null,
                         "tok",
+                        null,
                         null));
             }
         }
