@@ -57,9 +57,10 @@ public final class WebhookRoutes {
 
     private static final String ENDPOINT = "we_";
     private static final String DELIVERY = "msg_";
-    private static final Set<String> CREATE_FIELDS = Set.of("url", "event_types", "description", "rate_limit");
+    private static final Set<String> CREATE_FIELDS =
+            Set.of("url", "event_types", "description", "rate_limit", "ordered");
     private static final Set<String> UPDATE_FIELDS =
-            Set.of("url", "event_types", "description", "enabled", "rate_limit");
+            Set.of("url", "event_types", "description", "enabled", "rate_limit", "ordered");
 
     private static final String EVENT = "evt_";
     /** Most hours {@code GET /v1/webhook_attempt_stats} covers (a week). */
@@ -99,7 +100,10 @@ public final class WebhookRoutes {
         this.maxBodyBytes = maxBodyBytes;
     }
 
-    /** {@code POST /v1/webhook_endpoints} {@code {url, event_types, description?, rate_limit?}}: {@code 201} with the secret. */
+    /**
+     * {@code POST /v1/webhook_endpoints} {@code {url, event_types, description?, rate_limit?, ordered?}}:
+     * {@code 201} with the secret.
+     */
     public void create(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
         ObjectNode body = body(ctx);
@@ -111,6 +115,7 @@ public final class WebhookRoutes {
         Set<String> types = EndpointFields.eventTypes(f, "event_types", true);
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
+        Boolean ordered = f.bool("ordered");
         if (!f.errors().isEmpty() || url == null || types == null) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
             return;
@@ -122,7 +127,12 @@ public final class WebhookRoutes {
         EndpointWithSecret created = writer(ctx)
                 .create(
                         account.id(),
-                        new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond()));
+                        new NewEndpoint(
+                                target,
+                                types,
+                                description == null ? "" : description,
+                                rate.perSecond(),
+                                Boolean.TRUE.equals(ordered)));
         ctx.header("Location", "/v1/webhook_endpoints/" + created.endpoint().id());
         Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created, EndpointHealth.NONE));
     }
@@ -147,8 +157,8 @@ public final class WebhookRoutes {
     }
 
     /**
-     * {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?}};
-     * {@code "rate_limit": null} removes the limit.
+     * {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?,
+     * ordered?}}; {@code "rate_limit": null} removes the limit.
      */
     public void update(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
@@ -167,6 +177,7 @@ public final class WebhookRoutes {
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         Boolean enabled = f.bool("enabled");
         EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
+        Boolean ordered = f.bool("ordered");
         if (!f.errors().isEmpty()) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
             return;
@@ -178,21 +189,22 @@ public final class WebhookRoutes {
                 return;
             }
         }
-        answer(
-                ctx,
-                account,
-                id,
-                writer(ctx)
-                        .update(
-                                account.id(),
-                                id,
-                                new EndpointUpdate(
-                                        target,
-                                        types,
-                                        description,
-                                        enabled,
-                                        rate.perSecond(),
-                                        rate.present() && rate.perSecond() == null)));
+        Optional<WebhookEndpoint> updated = writer(ctx)
+                .update(
+                        account.id(),
+                        id,
+                        new EndpointUpdate(
+                                target,
+                                types,
+                                description,
+                                enabled,
+                                rate.perSecond(),
+                                rate.present() && rate.perSecond() == null,
+                                ordered));
+        if (updated.isPresent() && Boolean.FALSE.equals(ordered)) {
+            RequestEffects.deliveriesChanged(); // what waited for its key's turn is due now
+        }
+        answer(ctx, account, id, updated);
     }
 
     /** {@code DELETE /v1/webhook_endpoints/{id}}: the endpoint with its deliveries. */
@@ -250,6 +262,32 @@ public final class WebhookRoutes {
             RequestEffects.deliveriesChanged(); // its held-back deliveries are due again
         }
         answer(ctx, account, id, enabled);
+    }
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/pause}: its deliveries are held (none attempted,
+     * none failed, the failing streak stops) until it is resumed; {@code status: paused}.
+     * Pausing a paused endpoint changes nothing.
+     */
+    public void pause(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        answer(ctx, account, id, Ids.looksLike(ENDPOINT, id) ? writer(ctx).pause(account.id(), id) : Optional.empty());
+    }
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/resume}: what waited is sent, oldest first (of an
+     * ordered endpoint, each key in its order). Resuming an endpoint that is not paused changes nothing.
+     */
+    public void resume(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        Optional<WebhookEndpoint> resumed =
+                Ids.looksLike(ENDPOINT, id) ? writer(ctx).resume(account.id(), id) : Optional.empty();
+        if (resumed.isPresent()) {
+            RequestEffects.deliveriesChanged(); // what waited is due now
+        }
+        answer(ctx, account, id, resumed);
     }
 
     /** {@code GET /v1/webhook_endpoints/{id}/deliveries}, newest first. */
