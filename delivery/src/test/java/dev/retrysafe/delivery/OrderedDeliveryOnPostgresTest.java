@@ -151,6 +151,80 @@ class OrderedDeliveryOnPostgresTest {
         }
     }
 
+    @Test
+    void aKeysOrderIsCommitOrderNotCreationOrder() throws Exception {
+        try (ThrowawayDatabase database = ThrowawayDatabase.postgres();
+                PooledDataSource pool = new PooledDataSource(database.dataSource(), 8)) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute(DeliverySchema.schemaSql());
+            }
+            Clock clock = Clock.systemUTC();
+            FakeSender sender = new FakeSender(clock);
+            WebhookEndpoints endpoints =
+                    WebhookEndpoints.builder(pool).clock(clock).build();
+            endpoints.create("acct_1", new NewEndpoint(ORDERED, Set.of("*"), "", null, true));
+            java.time.Instant earlier = clock.instant().minusSeconds(60);
+            OutboxEvent first = keyed("evt_first", clock.instant());
+            OutboxEvent createdEarlier = keyed("evt_created_earlier", earlier);
+
+            // given a transaction that appended an event of pay_a and has not committed
+            try (Connection t1 = pool.getConnection()) {
+                t1.setAutoCommit(false);
+                Outbox.create().append(t1, first);
+                // when another appends an event of the same key made earlier, it waits for the first's commit
+                java.util.concurrent.CompletableFuture<Void> second =
+                        java.util.concurrent.CompletableFuture.runAsync(() -> {
+                            try (Connection t2 = pool.getConnection()) {
+                                t2.setAutoCommit(false);
+                                Outbox.create().append(t2, createdEarlier);
+                                t2.commit();
+                                t2.setAutoCommit(true);
+                            } catch (SQLException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
+                await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnALock(pool));
+                assertThat(second).isNotDone();
+                t1.commit();
+                t1.setAutoCommit(true);
+                second.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+
+            // then the one committed first goes first, though the other was made a minute earlier
+            Dispatcher dispatcher =
+                    Dispatcher.builder(pool, sender).clock(clock).build();
+            try {
+                assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+                assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+            } finally {
+                dispatcher.close();
+            }
+            assertThat(sender.sent())
+                    .extracting(sent -> new String(sent.body(), UTF_8))
+                    .satisfiesExactly(
+                            body -> assertThat(body).contains("evt_first"),
+                            body -> assertThat(body).contains("evt_created_earlier"));
+            assertThat(pool.borrowed()).isZero();
+        }
+    }
+
+    private static OutboxEvent keyed(String id, java.time.Instant at) {
+        return new OutboxEvent(id, "acct_1", "payment.updated", at, ("{\"id\":\"" + id + "\"}").getBytes(UTF_8))
+                .withOrderingKey("pay_a");
+    }
+
+    /** Whether a session of the test's database waits for a row lock. */
+    private static boolean waitingOnALock(DataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT COUNT(*) FROM pg_stat_activity"
+                        + " WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
+            r.next();
+            return r.getLong(1) > 0;
+        }
+    }
+
     private static List<Duration> withFirstAtOnce(List<Duration> retries) {
         List<Duration> out = new ArrayList<>(List.of(Duration.ZERO));
         out.addAll(retries);
