@@ -68,7 +68,27 @@ class OrderedDeliveryOnPostgresTest {
                     .jitter(0)
                     .build();
             Killable doomed = new Killable(pool);
-            Dispatcher a = dispatcher(doomed, receiver, clock, quick, "instance-a");
+            // instance-a dies during its third attempt to the ordered endpoint: the receiver got it,
+            // the instance records nothing more, and that delivery, the head of its key, is held by
+            // a lease nobody renews until it runs out and instance-b takes it over
+            AtomicInteger attemptsOfA = new AtomicInteger();
+            java.util.concurrent.atomic.AtomicReference<String> killedDuring =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            AttemptSender dying = new AttemptSender() {
+                @Override
+                public AttemptResult send(URI url, Map<String, String> headers, byte[] body) {
+                    AttemptResult result = receiver.send(url, headers, body);
+                    if (url.equals(ORDERED) && attemptsOfA.incrementAndGet() == 3) {
+                        killedDuring.set(headers.get("webhook-id"));
+                        doomed.kill();
+                    }
+                    return result;
+                }
+
+                @Override
+                public void close() {}
+            };
+            Dispatcher a = dispatcher(doomed, dying, clock, quick, "instance-a");
             Dispatcher b = dispatcher(pool, receiver, clock, quick, "instance-b");
             Map<String, List<String>> committed = new LinkedHashMap<>();
             KEYS.forEach(k -> committed.put(k, new ArrayList<>()));
@@ -98,10 +118,6 @@ class OrderedDeliveryOnPostgresTest {
                     committed.get(key).add(id); // one producer: this is commit order
                     a.wakeUp();
                     b.wakeUp();
-                    if (n == 25) {
-                        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.handled(ORDERED) >= 10);
-                        doomed.kill(); // mid-run: from now on nothing instance-a does is recorded
-                    }
                 }
                 await().atMost(Duration.ofSeconds(60))
                         .pollInterval(Duration.ofMillis(50))
@@ -115,6 +131,12 @@ class OrderedDeliveryOnPostgresTest {
             }
 
             String why = "seed " + seed;
+            assertThat(killedDuring.get())
+                    .as("instance-a was killed mid-run (%s)", why)
+                    .isNotNull();
+            assertThat(receiver.arrivalsOf(killedDuring.get()))
+                    .as("the killed attempt's delivery was taken over and sent again (%s)", why)
+                    .isGreaterThanOrEqualTo(2);
             assertThat(receiver.overlaps)
                     .as("two of one key in flight at once (%s)", why)
                     .isEmpty();
@@ -238,7 +260,7 @@ class OrderedDeliveryOnPostgresTest {
     }
 
     private static Dispatcher dispatcher(
-            DataSource source, Receiver receiver, Clock clock, RetrySchedule schedule, String name) {
+            DataSource source, AttemptSender receiver, Clock clock, RetrySchedule schedule, String name) {
         return Dispatcher.builder(source, receiver)
                 .clock(clock)
                 .schedule(schedule)
@@ -271,6 +293,7 @@ class OrderedDeliveryOnPostgresTest {
         private final Map<URI, Queue> handled = new ConcurrentHashMap<>();
         private final Map<URI, Set<String>> handledIds = new ConcurrentHashMap<>();
         private final Map<String, AtomicInteger> inFlightByKey = new ConcurrentHashMap<>();
+        private final Map<String, AtomicInteger> arrivalsById = new ConcurrentHashMap<>();
 
         Receiver(Random random) {
             this.random = random;
@@ -283,6 +306,7 @@ class OrderedDeliveryOnPostgresTest {
             String key = json.substring(json.indexOf("\"key\":\"") + 7, json.lastIndexOf('"'));
             String deliveryId = headers.get("webhook-id");
             arrivals.computeIfAbsent(url, u -> new Queue()).add(key + " " + event);
+            arrivalsById.computeIfAbsent(deliveryId, d -> new AtomicInteger()).incrementAndGet();
             AtomicInteger ofKey = inFlightByKey.computeIfAbsent(url + key, k -> new AtomicInteger());
             if (ofKey.incrementAndGet() > 1 && url.equals(ORDERED)) {
                 overlaps.add(key + " " + event);
@@ -306,6 +330,11 @@ class OrderedDeliveryOnPostgresTest {
             } finally {
                 ofKey.decrementAndGet();
             }
+        }
+
+        int arrivalsOf(String deliveryId) {
+            AtomicInteger n = arrivalsById.get(deliveryId);
+            return n == null ? 0 : n.get();
         }
 
         int handled(URI url) {

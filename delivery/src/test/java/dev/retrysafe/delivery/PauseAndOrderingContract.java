@@ -159,6 +159,28 @@ abstract class PauseAndOrderingContract extends DeliveryContract {
     }
 
     @Test
+    void anAttemptThatSucceedsWhilePausedLeavesTheEndpointRowAlone() {
+        String id = endpoint(ACCOUNT, URL_A, "*");
+        deliverOneEvent(ACCOUNT);
+        sender.respond((url, d) -> FakeSender.status(500));
+        Dispatcher dispatcher = dispatcher(NO_JITTER);
+        dispatcher.dispatchDue();
+        Instant streak = endpoints.get(ACCOUNT, id).orElseThrow().failingSince();
+        assertThat(streak).isNotNull();
+        sender.respond((url, d) -> {
+            endpoints.pause(ACCOUNT, id); // paused while this attempt is in flight
+            return FakeSender.ok();
+        });
+        clock.advance(Duration.ofSeconds(5));
+
+        assertThat(dispatcher.dispatchDue()).isEqualTo(1);
+
+        // the dispatcher never locks a paused endpoint's row (docs/concurrency.md): the streak stays
+        assertThat(endpoints.get(ACCOUNT, id).orElseThrow().failingSince()).isEqualTo(streak);
+        assertThat(deliveriesOf(id).getFirst().status()).isEqualTo(DeliveryStatus.SUCCEEDED);
+    }
+
+    @Test
     void recoverWhilePausedHoldsTheRecoveredUntilResume() {
         String id = endpoint(ACCOUNT, URL_A, "*");
         String delivery = deliverOneEvent(ACCOUNT);

@@ -94,9 +94,14 @@ final class DispatchSql {
     /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
     static final String RELEASE = LEASES.endHeld("status = 'pending', next_attempt_at = ?");
 
-    /** A success ends the endpoint's failing streak; param: endpoint. */
+    /**
+     * A success ends the endpoint's failing streak, unless the endpoint is paused: the dispatcher
+     * never locks a paused endpoint's row, which the fan-out may hold shared until its business
+     * transaction ends ({@link Holds}); param: endpoint.
+     */
     static final String CLEAR_FAILING = """
-            UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL""";
+            UPDATE webhook_endpoints SET failing_since = NULL
+            WHERE id = ? AND failing_since IS NOT NULL AND paused_at IS NULL""";
 
     /**
      * A failure starts a failing streak unless one runs, or the endpoint is paused (an attempt
@@ -106,10 +111,13 @@ final class DispatchSql {
     static final String MARK_FAILING = """
             UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL AND paused_at IS NULL""";
 
-    /** Pauses an overloaded endpoint until a time, never shortening a pause; params: until, endpoint, until. */
+    /**
+     * Slows an overloaded endpoint down until a time, never shortening it, unless it is paused
+     * (see {@link #CLEAR_FAILING}); params: until, endpoint, until.
+     */
     static final String SLOW_DOWN = """
             UPDATE webhook_endpoints SET not_before = ?
-            WHERE id = ? AND (not_before IS NULL OR not_before < ?)""";
+            WHERE id = ? AND (not_before IS NULL OR not_before < ?) AND paused_at IS NULL""";
 
     static final String SELECT_ENDPOINT_STATE = """
             SELECT account_id, url, enabled, failing_since, paused_at FROM webhook_endpoints WHERE id = ?""";

@@ -27,7 +27,13 @@ import java.time.Instant;
  * <p>Lock order: the endpoint row first, then its deliveries, as everywhere. The fan-out locks a
  * paused endpoint's row (shared on PostgreSQL) before holding a delivery for it, so a resume
  * either commits first (then the fan-out sees it resumed) or waits for the fan-out's commit (then
- * it sees the held delivery): a held delivery is never left behind on a resumed endpoint.
+ * it sees the held delivery): a held delivery is never left behind on a resumed endpoint. That
+ * lock lasts as long as the caller's business transaction, which may also hold key rows
+ * ({@link KeyOrder}) taken for earlier events; so the dispatcher, which takes key rows after
+ * endpoint rows, never locks a paused endpoint's row: every endpoint update it makes while storing
+ * an attempt is conditional on {@code paused_at IS NULL} (an attempt that finishes while paused
+ * changes neither the failing streak nor the slow-down). Only pause, resume and endpoint changes
+ * (short transactions that wait for no key row) contend with the fan-out for it.
  * Stateless and threadsafe.
  */
 final class Holds {
