@@ -436,9 +436,11 @@
 
   function endpointCard(e) {
     const h = e.health || {};
-    const badge = e.enabled
-      ? el('span', { class: 'badge ok', testid: 'endpoint-state', text: 'enabled' })
-      : el('span', { class: 'badge bad', testid: 'endpoint-state', text: 'disabled' + (e.disabled_reason ? ' (' + e.disabled_reason + ')' : '') });
+    const badge = !e.enabled
+      ? el('span', { class: 'badge bad', testid: 'endpoint-state', text: 'disabled' + (e.disabled_reason ? ' (' + e.disabled_reason + ')' : '') })
+      : e.status === 'paused'
+        ? el('span', { class: 'badge warn', testid: 'endpoint-state', text: 'paused' })
+        : el('span', { class: 'badge ok', testid: 'endpoint-state', text: 'enabled' });
     const rate = h.attempts > 0
       ? percent(h.success_rate) + ' success (' + h.succeeded + ' of ' + h.attempts + ' attempts in ' + h.window_hours + ' h)'
       : 'No attempts in ' + (h.window_hours || 24) + ' h';
@@ -459,8 +461,26 @@
       }));
       card.appendChild(el('div', { class: 'row' }, enable));
     }
+    card.appendChild(el('div', { class: 'row' }, pauseToggle(e)));
     card.appendChild(recoverForm(e));
     return card;
+  }
+
+  // Pause holds every delivery of the endpoint (nothing attempted, nothing failed); resume sends
+  // what waited, oldest first. The button shows the action, the badge the state.
+  function pauseToggle(e) {
+    const paused = e.status === 'paused';
+    const button = el('button', { type: 'button', testid: 'endpoint-pause-toggle', text: paused ? 'Resume' : 'Pause' });
+    button.addEventListener('click', () => act(button, async () => {
+      if (paused) {
+        await api('POST', '/v1/webhook_endpoints/' + encodeURIComponent(e.id) + '/resume');
+        notice('Endpoint ' + e.id + ' resumed: what waited is being sent, oldest first.');
+      } else {
+        await api('POST', '/v1/webhook_endpoints/' + encodeURIComponent(e.id) + '/pause');
+        notice('Endpoint ' + e.id + ' paused: its deliveries wait until you resume it.');
+      }
+    }));
+    return button;
   }
 
   function recoverForm(e) {

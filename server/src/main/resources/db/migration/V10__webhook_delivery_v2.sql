@@ -7,6 +7,14 @@ ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS ordered BOOLEAN DEFAULT F
 ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS custom_headers VARCHAR(16384);
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS ordering_key VARCHAR(255);
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS traceparent VARCHAR(128);
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS ordering_seq BIGINT;
+CREATE INDEX IF NOT EXISTS deliveries_ordering ON deliveries (endpoint_id, ordering_key, ordering_seq);
+CREATE TABLE IF NOT EXISTS delivery_ordering_keys (
+    endpoint_id  VARCHAR(64)  NOT NULL,
+    ordering_key VARCHAR(255) NOT NULL,
+    last_seq     BIGINT       NOT NULL,
+    CONSTRAINT delivery_ordering_keys_pk PRIMARY KEY (endpoint_id, ordering_key)
+);
 
 -- The entity whose events an ordered endpoint receives in commit order (payment.* and refund.*:
 -- the payment's id), and the W3C traceparent of the request that caused the event. NULL: none.

@@ -18,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  *                        disables with reason {@link DisabledReason#MANUAL}
  * @param rateLimit       the new most attempts per second, 1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}
  * @param removeRateLimit {@code true} removes the rate limit (then {@code rateLimit} must be {@code null})
+ * @param ordered         {@code true} orders the events of each ordering key from now on (deliveries
+ *                        made before stay unordered); {@code false} stops it and sends at once the
+ *                        deliveries that waited for their turn
  * @param headers         the new custom headers, replacing the whole set (an empty map removes
  *                        them all; see {@link NewEndpoint#headers}); never logged (toString names
  *                        them only)
@@ -29,6 +32,7 @@ public record EndpointUpdate(
         @Nullable Boolean enabled,
         @Nullable Integer rateLimit,
         boolean removeRateLimit,
+        @Nullable Boolean ordered,
         @Nullable Map<String, String> headers) {
 
     /** Checks the fields that are given. */
@@ -54,7 +58,7 @@ public record EndpointUpdate(
         }
     }
 
-    /** An update that leaves the custom headers as they are. */
+    /** An update that leaves the ordering and the custom headers as they are. */
     public EndpointUpdate(
             @Nullable URI url,
             @Nullable Set<String> eventTypes,
@@ -62,7 +66,7 @@ public record EndpointUpdate(
             @Nullable Boolean enabled,
             @Nullable Integer rateLimit,
             boolean removeRateLimit) {
-        this(url, eventTypes, description, enabled, rateLimit, removeRateLimit, null);
+        this(url, eventTypes, description, enabled, rateLimit, removeRateLimit, null, null);
     }
 
     /** Names the custom headers, never their values. */
@@ -70,7 +74,7 @@ public record EndpointUpdate(
     public String toString() {
         return "EndpointUpdate[url=" + url + ", eventTypes=" + eventTypes + ", description=" + description
                 + ", enabled=" + enabled + ", rateLimit=" + rateLimit + ", removeRateLimit=" + removeRateLimit
-                + ", headers=" + (headers == null ? null : headers.keySet()) + "]";
+                + ", ordered=" + ordered + ", headers=" + (headers == null ? null : headers.keySet()) + "]";
     }
 
     /** An update that leaves the rate limit as it is. */
@@ -79,7 +83,7 @@ public record EndpointUpdate(
             @Nullable Set<String> eventTypes,
             @Nullable String description,
             @Nullable Boolean enabled) {
-        this(url, eventTypes, description, enabled, null, false);
+        this(url, eventTypes, description, enabled, null, false, null, null);
     }
 
     /** A builder of an update that changes nothing until told. */
@@ -95,6 +99,7 @@ public record EndpointUpdate(
         private @Nullable Boolean enabled;
         private @Nullable Integer rateLimit;
         private boolean removeRateLimit;
+        private @Nullable Boolean ordered;
         private @Nullable Map<String, String> headers;
 
         private Builder() {}
@@ -143,9 +148,16 @@ public record EndpointUpdate(
             return this;
         }
 
+        /** Orders the events of each ordering key, or stops doing so. */
+        public Builder ordered(boolean ordered) {
+            this.ordered = ordered;
+            return this;
+        }
+
         /** The update. */
         public EndpointUpdate build() {
-            return new EndpointUpdate(url, eventTypes, description, enabled, rateLimit, removeRateLimit, headers);
+            return new EndpointUpdate(
+                    url, eventTypes, description, enabled, rateLimit, removeRateLimit, ordered, headers);
         }
     }
 }

@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param rateLimit   most attempts per second to the endpoint, 1 to
  *                    {@value WebhookEndpoints#MAX_RATE_LIMIT}; {@code null} for no limit (see
  *                    {@link Dispatcher} for how exactly it is kept)
+ * @param ordered     whether the events of one ordering key reach it one at a time, in commit order
+ *                    (docs/webhooks.md)
  * @param headers     headers every attempt carries besides the dispatcher's own (an API key the
  *                    receiver checks, say), name to value: at most 20, names HTTP tokens that are
  *                    not the dispatcher's (signature, trace context, framing), values visible
@@ -30,6 +32,7 @@ public record NewEndpoint(
         Set<String> eventTypes,
         String description,
         @Nullable Integer rateLimit,
+        boolean ordered,
         Map<String, String> headers) {
 
     /** Checks every field. */
@@ -43,25 +46,41 @@ public record NewEndpoint(
         headers = CustomHeaders.check("headers", headers);
     }
 
-    /** An endpoint without custom headers. */
+    /** An endpoint without custom headers, ordered or not. */
+    public NewEndpoint(
+            URI url, Set<String> eventTypes, String description, @Nullable Integer rateLimit, boolean ordered) {
+        this(url, eventTypes, description, rateLimit, ordered, Map.of());
+    }
+
+    /** An endpoint that is not ordered, with {@code headers}. */
+    public NewEndpoint(
+            URI url,
+            Set<String> eventTypes,
+            String description,
+            @Nullable Integer rateLimit,
+            Map<String, String> headers) {
+        this(url, eventTypes, description, rateLimit, false, headers);
+    }
+
+    /** An endpoint that is not ordered, without custom headers. */
     public NewEndpoint(URI url, Set<String> eventTypes, String description, @Nullable Integer rateLimit) {
-        this(url, eventTypes, description, rateLimit, Map.of());
+        this(url, eventTypes, description, rateLimit, false, Map.of());
     }
 
     /** An endpoint without a rate limit. */
     public NewEndpoint(URI url, Set<String> eventTypes, String description) {
-        this(url, eventTypes, description, null);
+        this(url, eventTypes, description, null, false);
     }
 
     /** This endpoint with {@code headers} (replacing any it had). */
     public NewEndpoint withHeaders(Map<String, String> headers) {
-        return new NewEndpoint(url, eventTypes, description, rateLimit, headers);
+        return new NewEndpoint(url, eventTypes, description, rateLimit, ordered, headers);
     }
 
     /** Names the custom headers, never their values. */
     @Override
     public String toString() {
         return "NewEndpoint[url=" + url + ", eventTypes=" + eventTypes + ", description=" + description + ", rateLimit="
-                + rateLimit + ", headers=" + headers.keySet() + "]";
+                + rateLimit + ", ordered=" + ordered + ", headers=" + headers.keySet() + "]";
     }
 }

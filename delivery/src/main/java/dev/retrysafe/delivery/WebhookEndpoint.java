@@ -24,6 +24,10 @@ import org.jspecify.annotations.Nullable;
  * @param previousSecretExpiresAt while a rotation's grace period runs: when the old secret stops signing
  * @param rateLimit               most attempts per second to it (1 to {@value WebhookEndpoints#MAX_RATE_LIMIT}),
  *                                {@code null} for no limit
+ * @param pausedAt                when it was paused ({@link WebhookEndpoints#pause}), {@code null} if it is not:
+ *                                while paused nothing is attempted and nothing fails; what waits goes on resume
+ * @param ordered                 whether the events of one ordering key reach it one at a time, in commit order
+ *                                (docs/webhooks.md)
  * @param headerNames             the names of its custom headers (their values are never shown)
  */
 public record WebhookEndpoint(
@@ -39,7 +43,14 @@ public record WebhookEndpoint(
         @Nullable Instant failingSince,
         @Nullable Instant previousSecretExpiresAt,
         @Nullable Integer rateLimit,
+        @Nullable Instant pausedAt,
+        boolean ordered,
         Set<String> headerNames) {
+
+    /** Whether it is paused: deliveries to it are held until it is resumed. */
+    public boolean paused() {
+        return pausedAt != null;
+    }
 
     /** Checks presence and the rate, and copies the types and header names. */
     public WebhookEndpoint {
@@ -60,7 +71,7 @@ public record WebhookEndpoint(
         }
     }
 
-    /** An endpoint without custom headers. */
+    /** An endpoint that is neither paused nor ordered, without custom headers. */
     public WebhookEndpoint(
             String id,
             String accountId,
@@ -87,6 +98,8 @@ public record WebhookEndpoint(
                 failingSince,
                 previousSecretExpiresAt,
                 rateLimit,
+                null,
+                false,
                 Set.of());
     }
 }

@@ -26,6 +26,8 @@ public final class WebhookEndpointRepresentation {
         m.put("url", e.url().toString());
         m.put("description", e.description());
         m.put("event_types", e.eventTypes().stream().sorted().toList());
+        // disabled outranks paused: a disabled endpoint gets no deliveries at all
+        m.put("status", !e.enabled() ? "disabled" : e.paused() ? "paused" : "enabled");
         m.put("enabled", e.enabled());
         m.put(
                 "disabled_reason",
@@ -35,6 +37,8 @@ public final class WebhookEndpointRepresentation {
         m.put("failing_since", time(e.failingSince()));
         m.put("previous_secret_expires_at", time(e.previousSecretExpiresAt()));
         m.put("rate_limit", e.rateLimit());
+        m.put("paused_at", time(e.pausedAt()));
+        m.put("ordered", e.ordered());
         // custom headers are shown by name only, like a secret that is never shown again
         m.put(
                 "header_names",

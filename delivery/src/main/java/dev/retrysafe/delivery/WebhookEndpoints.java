@@ -108,6 +108,27 @@ public final class WebhookEndpoints {
         return store.enable(accountId, endpointId);
     }
 
+    /**
+     * Pauses the endpoint: its pending deliveries, and those its events make from now on, are held
+     * until {@link #resume}: none is attempted, none fails, and its failing streak does not run
+     * (the time paused does not count toward disabling it). Attempts under way finish; a failed
+     * one's retry waits for the resume too. Pausing a paused endpoint changes nothing. Empty if
+     * the account has no such endpoint.
+     */
+    public Optional<WebhookEndpoint> pause(String accountId, String endpointId) {
+        return store.pause(accountId, endpointId);
+    }
+
+    /**
+     * Resumes a paused endpoint: what waited is due at once, oldest first (of an ordered endpoint,
+     * the first of each key; the rest follow one by one), and a failing streak that ran when it
+     * paused goes on from where it stood. Resuming an endpoint that is not paused changes nothing.
+     * Empty if the account has no such endpoint.
+     */
+    public Optional<WebhookEndpoint> resume(String accountId, String endpointId) {
+        return store.resume(accountId, endpointId);
+    }
+
     /** A page of the endpoint's deliveries, newest first; empty if the account has no such endpoint. */
     public Optional<Page<Delivery>> deliveries(String accountId, String endpointId, PageRequest page) {
         return store.deliveries(accountId, endpointId, page);
@@ -158,7 +179,9 @@ public final class WebhookEndpoints {
      * or fails the delivery again if the schedule is used up. Not retried ({@link RetryOutcome.NotRetryable}):
      * a delivery whose attempt is under way, and any delivery of a disabled endpoint (enable it
      * first). Each call that is retried causes one more attempt; a caller that may repeat its
-     * request should make the call idempotent (the server's idempotency keys do).
+     * request should make the call idempotent (the server's idempotency keys do). Of a paused
+     * endpoint it is sent on resume. Of an ordered endpoint it is sent outside its key's order:
+     * a retry is an explicit request to send this one now.
      */
     public RetryOutcome retry(String accountId, String deliveryId) {
         return store.retry(accountId, deliveryId);
@@ -166,7 +189,8 @@ public final class WebhookEndpoints {
 
     /**
      * Makes every failed delivery of the endpoint whose event is at or after {@code since} due
-     * now; answers how many, or empty if the account has no such endpoint.
+     * now (of a paused endpoint: on resume), outside any key's order; answers how many, or empty
+     * if the account has no such endpoint.
      */
     public OptionalInt recover(String accountId, String endpointId, Instant since) {
         return store.recover(accountId, endpointId, since);

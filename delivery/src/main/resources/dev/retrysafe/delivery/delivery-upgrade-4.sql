@@ -10,3 +10,11 @@ ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS ordering_key VARCHAR(255);
 ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS traceparent VARCHAR(128);
 -- Retention: the purge finds old deliveries from here, oldest first.
 CREATE INDEX IF NOT EXISTS deliveries_created ON deliveries (created_at, id);
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS ordering_seq BIGINT;
+CREATE INDEX IF NOT EXISTS deliveries_ordering ON deliveries (endpoint_id, ordering_key, ordering_seq);
+CREATE TABLE IF NOT EXISTS delivery_ordering_keys (
+    endpoint_id  VARCHAR(64)  NOT NULL,
+    ordering_key VARCHAR(255) NOT NULL,
+    last_seq     BIGINT       NOT NULL,
+    CONSTRAINT delivery_ordering_keys_pk PRIMARY KEY (endpoint_id, ordering_key)
+);

@@ -51,7 +51,10 @@ CREATE TABLE webhook_endpoint_event_types (
 -- finished (succeeded or failed); while claimed it equals lease_expires_at, so one index on
 -- next_attempt_at finds both due deliveries and the claims of dead instances. Since version 4:
 -- ordering_key is the event's ordering key (NULL: none), traceparent the W3C trace context of the
--- request that caused the event, sent on every attempt (NULL: none).
+-- request that caused the event, sent on every attempt (NULL: none); ordering_seq its place among
+-- the deliveries of its key to an ordered endpoint, in commit order (NULL: not ordered). A pending
+-- delivery with next_attempt_at NULL is held: its endpoint is paused, or it waits for the one
+-- before it in its key (docs/webhooks.md); held rows are not in the due index's way.
 CREATE TABLE deliveries (
     id               VARCHAR(64)  NOT NULL,
     endpoint_id      VARCHAR(64)  NOT NULL,
@@ -71,6 +74,7 @@ CREATE TABLE deliveries (
     last_status_code INTEGER,
     ordering_key     VARCHAR(255),
     traceparent      VARCHAR(128),
+    ordering_seq     BIGINT,
     CONSTRAINT deliveries_pk PRIMARY KEY (id),
     CONSTRAINT deliveries_event_endpoint UNIQUE (event_id, endpoint_id)
 );
@@ -80,6 +84,18 @@ CREATE INDEX deliveries_endpoint_id ON deliveries (endpoint_id, id);
 CREATE INDEX deliveries_lease_token ON deliveries (lease_token);
 -- Retention (since version 4): the purge finds old deliveries from here, oldest first.
 CREATE INDEX deliveries_created ON deliveries (created_at, id);
+-- The deliveries of one key of an ordered endpoint in commit order: which one is next (since version 4).
+CREATE INDEX deliveries_ordering ON deliveries (endpoint_id, ordering_key, ordering_seq);
+-- One row per (ordered endpoint, ordering key) (since version 4): the fan-out locks it to number
+-- the key's deliveries, so concurrent transactions with events of one key are numbered in the order
+-- they commit (the second waits for the first's commit), and the dispatcher locks it when a
+-- delivery of the key finishes, to make the next one due. No foreign key, like deliveries.
+CREATE TABLE delivery_ordering_keys (
+    endpoint_id  VARCHAR(64)  NOT NULL,
+    ordering_key VARCHAR(255) NOT NULL,
+    last_seq     BIGINT       NOT NULL,
+    CONSTRAINT delivery_ordering_keys_pk PRIMARY KEY (endpoint_id, ordering_key)
+);
 -- Every attempt, as it happened; attempt_number may repeat if a lease was lost mid-attempt.
 CREATE TABLE delivery_attempts (
     id               VARCHAR(64)   NOT NULL,

@@ -86,6 +86,7 @@ abstract class DeliveryContract {
             for (String table : List.of(
                     "delivery_attempts",
                     "deliveries",
+                    "delivery_ordering_keys",
                     "webhook_endpoint_event_types",
                     "webhook_endpoints",
                     "payments")) {

@@ -12,7 +12,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The delivery contract on PostgreSQL; fails (never skips) when PostgreSQL is unreachable. */
-class PostgresDeliveryTest extends DeliveryContract {
+class PostgresDeliveryTest extends PauseAndOrderingContract {
 
     @Override
     protected ThrowawayDatabase openDatabase() {

@@ -18,7 +18,7 @@ class SchemaSqlTest {
     @Test
     void schemaStatementsRunOneByOneAndMatchTheScript() throws Exception {
         assertThat(DeliverySchema.schemaStatements())
-                .hasSize(11 + 1) // + 1: the retention index (deliveries_created)
+                .hasSize(13 + 1) // + 1: the retention index (deliveries_created)
                 .allSatisfy(s -> assertThat(DeliverySchema.schemaSql()).contains(s));
         assertThat(DeliverySchema.schemaStatements().getFirst()).startsWith("CREATE TABLE webhook_endpoints");
         try (Connection c = DriverManager.getConnection(h2Url());
@@ -49,15 +49,17 @@ class SchemaSqlTest {
     @Test
     void upgradeStatementsExistForEveryEarlierVersionOnly() {
         assertThat(DeliverySchema.VERSION).isEqualTo(4);
-        assertThat(DeliverySchema.upgradeStatements(1)).hasSize(8 + 1); // + 1: the retention index (deliveries_created)
+        assertThat(DeliverySchema.upgradeStatements(1))
+                .hasSize(11 + 1); // + 1: the retention index (deliveries_created)
         assertThat(DeliverySchema.upgradeStatements(1).subList(0, 2))
                 .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(2))
                 .startsWith("CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
-        assertThat(DeliverySchema.upgradeStatements(3)).hasSize(5 + 1); // + 1: the retention index
-        assertThat(DeliverySchema.upgradeStatements(3).subList(0, 5))
+        assertThat(DeliverySchema.upgradeStatements(3))
+                .hasSize(8 + 1) // + 1: the retention index
                 .allSatisfy(s -> assertThat(s)
-                        .containsPattern("^ALTER TABLE (webhook_endpoints|deliveries) ADD COLUMN IF NOT EXISTS"));
+                        .containsPattern("^(ALTER TABLE (webhook_endpoints|deliveries) ADD COLUMN|CREATE (INDEX|TABLE))"
+                                + " IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(5)).hasMessageContaining("fromVersion");
@@ -73,9 +75,12 @@ class SchemaSqlTest {
             for (String column : List.of("paused_at", "ordered", "custom_headers")) {
                 s.execute("ALTER TABLE webhook_endpoints DROP COLUMN " + column);
             }
+            s.execute("DROP INDEX deliveries_ordering");
             s.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
             s.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
             s.execute("DROP INDEX deliveries_created"); // retention (version 4)
+            s.execute("ALTER TABLE deliveries DROP COLUMN ordering_seq");
+            s.execute("DROP TABLE delivery_ordering_keys");
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
             for (int round = 0; round < 2; round++) {
@@ -92,12 +97,14 @@ class SchemaSqlTest {
                 assertThat(r.getBoolean(4)).as("an old endpoint is not ordered").isFalse();
                 assertThat(r.getObject(5)).isNull();
             }
-            try (ResultSet r = s.executeQuery("SELECT ordering_key, traceparent FROM deliveries")) {
+            try (ResultSet r = s.executeQuery("SELECT ordering_key, traceparent, ordering_seq FROM deliveries")) {
                 assertThat(r.next()).as("no deliveries yet").isFalse();
             }
         }
         assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");
         assertThat(SchemaInspection.indexNames(c, "deliveries")).contains("deliveries_created"); // retention
+        assertThat(SchemaInspection.indexNames(c, "deliveries")).contains("deliveries_ordering");
+        assertThat(SchemaInspection.indexNames(c, "delivery_ordering_keys")).isNotEmpty();
     }
 
     private static String h2Url() {

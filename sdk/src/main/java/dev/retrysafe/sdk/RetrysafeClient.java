@@ -295,6 +295,27 @@ public interface RetrysafeClient extends AutoCloseable {
     WebhookEndpoint enableWebhookEndpoint(String id) throws IOException, InterruptedException;
 
     /**
+     * {@code POST /v1/webhook_endpoints/{id}/pause}: its deliveries wait (none attempted, none
+     * failed, its failing streak stopped) until it is resumed.
+     *
+     * @param id {@code we_...}
+     * @return the endpoint, paused
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    WebhookEndpoint pauseWebhookEndpoint(String id) throws IOException, InterruptedException;
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/resume}: what waited is sent, oldest first.
+     *
+     * @param id {@code we_...}
+     * @return the endpoint, no longer paused
+     * @throws IOException see the class description
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    WebhookEndpoint resumeWebhookEndpoint(String id) throws IOException, InterruptedException;
+
+    /**
      * {@code POST /v1/webhook_endpoints/{id}/recover} {@code {"since": ...}}: sends every failed
      * delivery of the endpoint made since then again.
      *

@@ -22,6 +22,10 @@ import org.jspecify.annotations.Nullable;
  * @param failingSince since when every attempt to it failed, or {@code null}
  * @param previousSecretExpiresAt until when the secret before the last rotation still signs, or
  *     {@code null} outside a rotation's grace period
+ * @param pausedAt when it was paused ({@link RetrysafeClient#pauseWebhookEndpoint}), or {@code null}
+ *     if it is not: its deliveries wait until it is resumed
+ * @param ordered whether the events of one ordering key (a payment and its refunds) reach it one at
+ *     a time, in commit order
  */
 public record WebhookEndpoint(
         String id,
@@ -34,7 +38,43 @@ public record WebhookEndpoint(
         Instant createdAt,
         Instant updatedAt,
         @Nullable Instant failingSince,
-        @Nullable Instant previousSecretExpiresAt) {
+        @Nullable Instant previousSecretExpiresAt,
+        @Nullable Instant pausedAt,
+        boolean ordered) {
+
+    /** An endpoint that is neither paused nor ordered (as servers before pausing and ordering show). */
+    public WebhookEndpoint(
+            String id,
+            String url,
+            @Nullable String description,
+            List<String> eventTypes,
+            boolean enabled,
+            @Nullable String disabledReason,
+            @Nullable Integer rateLimit,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant failingSince,
+            @Nullable Instant previousSecretExpiresAt) {
+        this(
+                id,
+                url,
+                description,
+                eventTypes,
+                enabled,
+                disabledReason,
+                rateLimit,
+                createdAt,
+                updatedAt,
+                failingSince,
+                previousSecretExpiresAt,
+                null,
+                false);
+    }
+
+    /** Whether it is paused. */
+    public boolean paused() {
+        return pausedAt != null;
+    }
 
     /** Copies the event types. */
     public WebhookEndpoint {

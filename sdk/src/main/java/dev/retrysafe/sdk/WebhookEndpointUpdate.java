@@ -84,6 +84,15 @@ public final class WebhookEndpointUpdate {
         }
 
         /**
+         * Orders the events of each ordering key (a payment and its refunds) from now on, or stops
+         * ({@code false}: what waited for its turn is sent at once).
+         */
+        public Builder ordered(boolean ordered) {
+            members.put("ordered", ordered);
+            return this;
+        }
+
+        /**
          * At most {@code perSecond} attempts per second to the endpoint, or {@code null} to remove
          * the limit.
          */

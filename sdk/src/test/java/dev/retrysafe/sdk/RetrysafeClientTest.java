@@ -386,6 +386,10 @@ class RetrysafeClientTest {
                     .as("null removes the limit")
                     .isEqualTo(
                             "{\"url\":\"https://example.com/v2\",\"event_types\":[\"*\"],\"description\":\"all\",\"rate_limit\":null}");
+
+            api.updateWebhookEndpoint(
+                    "we_01", WebhookEndpointUpdate.builder().ordered(true).build());
+            assertThat(server.received().get(2).body()).isEqualTo("{\"ordered\":true}");
         }
     }
 
@@ -414,6 +418,14 @@ class RetrysafeClientTest {
                                 "{\"object\":\"webhook_endpoint_secret\",\"endpoint_id\":\"we_01\",\"secret\":\"whsec_b2xk\"}");
                     case "POST /v1/webhook_endpoints/we_01/rotate_secret" -> Answer.withBody(200, rotated);
                     case "POST /v1/webhook_endpoints/we_01/enable" -> Answer.withBody(200, ENDPOINT + "}");
+                    case "POST /v1/webhook_endpoints/we_01/pause" ->
+                        Answer.withBody(
+                                200,
+                                ENDPOINT
+                                        + ",\"status\":\"paused\",\"paused_at\":\"2026-01-03T10:00:00Z\",\"ordered\":true}");
+                    case "POST /v1/webhook_endpoints/we_01/resume" ->
+                        Answer.withBody(
+                                200, ENDPOINT + ",\"status\":\"enabled\",\"paused_at\":null,\"ordered\":false}");
                     default -> Answer.of(404);
                 });
                 RetrysafeClient api = client(server)) {
@@ -422,8 +434,13 @@ class RetrysafeClientTest {
             assertThat(after.secret()).isEqualTo("whsec_bmV3");
             assertThat(after.endpoint().previousSecretExpiresAt()).isEqualTo(Instant.parse("2026-01-02T10:00:00Z"));
             assertThat(api.enableWebhookEndpoint("we_01")).isEqualTo(endpoint(true, null, null));
+            WebhookEndpoint paused = api.pauseWebhookEndpoint("we_01");
+            assertThat(paused.pausedAt()).isEqualTo(Instant.parse("2026-01-03T10:00:00Z"));
+            assertThat(paused.paused()).isTrue();
+            assertThat(paused.ordered()).isTrue();
+            assertThat(api.resumeWebhookEndpoint("we_01")).isEqualTo(endpoint(true, null, null));
 
-            assertThat(server.received().subList(1, 3)).allSatisfy(post -> {
+            assertThat(server.received().subList(1, 5)).allSatisfy(post -> {
                 assertThat(post.method()).isEqualTo("POST");
                 assertThat(post.body()).isEmpty();
                 assertThat(post.header("Content-Type")).isNull();

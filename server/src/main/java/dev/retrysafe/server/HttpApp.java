@@ -210,6 +210,8 @@ final class HttpApp {
             read.accept("/v1/webhook_endpoints/{id}/secret", h.webhooks()::secret);
             c.routes.post("/v1/webhook_endpoints/{id}/rotate_secret", h.webhooks()::rotateSecret);
             c.routes.post("/v1/webhook_endpoints/{id}/enable", h.webhooks()::enable);
+            c.routes.post("/v1/webhook_endpoints/{id}/pause", h.webhooks()::pause);
+            c.routes.post("/v1/webhook_endpoints/{id}/resume", h.webhooks()::resume);
             c.routes.post("/v1/webhook_endpoints/{id}/recover", h.webhooks()::recover);
             read.accept("/v1/webhook_endpoints/{id}/deliveries", h.webhooks()::deliveries);
             read.accept("/v1/deliveries/{id}", h.webhooks()::delivery);

@@ -133,6 +133,8 @@ class TenantIsolationTest {
                         Arguments.of("GET", "/v1/webhook_endpoints/" + endpoint + "/secret", null),
                         Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/rotate_secret", ""),
                         Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/enable", ""),
+                        Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/pause", ""),
+                        Arguments.of("POST", "/v1/webhook_endpoints/" + endpoint + "/resume", ""),
                         Arguments.of(
                                 "POST",
                                 "/v1/webhook_endpoints/" + endpoint + "/recover",

@@ -384,6 +384,8 @@ abstract class WebhookEndpointsApiContract {
                 patch(other, path, "{\"description\": \"mine now\"}"),
                 other.post(path + "/rotate_secret", ""),
                 other.post(path + "/enable", ""),
+                other.post(path + "/pause", ""),
+                other.post(path + "/resume", ""),
                 other.post(path + "/recover", "{\"since\": \"2020-01-01T00:00:00Z\"}"),
                 delete(other, path));
 
@@ -517,6 +519,9 @@ abstract class WebhookEndpointsApiContract {
                 api.post("/v1/webhook_endpoints/" + id + "/recover", "{\"since\": \"yesterday\"}"),
                 api.post("/v1/webhook_endpoints/" + id + "/recover", "{}"),
                 patch(api, "/v1/webhook_endpoints/" + id, "{\"enabled\": \"yes\"}"),
+                patch(api, "/v1/webhook_endpoints/" + id, "{\"ordered\": \"yes\"}"),
+                api.post("/v1/webhook_endpoints/we_00000000000000000000000000/pause", ""),
+                api.post("/v1/webhook_endpoints/not-an-id/resume", ""),
                 api.get("/v1/deliveries/msg_nope"),
                 api.post("/v1/deliveries/msg_00000000000000000000000000/retry", ""),
                 patch(api, "/v1/webhook_endpoints/" + id, "{\"rate_limit\": \"fast\"}"),
@@ -550,5 +555,113 @@ abstract class WebhookEndpointsApiContract {
         assertThat(all.status()).isEqualTo(200);
         assertThat(all.body().get("data").isArray()).isTrue();
         assertThat(all.body().has("has_more")).isTrue();
+    }
+
+    @Test
+    void pauseHoldsTheDeliveriesAndResumeReleasesThemShowingTheStatus() throws Exception {
+        String id = create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"payment.*\"]}")
+                .get("id")
+                .asText();
+        String path = "/v1/webhook_endpoints/" + id;
+        assertThat(api.get(path).body().get("status").asText()).isEqualTo("enabled");
+
+        Api.Answer paused = api.post(path + "/pause", "");
+        assertThat(paused.status()).as(paused.raw().body()).isEqualTo(200);
+        assertThat(paused.body().get("status").asText()).isEqualTo("paused");
+        assertThat(paused.body().get("paused_at").isTextual()).isTrue();
+        assertThat(paused.body().get("enabled").asBoolean()).isTrue();
+        assertThat(api.post(path + "/pause", "").body().get("paused_at"))
+                .as("pausing again keeps the first pause")
+                .isEqualTo(paused.body().get("paused_at"));
+        Api.Answer paid = api.post(
+                "/v1/payments",
+                "{\"amount\": 500, \"currency\": \"eur\"}",
+                UUID.randomUUID().toString());
+        assertThat(paid.status()).as(paid.raw().body()).isIn(201, 402);
+        JsonNode held = api.get(path + "/deliveries").body().get("data");
+        assertThat(held).hasSize(1);
+        assertThat(held.get(0).get("status").asText()).isEqualTo("pending");
+        assertThat(held.get(0).get("attempt_count").asInt())
+                .as("nothing attempted while paused")
+                .isZero();
+        assertThat(held.get(0).get("next_attempt_at").isNull())
+                .as("held, not scheduled")
+                .isTrue();
+
+        Api.Answer resumed = api.post(path + "/resume", "");
+        assertThat(resumed.status()).as(resumed.raw().body()).isEqualTo(200);
+        assertThat(resumed.body().get("status").asText()).isEqualTo("enabled");
+        assertThat(resumed.body().get("paused_at").isNull()).isTrue();
+        JsonNode released = api.get(path + "/deliveries").body().get("data").get(0);
+        assertThat(!released.get("next_attempt_at").isNull()
+                        || released.get("attempt_count").asInt() > 0)
+                .as("due again (or attempted already): %s", released)
+                .isTrue();
+    }
+
+    @Test
+    void orderedIsSetOnCreateAndPatchAndMustBeABoolean() {
+        JsonNode created =
+                create(api, "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"ordered\": true}");
+        String path = "/v1/webhook_endpoints/" + created.get("id").asText();
+        assertThat(created.get("ordered").asBoolean()).isTrue();
+        assertThat(createDefault(api).get("ordered").asBoolean())
+                .as("unordered unless asked")
+                .isFalse();
+
+        Api.Answer off = patch(api, path, "{\"ordered\": false}");
+        assertThat(off.status()).as(off.raw().body()).isEqualTo(200);
+        assertThat(off.body().get("ordered").asBoolean()).isFalse();
+        assertThat(api.get(path).body().get("ordered").asBoolean()).isFalse();
+
+        for (Api.Answer bad : List.of(
+                patch(api, path, "{\"ordered\": 1}"),
+                api.post(
+                        "/v1/webhook_endpoints",
+                        "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"*\"], \"ordered\": \"true\"}"))) {
+            assertThat(bad.status()).as(bad.raw().body()).isEqualTo(400);
+            assertThat(bad.body().get("type").asText()).isEqualTo("/problems/validation-failed");
+            assertThat(bad.body().get("errors").toString()).contains("ordered");
+        }
+    }
+
+    @Test
+    void paymentAndRefundEventsCarryThePaymentIdAsTheirOrderingKey() throws Exception {
+        String id = create(
+                        api,
+                        "{\"url\": \"" + PUBLIC_URL + "\", \"event_types\": [\"payment.*\", \"refund.*\"],"
+                                + " \"ordered\": true}")
+                .get("id")
+                .asText();
+        Api.Answer paid = api.post(
+                "/v1/payments",
+                "{\"amount\": 500, \"currency\": \"eur\"}",
+                UUID.randomUUID().toString());
+        assertThat(paid.status()).as(paid.raw().body()).isIn(201, 402);
+        String payment = paid.body().get("id").asText();
+        if (paid.status() == 201) {
+            Api.Answer refunded = api.post(
+                    "/v1/refunds",
+                    "{\"payment_id\": \"" + payment + "\", \"amount\": 100}",
+                    UUID.randomUUID().toString());
+            assertThat(refunded.status()).as(refunded.raw().body()).isEqualTo(201);
+        }
+
+        List<String> keys = new ArrayList<>();
+        try (var c = java.sql.DriverManager.getConnection(
+                        server.config().database().jdbcUrl(server.config().dataDir()),
+                        server.config().database().user(),
+                        server.config().database().password());
+                var s = c.prepareStatement("SELECT d.ordering_key, e.ordering_key FROM deliveries d"
+                        + " JOIN events e ON e.id = d.event_id WHERE d.endpoint_id = ?")) {
+            s.setString(1, id);
+            try (var rs = s.executeQuery()) {
+                while (rs.next()) {
+                    assertThat(rs.getString(2)).as("the event keeps it too").isEqualTo(rs.getString(1));
+                    keys.add(rs.getString(1));
+                }
+            }
+        }
+        assertThat(keys).isNotEmpty().containsOnly(payment).hasSize(paid.status() == 201 ? 2 : 1);
     }
 }

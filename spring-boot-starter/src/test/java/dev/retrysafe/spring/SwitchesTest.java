@@ -196,9 +196,12 @@ class SwitchesTest {
             for (String column : java.util.List.of("paused_at", "ordered", "custom_headers")) {
                 sql.execute("ALTER TABLE webhook_endpoints DROP COLUMN " + column);
             }
+            sql.execute("DROP INDEX deliveries_ordering");
             sql.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
             sql.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
             sql.execute("DROP INDEX deliveries_created"); // retention
+            sql.execute("ALTER TABLE deliveries DROP COLUMN ordering_seq");
+            sql.execute("DROP TABLE delivery_ordering_keys");
             sql.execute("DELETE FROM " + schema.historyTable() + " WHERE version = 2");
             assertThat(schema.recordedVersion()).isEqualTo(1);
 
@@ -210,8 +213,11 @@ class SwitchesTest {
                                     + " AND custom_headers IS NULL",
                             Integer.class))
                     .isZero();
+            assertThat(sql.queryForObject("SELECT COUNT(*) FROM delivery_ordering_keys", Integer.class))
+                    .isZero();
             assertThat(sql.queryForObject(
-                            "SELECT COUNT(*) FROM deliveries WHERE ordering_key IS NULL AND traceparent IS NULL",
+                            "SELECT COUNT(*) FROM deliveries WHERE ordering_key IS NULL AND traceparent IS NULL"
+                                    + " AND ordering_seq IS NULL",
                             Integer.class))
                     .isZero();
         });

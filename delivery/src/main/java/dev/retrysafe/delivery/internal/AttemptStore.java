@@ -77,7 +77,7 @@ final class AttemptStore {
             return new Stored(null, false); // deleted meanwhile, with its deliveries
         }
         DisabledReason disable = null;
-        if (!success && endpoint.enabled()) {
+        if (!success && endpoint.enabled() && !endpoint.paused()) { // paused: nothing fails, nothing disables
             if (dev.retrysafe.delivery.RetrySchedule.isGone(result)) {
                 disable = DisabledReason.GONE;
             } else if (endpoint.failingSince() != null
@@ -122,6 +122,10 @@ final class AttemptStore {
                     claimed.id());
             return new Stored(null, disabledNow);
         }
+        String key = claimed.orderingKey();
+        if (status != DeliveryStatus.PENDING && key != null) {
+            KeyOrder.finished(c, claimed.endpointId(), key, now); // the next of its key
+        }
         return new Stored(status, disabledNow);
     }
 
@@ -152,7 +156,8 @@ final class AttemptStore {
             String accountId,
             String url,
             boolean enabled,
-            @Nullable Instant failingSince) {}
+            @Nullable Instant failingSince,
+            boolean paused) {}
 
     private static @Nullable EndpointState endpointState(Connection c, String endpointId) throws SQLException {
         try (PreparedStatement s = c.prepareStatement(DispatchSql.SELECT_ENDPOINT_STATE)) {
@@ -163,7 +168,8 @@ final class AttemptStore {
                                 r.getString("account_id"),
                                 r.getString("url"),
                                 r.getBoolean("enabled"),
-                                Rows.millis(r, "failing_since"))
+                                Rows.millis(r, "failing_since"),
+                                Rows.millis(r, "paused_at") != null)
                         : null;
             }
         }

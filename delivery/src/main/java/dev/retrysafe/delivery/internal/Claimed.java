@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
  * reserved slot before which the attempt must not start ({@code null}: at once); the trace context
  * of the request that caused the event and the endpoint's custom headers (stored form of
  * {@link CustomHeaders}), each sent on the attempt ({@code null}: none). Holds secrets (the signing
- * secrets, the custom headers): never logged (toString leaves them out).
+ * secrets, the custom headers): never logged (toString leaves them out). {@code orderingKey} is
+ * set for a delivery numbered in its key of an ordered endpoint only: its finish makes the next of
+ * the key due ({@link KeyOrder}).
  */
 record Claimed(
         String id,
@@ -23,10 +25,11 @@ record Claimed(
         @Nullable Instant previousSecretExpiresAt,
         String leaseToken,
         @Nullable Instant slot,
+        @Nullable String orderingKey,
         @Nullable String traceparent,
         @Nullable String customHeaders) {
 
-    /** A claimed delivery without trace context or custom headers. */
+    /** A claimed delivery without ordering key, trace context or custom headers. */
     Claimed(
             String id,
             String endpointId,
@@ -53,6 +56,7 @@ record Claimed(
                 previousSecretExpiresAt,
                 leaseToken,
                 slot,
+                null,
                 null,
                 null);
     }

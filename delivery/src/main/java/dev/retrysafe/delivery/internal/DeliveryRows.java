@@ -35,6 +35,8 @@ final class DeliveryRows {
                 Rows.millis(r, "failing_since"),
                 Rows.millis(r, "previous_secret_expires_at"),
                 Rows.integer(r, "rate_limit"),
+                Rows.millis(r, "paused_at"),
+                r.getBoolean("ordered"),
                 CustomHeaders.names(r.getString("custom_headers")));
     }
 

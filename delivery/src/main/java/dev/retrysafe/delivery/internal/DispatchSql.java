@@ -43,7 +43,7 @@ final class DispatchSql {
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
             WHERE d.next_attempt_at <= ? AND e.enabled = TRUE AND (e.not_before IS NULL OR e.not_before <= ?)
               AND (e.rate_limit IS NULL OR e.rate_next_slot_ns IS NULL OR e.rate_next_slot_ns <= ?)
-              AND d.endpoint_id <> ALL (?)
+              AND e.paused_at IS NULL AND d.endpoint_id <> ALL (?)
             ORDER BY d.next_attempt_at, d.id
             LIMIT ?""";
 
@@ -56,7 +56,7 @@ final class DispatchSql {
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
             WHERE d.next_attempt_at <= ? AND e.enabled = TRUE AND (e.not_before IS NULL OR e.not_before <= ?)
               AND (e.rate_limit IS NULL OR e.rate_next_slot_ns IS NULL OR e.rate_next_slot_ns <= ?)
-              AND d.endpoint_id <> ALL (?)
+              AND e.paused_at IS NULL AND d.endpoint_id <> ALL (?)
               AND (d.next_attempt_at > ? OR (d.next_attempt_at = ? AND d.id > ?))
             ORDER BY d.next_attempt_at, d.id
             LIMIT ?""";
@@ -76,7 +76,7 @@ final class DispatchSql {
     /** What an attempt needs of the deliveries of one claim; param: lease token. */
     static final String SELECT_CLAIMED = """
             SELECT d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
-                   e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                   e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, d.ordering_key, d.ordering_seq,
                    d.traceparent, e.custom_headers
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
             WHERE d.lease_token = ?
@@ -90,27 +90,39 @@ final class DispatchSql {
     static final LeaseSql.Readback READBACK =
             new LeaseSql.Readback("d", "webhook_endpoints e", "e.id = d.endpoint_id", """
             d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
-            e.url, e.secret, e.previous_secret, e.previous_secret_expires_at,
+            e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, d.ordering_key, d.ordering_seq,
             d.traceparent, e.custom_headers""", SELECT_CLAIMED);
 
     /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
     static final String RELEASE = LEASES.endHeld("status = 'pending', next_attempt_at = ?");
 
-    /** A success ends the endpoint's failing streak; param: endpoint. */
+    /**
+     * A success ends the endpoint's failing streak, unless the endpoint is paused: the dispatcher
+     * never locks a paused endpoint's row, which the fan-out may hold shared until its business
+     * transaction ends ({@link Holds}); param: endpoint.
+     */
     static final String CLEAR_FAILING = """
-            UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL""";
+            UPDATE webhook_endpoints SET failing_since = NULL
+            WHERE id = ? AND failing_since IS NOT NULL AND paused_at IS NULL""";
 
-    /** A failure starts a failing streak unless one runs; params: attempt start, endpoint. */
+    /**
+     * A failure starts a failing streak unless one runs, or the endpoint is paused (an attempt
+     * that was under way when it paused: the streak does not run while paused, {@link Holds});
+     * params: attempt start, endpoint.
+     */
     static final String MARK_FAILING = """
-            UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL""";
+            UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL AND paused_at IS NULL""";
 
-    /** Pauses an overloaded endpoint until a time, never shortening a pause; params: until, endpoint, until. */
+    /**
+     * Slows an overloaded endpoint down until a time, never shortening it, unless it is paused
+     * (see {@link #CLEAR_FAILING}); params: until, endpoint, until.
+     */
     static final String SLOW_DOWN = """
             UPDATE webhook_endpoints SET not_before = ?
-            WHERE id = ? AND (not_before IS NULL OR not_before < ?)""";
+            WHERE id = ? AND (not_before IS NULL OR not_before < ?) AND paused_at IS NULL""";
 
     static final String SELECT_ENDPOINT_STATE = """
-            SELECT account_id, url, enabled, failing_since FROM webhook_endpoints WHERE id = ?""";
+            SELECT account_id, url, enabled, failing_since, paused_at FROM webhook_endpoints WHERE id = ?""";
 
     /** Logs an attempt, if its delivery still exists; params: attempt, number, start, outcome, status, latency, snippet, detail, delivery. */
     static final String INSERT_ATTEMPT = """

@@ -206,6 +206,7 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
                 Rows.millis(r, "previous_secret_expires_at"),
                 token,
                 slot == null ? null : EpochNanos.toInstant(slot),
+                r.getObject("ordering_seq") == null ? null : r.getString("ordering_key"),
                 r.getString("traceparent"),
                 r.getString("custom_headers"));
     }

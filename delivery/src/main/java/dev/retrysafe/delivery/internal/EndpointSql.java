@@ -10,14 +10,14 @@ final class EndpointSql {
 
     static final String ENDPOINT_COLUMNS = """
             id, account_id, url, description, enabled, disabled_reason, created_at, updated_at,
-            failing_since, previous_secret_expires_at, rate_limit"""
+            failing_since, previous_secret_expires_at, rate_limit, paused_at, ordered"""
             // custom headers: read for their names only (DeliveryRows keeps no value)
             + ", custom_headers";
 
     static final String INSERT_ENDPOINT = """
             INSERT INTO webhook_endpoints
-                (id, account_id, url, description, enabled, secret, created_at, updated_at, rate_limit)
-            VALUES (?, ?, ?, ?, TRUE, ?, ?, ?, ?)""";
+                (id, account_id, url, description, enabled, secret, created_at, updated_at, rate_limit, ordered)
+            VALUES (?, ?, ?, ?, TRUE, ?, ?, ?, ?, ?)""";
 
     /**
      * Stores an endpoint's custom headers ({@link CustomHeaders}'s form, NULL for none), in the
@@ -53,12 +53,12 @@ final class EndpointSql {
             + " FROM webhook_endpoints WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?";
 
     /**
-     * Writes the fields a PATCH may change; params: url, description, rate limit, updated_at,
+     * Writes the fields a PATCH may change; params: url, description, rate limit, ordered, updated_at,
      * account, id. The rate's schedule ({@code rate_next_slot_ns}) is kept: slots already
      * reserved stay reserved, and the next reservation spaces attempts by the new rate.
      */
     static final String UPDATE_FIELDS = """
-            UPDATE webhook_endpoints SET url = ?, description = ?, rate_limit = ?, updated_at = ?
+            UPDATE webhook_endpoints SET url = ?, description = ?, rate_limit = ?, ordered = ?, updated_at = ?
             WHERE account_id = ? AND id = ?""";
 
     /** Enables and forgets the failing streak and any slow-down; params: updated_at, account, id. */

@@ -67,6 +67,7 @@ public final class EndpointStore {
                 s.setLong(6, now.toEpochMilli());
                 s.setLong(7, now.toEpochMilli());
                 Jdbc.setInteger(s, 8, request.rateLimit());
+                s.setBoolean(9, request.ordered());
                 s.executeUpdate();
             }
             insertEventTypes(c, id, request.eventTypes());
@@ -132,10 +133,14 @@ public final class EndpointStore {
                         update.removeRateLimit()
                                 ? null
                                 : update.rateLimit() == null ? e.rateLimit() : update.rateLimit());
-                s.setLong(4, now.toEpochMilli());
-                s.setString(5, accountId);
-                s.setString(6, id);
+                s.setBoolean(4, update.ordered() == null ? e.ordered() : update.ordered());
+                s.setLong(5, now.toEpochMilli());
+                s.setString(6, accountId);
+                s.setString(7, id);
                 s.executeUpdate();
+            }
+            if (Boolean.FALSE.equals(update.ordered()) && e.ordered() && !e.paused()) {
+                Holds.releaseAll(c, id); // no turn to wait for any more (paused: resume releases them)
             }
             if (update.eventTypes() != null) {
                 try (PreparedStatement s = c.prepareStatement(EndpointSql.DELETE_EVENT_TYPES)) {
@@ -219,6 +224,29 @@ public final class EndpointStore {
                 c -> enable(c, accountId, id, clock.instant())
                         ? read(c, accountId, id, false)
                         : Optional.<WebhookEndpoint>empty());
+    }
+
+    /** Pauses (a paused endpoint stays as it is); empty if there is no such endpoint. */
+    public Optional<WebhookEndpoint> pause(String accountId, String id) {
+        return jdbc.transaction("pause webhook endpoint " + id, c -> {
+            if (read(c, accountId, id, true).isEmpty()) { // the endpoint row first, then its deliveries
+                return Optional.<WebhookEndpoint>empty();
+            }
+            Holds.pause(c, accountId, id, clock.instant());
+            return read(c, accountId, id, false);
+        });
+    }
+
+    /** Resumes (an endpoint that is not paused stays as it is); empty if there is no such endpoint. */
+    public Optional<WebhookEndpoint> resume(String accountId, String id) {
+        return jdbc.transaction("resume webhook endpoint " + id, c -> {
+            Optional<WebhookEndpoint> current = read(c, accountId, id, true);
+            if (current.isEmpty()) {
+                return Optional.<WebhookEndpoint>empty();
+            }
+            Holds.resume(c, accountId, id, current.get().ordered(), clock.instant());
+            return read(c, accountId, id, false);
+        });
     }
 
     public Optional<Page<Delivery>> deliveries(String accountId, String endpointId, PageRequest page) {
@@ -338,16 +366,23 @@ public final class EndpointStore {
     public OptionalInt recover(String accountId, String endpointId, Instant since) {
         Instant now = clock.instant();
         return jdbc.transaction("recover deliveries of webhook endpoint " + endpointId, c -> {
-            if (read(c, accountId, endpointId, false).isEmpty()) {
+            Optional<WebhookEndpoint> endpoint = read(c, accountId, endpointId, true);
+            if (endpoint.isEmpty()) {
                 return OptionalInt.empty();
             }
+            int recovered;
             try (PreparedStatement s = c.prepareStatement(EndpointSql.RECOVER_DELIVERIES)) {
                 s.setLong(1, now.toEpochMilli());
                 s.setString(2, accountId);
                 s.setString(3, endpointId);
                 s.setLong(4, since.toEpochMilli());
-                return OptionalInt.of(s.executeUpdate());
+                recovered = s.executeUpdate();
             }
+            if (endpoint.get().paused()) {
+                // recovered while paused: held with the rest, sent on resume
+                Holds.hold(c, endpointId);
+            }
+            return OptionalInt.of(recovered);
         });
     }
 
@@ -493,6 +528,8 @@ public final class EndpointStore {
                 e.failingSince(),
                 e.previousSecretExpiresAt(),
                 e.rateLimit(),
+                e.pausedAt(),
+                e.ordered(),
                 e.headerNames());
     }
 

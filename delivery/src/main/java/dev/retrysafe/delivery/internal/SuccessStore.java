@@ -189,7 +189,26 @@ final class SuccessStore implements AutoCloseable {
                     counts[i] = 1; // a driver that does not count: no way to tell a lost lease
                 }
             }
+            nextOfKeys(c, batch, counts);
             return counts;
+        }
+    }
+
+    /** The successes of ordered keys make the next of each key due ({@link KeyOrder}), in key order. */
+    private static void nextOfKeys(Connection c, List<Pending> batch, int[] counts) throws SQLException {
+        List<Success> ordered = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            Success success = batch.get(i).success();
+            if (counts[i] != 0 && success.claimed().orderingKey() != null) {
+                ordered.add(success);
+            }
+        }
+        ordered.sort(Comparator.<Success, String>comparing(k -> k.claimed().endpointId())
+                .thenComparing(k -> String.valueOf(k.claimed().orderingKey())));
+        for (Success success : ordered) {
+            Claimed claimed = success.claimed();
+            // due from the finished attempt's start (the dispatcher's clock): at once
+            KeyOrder.finished(c, claimed.endpointId(), String.valueOf(claimed.orderingKey()), success.started());
         }
     }
 }

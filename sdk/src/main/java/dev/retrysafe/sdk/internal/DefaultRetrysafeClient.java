@@ -301,6 +301,16 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     }
 
     @Override
+    public WebhookEndpoint pauseWebhookEndpoint(String id) throws IOException, InterruptedException {
+        return endpoint(post(endpointPath(id) + "/pause", null, 200).fields("webhook endpoint"));
+    }
+
+    @Override
+    public WebhookEndpoint resumeWebhookEndpoint(String id) throws IOException, InterruptedException {
+        return endpoint(post(endpointPath(id) + "/resume", null, 200).fields("webhook endpoint"));
+    }
+
+    @Override
     public Recovery recoverWebhookEndpoint(String id, Instant since) throws IOException, InterruptedException {
         Map<String, @Nullable Object> body = new LinkedHashMap<>();
         body.put("since", Objects.requireNonNull(since, "since").toString());

@@ -102,6 +102,15 @@ public record JsonFields(Map<String, @Nullable Object> members, String what) {
         throw missing(name, "true or false");
     }
 
+    /** A boolean that may be absent (false then), as members a server added later are. */
+    public boolean optBool(String name) throws IOException {
+        return switch (members.get(name)) {
+            case null -> false;
+            case Boolean b -> b;
+            default -> throw missing(name, "true or false");
+        };
+    }
+
     /** A required RFC 3339 time. */
     public Instant instant(String name) throws IOException {
         Instant t = optInstant(name);

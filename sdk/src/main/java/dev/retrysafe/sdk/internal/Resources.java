@@ -110,7 +110,9 @@ final class Resources {
                 f.instant("created_at"),
                 f.instant("updated_at"),
                 f.optInstant("failing_since"),
-                f.optInstant("previous_secret_expires_at"));
+                f.optInstant("previous_secret_expires_at"),
+                f.optInstant("paused_at"),
+                f.optBool("ordered"));
     }
 
     static Event event(JsonFields f) throws IOException {

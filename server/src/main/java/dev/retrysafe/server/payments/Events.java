@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * The event types of payments and refunds, appended through the {@link EventLog}. Always called
  * with the connection of the change the event describes, so the event (and its webhook
- * deliveries) exist if and only if the change committed. This class is threadsafe.
+ * deliveries) exist if and only if the change committed. Every one carries its payment's id as
+ * its ordering key. This class is threadsafe.
  */
 final class Events {
 
@@ -25,7 +26,14 @@ final class Events {
         this.log = new EventLog(ids);
     }
 
-    void append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data) throws SQLException {
-        log.append(p, accountId, type, at, data);
+    /**
+     * Appends an event of the payment {@code paymentId} (a payment's own, or one of its refunds):
+     * the payment's id is the ordering key, so an ordered endpoint gets a payment's events one at
+     * a time in commit order ("refund.created" never overtakes "payment.succeeded"), while
+     * different payments go in parallel.
+     */
+    void append(Pipeline p, String accountId, String type, Instant at, Map<String, ?> data, String paymentId)
+            throws SQLException {
+        log.append(p, accountId, type, at, data, paymentId);
     }
 }

@@ -71,7 +71,8 @@ public final class Payments {
                 account.id(),
                 status.equals(Payment.SUCCEEDED) ? Events.PAYMENT_SUCCEEDED : Events.PAYMENT_FAILED,
                 now,
-                payment.json());
+                payment.json(),
+                payment.id());
         p.flush(); // nothing is held back after an event; kept so that a change above cannot lose a write
         return new Created(payment);
     }

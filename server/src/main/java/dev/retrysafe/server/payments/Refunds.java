@@ -55,7 +55,13 @@ public final class Refunds {
         }
         Refund refund = new Refund(ids.next("re_"), account.id(), payment.id(), amount, "succeeded", Times.now(clock));
         RefundStore.insert(c, refund);
-        events.append(Pipeline.immediate(c), account.id(), Events.REFUND_CREATED, refund.createdAt(), refund.json());
+        events.append(
+                Pipeline.immediate(c),
+                account.id(),
+                Events.REFUND_CREATED,
+                refund.createdAt(),
+                refund.json(),
+                payment.id());
         return new Created(refund);
     }
 }

@@ -57,23 +57,10 @@ public final class WebhookRoutes {
 
     private static final String ENDPOINT = "we_";
     private static final String DELIVERY = "msg_";
-    private static final Set<String> CREATE_FIELDS = Set.of(
-            "url",
-            "event_types",
-            "description",
-            "rate_limit"
-            // custom headers (issue 35)
-            ,
-            "headers");
-    private static final Set<String> UPDATE_FIELDS = Set.of(
-            "url",
-            "event_types",
-            "description",
-            "enabled",
-            "rate_limit"
-            // custom headers (issue 35)
-            ,
-            "headers");
+    private static final Set<String> CREATE_FIELDS =
+            Set.of("url", "event_types", "description", "rate_limit", "ordered", "headers");
+    private static final Set<String> UPDATE_FIELDS =
+            Set.of("url", "event_types", "description", "enabled", "rate_limit", "ordered", "headers");
 
     private static final String EVENT = "evt_";
     /** Most hours {@code GET /v1/webhook_attempt_stats} covers (a week). */
@@ -114,7 +101,8 @@ public final class WebhookRoutes {
     }
 
     /**
-     * {@code POST /v1/webhook_endpoints} {@code {url, event_types, description?, rate_limit?, headers?}}:
+     * {@code POST /v1/webhook_endpoints} {@code {url, event_types, description?, rate_limit?, ordered?,
+     * headers?}}:
      * {@code 201} with the secret.
      */
     public void create(Context ctx) throws Exception {
@@ -128,6 +116,7 @@ public final class WebhookRoutes {
         Set<String> types = EndpointFields.eventTypes(f, "event_types", true);
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
+        Boolean ordered = f.bool("ordered");
         Map<String, String> headers = EndpointFields.headers(f, body, "headers");
         if (!f.errors().isEmpty() || url == null || types == null) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
@@ -140,8 +129,13 @@ public final class WebhookRoutes {
         EndpointWithSecret created = writer(ctx)
                 .create(
                         account.id(),
-                        new NewEndpoint(target, types, description == null ? "" : description, rate.perSecond())
-                                .withHeaders(headers == null ? Map.of() : headers));
+                        new NewEndpoint(
+                                target,
+                                types,
+                                description == null ? "" : description,
+                                rate.perSecond(),
+                                Boolean.TRUE.equals(ordered),
+                                headers == null ? Map.of() : headers));
         ctx.header("Location", "/v1/webhook_endpoints/" + created.endpoint().id());
         Responses.json(ctx, 201, WebhookJson.endpointWithSecret(created, EndpointHealth.NONE));
     }
@@ -166,9 +160,9 @@ public final class WebhookRoutes {
     }
 
     /**
-     * {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?, headers?}};
-     * {@code "rate_limit": null} removes the limit; {@code headers} replaces the whole set ({@code {}} or
-     * {@code null}: none).
+     * {@code PATCH /v1/webhook_endpoints/{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?,
+     * ordered?, headers?}}; {@code "rate_limit": null} removes the limit; {@code headers} replaces the whole set
+     * ({@code {}} or {@code null}: none).
      */
     public void update(Context ctx) throws Exception {
         Account account = RequestAccount.require(ctx.req());
@@ -187,6 +181,7 @@ public final class WebhookRoutes {
         String description = f.string("description", false, EndpointFields.MAX_DESCRIPTION_LENGTH);
         Boolean enabled = f.bool("enabled");
         EndpointFields.RateLimit rate = EndpointFields.rateLimit(f, body, "rate_limit");
+        Boolean ordered = f.bool("ordered");
         Map<String, String> headers = EndpointFields.headers(f, body, "headers");
         if (!f.errors().isEmpty()) {
             Problems.respond(ctx, Problem.invalid(f.errors()));
@@ -199,22 +194,23 @@ public final class WebhookRoutes {
                 return;
             }
         }
-        answer(
-                ctx,
-                account,
-                id,
-                writer(ctx)
-                        .update(
-                                account.id(),
-                                id,
-                                new EndpointUpdate(
-                                        target,
-                                        types,
-                                        description,
-                                        enabled,
-                                        rate.perSecond(),
-                                        rate.present() && rate.perSecond() == null,
-                                        headers)));
+        Optional<WebhookEndpoint> updated = writer(ctx)
+                .update(
+                        account.id(),
+                        id,
+                        new EndpointUpdate(
+                                target,
+                                types,
+                                description,
+                                enabled,
+                                rate.perSecond(),
+                                rate.present() && rate.perSecond() == null,
+                                ordered,
+                                headers));
+        if (updated.isPresent() && Boolean.FALSE.equals(ordered)) {
+            RequestEffects.deliveriesChanged(); // what waited for its key's turn is due now
+        }
+        answer(ctx, account, id, updated);
     }
 
     /** {@code DELETE /v1/webhook_endpoints/{id}}: the endpoint with its deliveries. */
@@ -272,6 +268,32 @@ public final class WebhookRoutes {
             RequestEffects.deliveriesChanged(); // its held-back deliveries are due again
         }
         answer(ctx, account, id, enabled);
+    }
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/pause}: its deliveries are held (none attempted,
+     * none failed, the failing streak stops) until it is resumed; {@code status: paused}.
+     * Pausing a paused endpoint changes nothing.
+     */
+    public void pause(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        answer(ctx, account, id, Ids.looksLike(ENDPOINT, id) ? writer(ctx).pause(account.id(), id) : Optional.empty());
+    }
+
+    /**
+     * {@code POST /v1/webhook_endpoints/{id}/resume}: what waited is sent, oldest first (of an
+     * ordered endpoint, each key in its order). Resuming an endpoint that is not paused changes nothing.
+     */
+    public void resume(Context ctx) {
+        Account account = RequestAccount.require(ctx.req());
+        String id = ctx.pathParam("id");
+        Optional<WebhookEndpoint> resumed =
+                Ids.looksLike(ENDPOINT, id) ? writer(ctx).resume(account.id(), id) : Optional.empty();
+        if (resumed.isPresent()) {
+            RequestEffects.deliveriesChanged(); // what waited is due now
+        }
+        answer(ctx, account, id, resumed);
     }
 
     /** {@code GET /v1/webhook_endpoints/{id}/deliveries}, newest first. */

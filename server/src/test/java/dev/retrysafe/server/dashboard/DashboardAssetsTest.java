@@ -148,6 +148,19 @@ class DashboardAssetsTest {
         assertThat(fetched).isNotEmpty().allSatisfy(path -> assertThat(path).startsWith("/v1/"));
     }
 
+    @Test
+    void anEndpointCardShowsAPauseAndTogglesItWithTheApi() {
+        String js = anonymous.get("/dashboard/dashboard.js").raw().body();
+
+        assertThat(js)
+                .contains(
+                        "e.status === 'paused'",
+                        "text: 'paused'",
+                        "testid: 'endpoint-pause-toggle'",
+                        "encodeURIComponent(e.id) + '/pause')",
+                        "encodeURIComponent(e.id) + '/resume')");
+    }
+
     private static List<String> all(Pattern pattern, String text) {
         Matcher m = pattern.matcher(text);
         List<String> out = new java.util.ArrayList<>();

@@ -34,11 +34,15 @@ class V6DashboardIndexesTest {
                 for (String column : List.of("paused_at", "ordered", "custom_headers")) {
                     s.execute("ALTER TABLE webhook_endpoints DROP COLUMN " + column);
                 }
+                s.execute("DROP INDEX deliveries_ordering");
                 s.execute("ALTER TABLE deliveries DROP COLUMN ordering_key");
                 s.execute("ALTER TABLE deliveries DROP COLUMN traceparent");
                 // V10, retention
                 s.execute("DROP INDEX deliveries_created");
                 s.execute("DROP INDEX events_created");
+                // V10, ordering
+                s.execute("ALTER TABLE deliveries DROP COLUMN ordering_seq");
+                s.execute("DROP TABLE delivery_ordering_keys");
                 s.execute("DROP TABLE rate_limit_announcements");
                 s.execute("ALTER TABLE accounts DROP COLUMN rate_limit_version");
                 s.execute("DROP TABLE stream_leases");
