@@ -105,6 +105,21 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
         return "UPDATE " + table + " SET " + assignments + ", " + drop() + " WHERE id = ? AND lease_token = ?";
     }
 
+    /**
+     * PostgreSQL: ends the leases of many claims in one statement, each fenced by its own token
+     * like {@link #end}: a row whose claim ran out and was taken over is not matched and changes
+     * nothing. {@code rows} is a FROM item with the alias {@code v} and the columns {@code id} and
+     * {@code token} (an {@code unnest} of arrays, say); {@code assignments} may name its other
+     * columns as {@code v.<column>} and the row's own as {@code t.<column>}. Answers the id and
+     * token of every row it ended ({@code RETURNING v.id, v.token}), so a caller tells each claim
+     * whether it still held its row. Params: those of {@code rows}, then those of
+     * {@code assignments}... in the order they appear: {@code rows} comes after the SET list.
+     */
+    public String endEach(String assignments, String rows) {
+        return "UPDATE " + table + " t SET " + assignments + ", " + drop() + " FROM " + rows
+                + " WHERE t.id = v.id AND t.lease_token = v.token RETURNING v.id, v.token";
+    }
+
     /** The condition of a claim held and not expired (needs {@code expires}); param: now. */
     public String live() {
         if (!expires) {
