@@ -109,11 +109,10 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
      * PostgreSQL: ends the leases of many claims in one statement, each fenced by its own token
      * like {@link #end}: a row whose claim ran out and was taken over is not matched and changes
      * nothing. {@code rows} is a FROM item with the alias {@code v} and the columns {@code id} and
-     * {@code token} (an {@code unnest} of arrays, say); {@code assignments} may name its other
-     * columns as {@code v.<column>} and the row's own as {@code t.<column>}. Answers the id and
-     * token of every row it ended ({@code RETURNING v.id, v.token}), so a caller tells each claim
-     * whether it still held its row. Params: those of {@code rows}, then those of
-     * {@code assignments}... in the order they appear: {@code rows} comes after the SET list.
+     * {@code token} (an {@code unnest} of arrays, say); {@code assignments} takes its values from
+     * the other columns of {@code v} and from the row itself (alias {@code t}). Answers the id and
+     * token of every row it ended ({@code RETURNING v.id, v.token}), so each claim learns whether
+     * it still held its row. Params: those of {@code assignments}, then those of {@code rows}.
      */
     public String endEach(String assignments, String rows) {
         // IS NOT DISTINCT FROM (v.token is never null) is the token check that no index serves: with
