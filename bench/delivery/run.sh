@@ -25,9 +25,18 @@
 #   saturate   producers keep about BACKLOG unfinished deliveries in the database, so the
 #              dispatchers always have work: deliveries per second = events first arriving at
 #              the receiver within the measured window / its length. This is the sustained rate.
-#   drain      for reference (not in the ratios): no producers; DRAIN deliveries are put in the
-#              database by SQL first, and the two dispatchers send them: the dispatchers' own
-#              rate, without the cost of committing the events.
+#   drain      no producers; DRAIN_WARMUP + DRAIN deliveries are put in the database by SQL first
+#              (the DRAIN_WARMUP ones due first), and the two dispatchers send them: the
+#              dispatchers' own rate, without the cost of committing the events, over the last
+#              DRAIN (first to last arrival), once the JVMs are warm (as the client floor is after
+#              its warm-up). Also "cold": the rate of the first DRAIN from the JVMs' start, which is
+#              what this phase measured before 2026-12-07 (then with DRAIN deliveries alone).
+#   backlog    a receiver that was down and recovers: BIG_BACKLOG (1,000,000) due deliveries put in
+#              the database by SQL (one INSERT ... SELECT generate_series), no producers; the two
+#              dispatchers drain it for WARMUP + DURATION seconds, then stop. Its warm rate (over
+#              the last DURATION s) against the drain's: the cost of a delivery must not grow with
+#              the table (issue 35: >= 0.8x). Also its cold rate over its first DRAIN deliveries,
+#              against the drain's cold rate (same JVM start, same work, a table 50x larger).
 #   produce    for reference: the producers alone, no dispatcher, as fast as they commit (no
 #              backlog bound): every delivery needs its event committed first, so this rate
 #              bounds the sustained rate from above whatever the dispatchers do (PRODUCE=0 skips).
@@ -45,7 +54,7 @@
 #   bench/delivery/run.sh --profile  also: JFR of instance a during the saturate and half phases (and
 #                                    20-40 s into the drain), summarised in
 #                                    results/<stamp>/<phase>-a.profile.txt; perturbs the figures
-#   bench/delivery/run.sh --only drain|saturate  one phase alone (no ceiling, no ratio): for working on
+#   bench/delivery/run.sh --only drain|saturate|backlog  one phase alone (no ceiling, no ratio): for working on
 #                                    the dispatcher; with --profile, give the drain DRAIN=80000 or more so
 #                                    it outlasts the JFR window
 #   bench/delivery/run.sh --help
@@ -53,9 +62,14 @@
 #
 # Environment (defaults in brackets):
 #   WARMUP [40] DURATION [30]  ENDPOINTS [16] PRODUCERS [16] POOL [10] BACKLOG [2000] DRAIN [20000, 0: skip]
+#   DRAIN_WARMUP [150000]  deliveries the drain sends before the DRAIN it measures (due first), so
+#                     that it measures warm JVMs, as every other phase does; 0: cold, as before 2026-12-07
+#   BIG_BACKLOG [1000000, 0: skip]  the backlog phase's due deliveries
 #   CONNECTIONS [64] WRK_THREADS [2] PORT [18090] HALF_RATE [sustained/2, events/s, all instances]
 #   PRODUCE [1, 0: skip]  the reference phase "produce": producers alone, no dispatcher
 #   PG_HOST [127.0.0.1] PG_PORT [5432] PG_USER [postgres]   SKIP_BUILD [0]   JAVA_OPTS [-Xmx1g]
+#   BENCH_JAR [bench/target/benchmarks.jar]  the jar to run (with SKIP_BUILD=1: an older build, to
+#                     measure before and after a change back to back with this script)
 #   PG_SETUP_SQL [none]  SQL run on each phase's fresh database after the schema (for experiments,
 #                        e.g. per-table autovacuum settings); it is in the summary's command line
 #   QUIET_WAIT [120] QUIET_BELOW [15]  before each phase, wait up to QUIET_WAIT s for the machine to
@@ -72,7 +86,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 COMMAND_LINE="bench/delivery/run.sh${*:+ $*}"
-for v in WARMUP DURATION ENDPOINTS PRODUCERS POOL BACKLOG DRAIN PRODUCE CONNECTIONS WRK_THREADS HALF_RATE SKIP_BUILD JAVA_OPTS PG_SETUP_SQL; do
+for v in WARMUP DURATION ENDPOINTS PRODUCERS POOL BACKLOG DRAIN DRAIN_WARMUP BIG_BACKLOG PRODUCE CONNECTIONS WRK_THREADS HALF_RATE SKIP_BUILD JAVA_OPTS PG_SETUP_SQL BENCH_JAR; do
   [ -n "${!v+x}" ] && COMMAND_LINE="$v=${!v@Q} $COMMAND_LINE"
 done
 die() { echo "bench: $*" >&2; exit 1; }
@@ -83,7 +97,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --profile) PROFILE=1 ;;
-    --only) shift; ONLY=${1:-}; case "$ONLY" in drain|saturate) ;; *) die "--only takes drain or saturate" ;; esac ;;
+    --only) shift; ONLY=${1:-}; case "$ONLY" in drain|saturate|backlog) ;; *) die "--only takes drain, saturate or backlog" ;; esac ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -94,6 +108,7 @@ if [ "$QUICK" = 1 ]; then WARMUP=${WARMUP:-5} DURATION=${DURATION:-10}; fi
 # to work the backlog off (2026-12-05, bench/delivery/HISTORY.md); a 20 s warm-up measured that catch-up
 WARMUP=${WARMUP:-40} DURATION=${DURATION:-30}
 ENDPOINTS=${ENDPOINTS:-16} PRODUCERS=${PRODUCERS:-16} POOL=${POOL:-10} BACKLOG=${BACKLOG:-2000} DRAIN=${DRAIN:-20000}
+BIG_BACKLOG=${BIG_BACKLOG:-1000000} DRAIN_WARMUP=${DRAIN_WARMUP:-150000}
 CONNECTIONS=${CONNECTIONS:-64} WRK_THREADS=${WRK_THREADS:-2} PORT=${PORT:-18090} HALF_RATE=${HALF_RATE:-}
 PG_HOST=${PG_HOST:-127.0.0.1} PG_PORT=${PG_PORT:-5432} PG_USER=${PG_USER:-postgres}
 PRODUCE=${PRODUCE:-1} SKIP_BUILD=${SKIP_BUILD:-0} JAVA_OPTS=${JAVA_OPTS:--Xmx1g} PG_SETUP_SQL=${PG_SETUP_SQL:-}
@@ -122,7 +137,7 @@ STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 RUN_ID="$(date -u +%H%M%S)_$$"
 OUT="$HERE/results/$STAMP"
 mkdir -p "$OUT"
-JAR="$ROOT/bench/target/benchmarks.jar"
+JAR=${BENCH_JAR:-"$ROOT/bench/target/benchmarks.jar"}
 PIDS=() DATABASES=()
 
 cleanup() {
@@ -158,6 +173,13 @@ snapshot() { # snapshot <pids...>: total and idle ticks of the machine, each pid
 }
 kv() { tr ' ' '\n' < "$1" | sed -n "s/^$2=//p" | tail -1; } # kv <file> <key>: last key=value
 pg_stats() { "${PSQL[@]}" -d postgres -tA -F ' ' -c "select xact_commit, tup_returned, tup_fetched, tup_inserted, tup_updated from pg_stat_database where datname = '$1'"; }
+pg_indexes() { # pg_indexes <db>: index entries read and heap rows fetched through each index, so far
+  "${PSQL[@]}" -d "$1" -tA -F ' ' -c "select indexrelname, idx_scan, idx_tup_read, idx_tup_fetch from pg_stat_user_indexes order by 1"
+}
+index_per() { # index_per <before> <after> <n>: per delivery, each index's scans, entries read, rows fetched
+  awk -v n="$3" 'NR==FNR{s[$1]=$2; r[$1]=$3; f[$1]=$4; next} {n=(n>0?n:1); if ($3-r[$1]>0 || $2-s[$1]>0) printf "  %s: scans=%.3f read=%.2f fetched=%.2f\n", $1, ($2-s[$1])/n, ($3-r[$1])/n, ($4-f[$1])/n}' \
+    <(echo "$1") <(echo "$2")
+}
 pg_per() { # pg_per <before> <after> <n>: PostgreSQL work per delivery (the statistics lag up to ~1 s behind)
   awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN{split(a,x," "); split(b,y," "); split("commits rows_returned rows_fetched rows_inserted rows_updated",k," ");
     n=(n>0?n:1); for(j=1;j<=5;j++) printf "%s=%.2f ", k[j], (y[j]-x[j])/n; print "" }'
@@ -249,13 +271,14 @@ phase() { # phase <label> <mode> <rate per instance (rate mode)>
   "${JVM[@]}" dev.retrysafe.bench.delivery.Setup --db "$url" --user "$PG_USER" --port "$PORT" --endpoints "$ENDPOINTS" \
     > "$OUT/$label.setup.txt" 2>&1 || { cat "$OUT/$label.setup.txt" >&2; die "setup failed"; }
   [ -z "$PG_SETUP_SQL" ] || "${PSQL[@]}" -d "$db" -c "$PG_SETUP_SQL" >> "$OUT/$label.setup.txt" 2>&1 || die "PG_SETUP_SQL failed"
-  if [ "$mode" = none ]; then # drain: the deliveries an outbox would have made, put there by SQL
+  local seeded=$((DRAIN_WARMUP + DRAIN)); [ "$label" = backlog ] && seeded=$BIG_BACKLOG
+  if [ "$mode" = none ]; then # drain, backlog: the deliveries an outbox would have made, put there by SQL
     "${PSQL[@]}" -d "$db" >> "$OUT/$label.setup.txt" 2>&1 <<SQL
 insert into deliveries (id, endpoint_id, account_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
 select 'msg_drain_' || lpad(g::text, 10, '0'), e.id, e.account_id, 'evt_drain_' || g, 'payment.succeeded',
   convert_to('{"id":"evt_drain_' || g || '","type":"payment.succeeded","data":{"amount":500' || repeat(' ', 280) || '}}', 'UTF8'),
   'pending', 0, 1000 + g, 1000 + g
-from generate_series(1, $DRAIN) g
+from generate_series(1, $seeded) g
 join (select id, account_id, row_number() over (order by id) - 1 as n from webhook_endpoints) e on e.n = g % $ENDPOINTS;
 analyze;
 SQL
@@ -278,12 +301,12 @@ SQL
     "$JAVA" $JAVA_OPTS "${jfr[@]+"${jfr[@]}"}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" \
       dev.retrysafe.bench.delivery.Instance --db "$url" --user "$PG_USER" --id "$id" --mode "$mode" \
       --rate "$rate" --backlog "$backlog" "${extra[@]+"${extra[@]}"}" --start-at "$start" --stop-at "$stop" --endpoints "$ENDPOINTS" \
-      --producers "$PRODUCERS" --pool "$POOL" --drain-ms "$( [ "$mode" = none ] && echo 600000 || { [ "$label" = produce ] && echo 0; } || echo 20000)" \
+      --producers "$PRODUCERS" --pool "$POOL" --drain-ms "$( [ "$label" = backlog ] && echo $(( (WARMUP + DURATION) * 1000 )) || { [ "$mode" = none ] && echo 600000; } || { [ "$label" = produce ] && echo 0; } || echo 20000)" \
       --out "$OUT/$label-commits-$id.txt" > "$OUT/$label-$id.log" 2>&1 &
     pids+=($!); PIDS+=($!)
   done
   local from=$((start + WARMUP * 1000)) to=$stop
-  if [ "$mode" = none ]; then drain_phase "$label" "$db" "$start" "${pids[@]}"; return; fi
+  if [ "$mode" = none ]; then drain_phase "$label" "$db" "$start" "$seeded" "${pids[@]}"; return; fi
   say "$label: instances started ($mode$( [ "$mode" = rate ] && echo ", $rate events/s each")); measuring $(date -u -d @$((from / 1000)) +%T) to $(date -u -d @$((to / 1000)) +%T) UTC"
   # halfway through the warm-up, ANALYZE the tables, as autovacuum does in a database that has
   # been running: with the statistics of the empty tables, PostgreSQL plans the due scan as a loop
@@ -324,13 +347,13 @@ summarise_profile() { # summarise_profile <label>: instance a's JFR recording, i
   fi
 }
 
-drain_phase() { # drain_phase <label> <db> <start epoch ms> <pids...>: time to send the prefilled deliveries
-  local label=$1 db=$2 start=$3; shift 3
-  say "$label: two dispatchers sending $DRAIN prefilled deliveries (no producers)"
+drain_phase() { # drain_phase <label> <db> <start epoch ms> <seeded> <pids...>: time to send the prefilled deliveries
+  local label=$1 db=$2 start=$3 seeded=$4; shift 4
+  say "$label: two dispatchers sending $seeded prefilled deliveries (no producers$( [ "$label" = backlog ] && echo ", for $((WARMUP + DURATION)) s"))"
   sleep "$(awk -v t="$start" -v n="$(date +%s%3N)" 'BEGIN{d=(t-n)/1000; print (d>0?d:0)}')"
-  local s0 s1 st0 st1 t0 t1 p; s0=$(snapshot "$RECEIVER" "$@"); st0=$(pg_stats "$db"); t0=$(date +%s%3N)
+  local s0 s1 st0 st1 ix0 ix1 t0 t1 p; s0=$(snapshot "$RECEIVER" "$@"); st0=$(pg_stats "$db"); ix0=$(pg_indexes "$db"); t0=$(date +%s%3N)
   for p in "$@"; do wait "$p" || say "$label: an instance exited with an error"; done
-  t1=$(date +%s%3N); s1=$(snapshot "$RECEIVER" "$@"); st1=$(pg_stats "$db")
+  t1=$(date +%s%3N); s1=$(snapshot "$RECEIVER" "$@"); st1=$(pg_stats "$db"); sleep 1; ix1=$(pg_indexes "$db")
   local sent; sent=$("${PSQL[@]}" -d "$db" -tAc "select count(*) from deliveries where status = 'succeeded'")
   curl -sf -X POST "http://127.0.0.1:$PORT/dump?file=$OUT/$label-arrivals.txt" >/dev/null
   : > "$OUT/$label-commits.txt"
@@ -338,14 +361,29 @@ drain_phase() { # drain_phase <label> <db> <start epoch ms> <pids...>: time to s
     --from "$start" --to "$t1" > "$OUT/$label.txt"
   # the rate from the first to the last arrival (the instances notice the end only at their next
   # 0.5 s check, so the CPU window is a little longer than the sending: CPU per delivery is a little high)
-  R[$label.rate]=$(kv "$OUT/$label.txt" arrivals_span_per_s)
+  R[$label.span]=$(kv "$OUT/$label.txt" arrivals_span_per_s)
+  # cold: the rate over the first DRAIN arrivals (from the JVMs' start: what the drain phase measured
+  # before DRAIN_WARMUP existed); warm: drain, over the DRAIN deliveries after the DRAIN_WARMUP ones
+  # (first to last arrival); backlog, over the last DURATION s of the phase
+  R[$label.first]=$(cut -d' ' -f2 "$OUT/$label-arrivals.txt" | sort -n | awk -v k="$DRAIN" \
+    'NR==1{t1=$1} NR==k{r=sprintf("%.1f", (k-1)/(($1-t1)/1e6))} END{print (r==""?"-":r)}')
+  if [ "$label" = backlog ]; then
+    R[$label.warm]=$(cut -d' ' -f2 "$OUT/$label-arrivals.txt" | awk -v f="$(( (start + WARMUP * 1000) * 1000 ))" \
+      -v t="$(( (start + (WARMUP + DURATION) * 1000) * 1000 ))" -v d="$DURATION" '$1>=f && $1<t{n++} END{printf "%.1f", n/d}')
+  else
+    R[$label.warm]=$(sed 's/^evt_drain_//' "$OUT/$label-arrivals.txt" | awk -v w="$DRAIN_WARMUP" \
+      '$1>w{n++; if(!a||$2<a)a=$2; if($2>b)b=$2} END{if(n>1&&b>a) printf "%.1f", (n-1)/((b-a)/1e6); else print "-"}')
+  fi
+  R[$label.rate]=${R[$label.warm]}
   # the instances have exited: their CPU time is what they report (from the start to their exit)
   local ticks; ticks=$(grep -h '^INSTANCE' "$OUT/$label-a.log" "$OUT/$label-b.log" | tr ' ' '\n' \
     | sed -n 's/^cpu_ms_since_start=//p' | awk -v hz="$HZ" '{printf "%d ", $1 * hz / 1000}')
   local a0 a1; read -r -a a0 <<< "$s0"; read -r -a a1 <<< "$s1"
   R[$label.cpu]=$(cpu_line "$sent" "${a0[0]} ${a0[1]} ${a0[2]} 0 0 ${a0[5]}" "${a1[0]} ${a1[1]} ${a1[2]} $ticks${a1[5]}")
-  { echo "drained $sent of $DRAIN; instances ran $((t1 - t0)) ms"; grep -h '^INSTANCE' "$OUT/$label-a.log" "$OUT/$label-b.log"
-    echo "PostgreSQL per delivery: $(pg_per "$st0" "$st1" "$sent")"; } >> "$OUT/$label.txt"
+  { echo "drained $sent of $seeded; instances ran $((t1 - t0)) ms; all: ${R[$label.span]}/s; cold (first $DRAIN): ${R[$label.first]}/s; warm: ${R[$label.warm]}/s"; grep -h '^INSTANCE' "$OUT/$label-a.log" "$OUT/$label-b.log"
+    echo "PostgreSQL per delivery: $(pg_per "$st0" "$st1" "$sent")"
+    echo "PostgreSQL per delivery and index (pg_stat_user_indexes; the bench's own end-of-work polling included):"
+    index_per "$ix0" "$ix1" "$sent"; } >> "$OUT/$label.txt"
   "${PSQL[@]}" -d postgres -c "drop database if exists $db with (force)" >/dev/null 2>&1 || true
   curl -sf -X POST "http://127.0.0.1:$PORT/reset" >/dev/null
   summarise_profile "$label"
@@ -366,7 +404,7 @@ echo "cpu busy before the run (3 s, nothing of ours but the idle receiver): $BAC
 say "results in $OUT (machine ${BACKGROUND}% busy before the run)"
 
 if [ -n "$ONLY" ]; then # one phase, for working on the dispatcher; no ratio
-  if [ "$ONLY" = drain ]; then phase drain none; else phase saturate saturate; fi
+  case "$ONLY" in drain) phase drain none ;; backlog) phase backlog none ;; *) phase saturate saturate ;; esac
   echo "$ONLY: ${R[$ONLY.rate]} deliveries/s; CPU busy, receiver µs/req, instances µs/delivery, PostgreSQL µs/delivery, -, other work: ${R[$ONLY.cpu]}" | tee "$OUT/summary.md"
   exit
 fi
@@ -377,6 +415,7 @@ SUSTAINED=${R[saturate.rate]:-0}
 TOTAL_HALF=${HALF_RATE:-$(awk -v s="$SUSTAINED" 'BEGIN{printf "%.0f", s/2}')}
 [ "${TOTAL_HALF:-0}" -gt 0 ] || die "no sustained rate measured"
 [ "$DRAIN" -gt 0 ] && phase drain none
+[ "$BIG_BACKLOG" -gt 0 ] && [ "$DRAIN" -gt 0 ] && phase backlog none
 [ "$PRODUCE" = 1 ] && phase produce saturate
 phase half rate "$(awk -v r="$TOTAL_HALF" 'BEGIN{printf "%.1f", r/2}')"
 ceiling after
@@ -407,11 +446,26 @@ verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN{ok=(dir=="ge"? v>=t : v<t
   echo "| ceiling before: wrk → receiver | ${R[ceiling.before]} req/s | - | ${R[ceiling.before.p99]} | - | ${R[ceiling.before.cpu]} |"
   echo "| (reference) client floor: Jetty HttpClient → receiver, $CONNECTIONS connections, no database, ${R[floor.err]:-?} errors (instances column: the client's JVM, per request) | ${R[floor]} req/s | - | - | - | ${R[floor.cpu]} |"
   echo "| saturate: deliveries (events committed) | ${R[saturate.rate]}/s (${R[saturate.committed]}/s) | (backlog) | (backlog) | - | ${R[saturate.cpu]} |"
-  [ "$DRAIN" -gt 0 ] && echo "| (reference) drain: dispatchers alone, $DRAIN prefilled | ${R[drain.rate]}/s | - | - | - | ${R[drain.cpu]} |"
+  [ "$DRAIN" -gt 0 ] && echo "| drain: dispatchers alone, $DRAIN prefilled after $DRAIN_WARMUP to warm up (cold: the first $DRAIN from the start) | ${R[drain.rate]}/s (cold ${R[drain.first]}/s) | - | - | - | ${R[drain.cpu]} |"
+  [ "$BIG_BACKLOG" -gt 0 ] && [ "$DRAIN" -gt 0 ] && echo "| backlog: dispatchers alone, $BIG_BACKLOG prefilled, $((WARMUP + DURATION)) s: the last $DURATION s (cold: the first $DRAIN) | ${R[backlog.warm]}/s (cold ${R[backlog.first]}/s) | - | - | - | ${R[backlog.cpu]} |"
   [ "$PRODUCE" = 1 ] && echo "| (reference) produce: the producers alone, no dispatcher (events committed; per-event CPU in the per-delivery columns) | ${R[produce.committed]}/s | - | - | - | ${R[produce.cpu]} |"
   echo "| half: open loop at $TOTAL_HALF events/s | ${R[half.rate]}/s (${R[half.committed]}/s) | ${R[half.p50]} | ${R[half.p99]} | ${R[half.max]} | ${R[half.cpu]} |"
   echo "| ceiling after: wrk → receiver | ${R[ceiling.after]} req/s | - | ${R[ceiling.after.p99]} | - | ${R[ceiling.after.cpu]} |"
   echo
+  # issue 35's targets: every figure from this run
+  ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN{printf "%.3f", (b>0?a/b:0)}'; }
+  if [ "$DRAIN" -gt 0 ]; then
+    r=$(ratio "${R[drain.rate]}" "${R[floor]}")
+    echo "- drain ÷ client floor = **${r}x** (issue 35 target >= 0.3x: $(verdict "$r" 0.3 ge))"
+  fi
+  if [ "$PRODUCE" = 1 ]; then
+    r=$(ratio "$SUSTAINED" "${R[produce.committed]}")
+    echo "- sustained ÷ producers alone = **${r}x** (issue 35 target >= 0.7x: $(verdict "$r" 0.7 ge))"
+  fi
+  if [ "$BIG_BACKLOG" -gt 0 ] && [ "$DRAIN" -gt 0 ]; then
+    r=$(ratio "${R[backlog.warm]}" "${R[drain.rate]}")
+    echo "- a $BIG_BACKLOG backlog ÷ a $DRAIN drain, both warm = **${r}x** (issue 35 target >= 0.8x: $(verdict "$r" 0.8 ge)); cold, the first $DRAIN of each from the JVMs' start: **$(ratio "${R[backlog.first]}" "${R[drain.first]}")x**"
+  fi
   echo "- sustained deliveries/s ÷ ceiling ($CEILING req/s) = **${RATIO}x** (target >= 0.4x: $(verdict "$RATIO" 0.4 ge))"
   [ "$PRODUCE" = 1 ] && echo "- producers alone ÷ ceiling = **$(awk -v f="${R[produce.committed]:-0}" -v c="$CEILING" 'BEGIN{printf "%.3f", (c>0?f/c:0)}')x**: an upper bound on the sustained ratio in this benchmark, whatever the dispatchers do (every delivery needs its event committed, one per transaction)"
   echo "- client floor ÷ ceiling = **$(awk -v f="${R[floor]:-0}" -v c="$CEILING" 'BEGIN{printf "%.3f", (c>0?f/c:0)}')x**: Jetty's HttpClient alone at wrk's concurrency, a rough bound for dispatchers sending with it (they use fewer connections); its JVM's CPU per request is in the instances column"

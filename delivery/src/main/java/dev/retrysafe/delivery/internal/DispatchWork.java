@@ -27,6 +27,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,7 +38,8 @@ import org.jspecify.annotations.Nullable;
  * rate-limited endpoints, {@link DueScan}; one batch of conditional updates or one update that
  * skips locked rows, and one read of what was taken), and an attempt's outcome is one short
  * transaction ({@link AttemptStore}); successes that finish together share one
- * ({@link SuccessStore}). Threadsafe.
+ * ({@link SuccessStore}). Claims that commits or ended attempts bring are at least
+ * {@link #CLAIM_GAP} apart, so that under load one claim serves many deliveries. Threadsafe.
  *
  * <p>Lifecycle: {@link #start()} runs the claim loop on a (daemon) platform thread; {@link #close()} stops
  * claiming, gives back claims whose attempt has not begun, lets attempts in flight finish within
@@ -48,6 +50,14 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger("dev.retrysafe.delivery.Dispatcher");
 
+    /**
+     * The least time between two claims that commits or ended attempts bring. A claim costs the
+     * database the same few statements whether it takes one delivery or a hundred: without a gap,
+     * a stream of commits (each waking the loop) made one claim per one or two deliveries. It adds
+     * at most this much to the time from commit to first attempt.
+     */
+    static final Duration CLAIM_GAP = Duration.ofMillis(5);
+
     private final DispatcherConfig config;
     private final Jdbc jdbc;
     private final AttemptListener listener;
@@ -55,6 +65,11 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
     private final AttemptStore attempts;
     private final SuccessStore successes;
     private final WorkLoop<Claimed> loop;
+    /** Signers by the secrets they sign with (see {@link #signer}). */
+    private final ConcurrentHashMap<Secrets, WebhookSigner> signers = new ConcurrentHashMap<>();
+
+    /** Most signers kept; past this the cache starts over. */
+    private static final int MAX_SIGNERS = 10_000;
 
     /** An engine with {@code config}, telling {@code listener} of every stored attempt. */
     public DispatchWork(DispatcherConfig config, AttemptListener listener) {
@@ -83,7 +98,8 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
                         Thread.ofVirtual()
                                 .name("retrysafe-delivery-attempt-", 0)
                                 .factory(),
-                        List.of()),
+                        List.of(),
+                        CLAIM_GAP),
                 this);
     }
 
@@ -364,13 +380,41 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         return loop.sleepUnlessClosing(wait);
     }
 
+    /**
+     * The signer of the claimed delivery's secrets (the previous one too while it is valid),
+     * built once per set of secrets: a signer parses its secrets and keys an HMAC, which every
+     * attempt did again before. Keyed by the secrets themselves, so a rotated secret is a new
+     * entry and never signs with the old key; the cache is emptied when it grows past
+     * {@link #MAX_SIGNERS} (secrets of deleted or rotated endpoints are not kept for long).
+     */
     private WebhookSigner signer(Claimed claimed, Instant now) {
-        WebhookSigner.Builder builder = WebhookSigner.builder().secret(WebhookSecret.parse(claimed.secret()));
-        if (claimed.previousSecret() != null
-                && claimed.previousSecretExpiresAt() != null
-                && now.isBefore(claimed.previousSecretExpiresAt())) {
-            builder.secret(WebhookSecret.parse(claimed.previousSecret()));
+        @Nullable
+        String previous = claimed.previousSecret() != null
+                        && claimed.previousSecretExpiresAt() != null
+                        && now.isBefore(claimed.previousSecretExpiresAt())
+                ? claimed.previousSecret()
+                : null;
+        Secrets key = new Secrets(claimed.secret(), previous);
+        WebhookSigner signer = signers.get(key);
+        if (signer == null) {
+            WebhookSigner.Builder builder = WebhookSigner.builder().secret(WebhookSecret.parse(key.current()));
+            if (previous != null) {
+                builder.secret(WebhookSecret.parse(previous));
+            }
+            signer = builder.build();
+            if (signers.size() >= MAX_SIGNERS) {
+                signers.clear();
+            }
+            signers.put(key, signer);
         }
-        return builder.build();
+        return signer;
+    }
+
+    /** The secrets one signer signs with. Holds secrets: never logged (toString leaves them out). */
+    private record Secrets(String current, @Nullable String previous) {
+        @Override
+        public String toString() {
+            return "Secrets[" + (previous == null ? 1 : 2) + "]";
+        }
     }
 }

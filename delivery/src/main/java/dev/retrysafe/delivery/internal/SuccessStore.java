@@ -6,12 +6,15 @@ import dev.retrysafe.delivery.DeliveryStoreException;
 import dev.retrysafe.leasedwork.internal.Jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -21,8 +24,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Stores successful attempts in batches, the way a database groups commits: a writer takes
  * every success waiting (at most {@link #MAX_BATCH}) and stores them in one transaction of three
- * batched statements (end the endpoints' failing streaks, log the attempts, finish the
- * deliveries) and one commit. Under light load a success is stored alone, at once; under heavy
+ * steps (end the endpoints' failing streaks, log the attempts, finish the deliveries) and one
+ * commit: on PostgreSQL one statement per step for the whole batch (its rows passed as arrays),
+ * elsewhere (H2) one JDBC batch per step. Under light load a success is stored alone, at once; under heavy
  * load one commit serves many, which is what lets the dispatcher keep up (a commit costs
  * PostgreSQL far more than the rows it writes). A success needs nothing else: it never slows
  * down, disables or reschedules anything, so the endpoint state the single-attempt path reads
@@ -147,6 +151,9 @@ final class SuccessStore implements AutoCloseable {
 
     /** The three statements; answers, per success, the rows its delivery update changed. */
     private static int[] store(Connection c, List<Pending> batch) throws SQLException {
+        if (Jdbc.isPostgres(c)) {
+            return storeEach(c, batch);
+        }
         try (PreparedStatement s = c.prepareStatement(DispatchSql.CLEAR_FAILING)) {
             @Nullable String last = null;
             for (Pending p : batch) {
@@ -210,5 +217,77 @@ final class SuccessStore implements AutoCloseable {
             // due from the finished attempt's start (the dispatcher's clock): at once
             KeyOrder.finished(c, claimed.endpointId(), String.valueOf(claimed.orderingKey()), success.started());
         }
+    }
+
+    /**
+     * PostgreSQL: the same three steps, one statement each for the whole batch (arrays unnested
+     * by the database), in the same lock order; answers 1 for each success whose delivery was
+     * finished (its claim still held it), 0 for the others.
+     */
+    private static int[] storeEach(Connection c, List<Pending> batch) throws SQLException {
+        int n = batch.size();
+        List<String> endpoints = new ArrayList<>();
+        String[] ids = new String[n];
+        String[] tokens = new String[n];
+        String[] attemptIds = new String[n];
+        Integer[] numbers = new Integer[n];
+        Long[] starts = new Long[n];
+        String[] outcomes = new String[n];
+        @Nullable Integer[] statuses = new Integer[n];
+        Long[] latencies = new Long[n];
+        String[] snippets = new String[n];
+        String[] details = new String[n];
+        for (int i = 0; i < n; i++) {
+            Success success = batch.get(i).success();
+            Claimed claimed = success.claimed();
+            if (endpoints.isEmpty() || !endpoints.getLast().equals(claimed.endpointId())) {
+                endpoints.add(claimed.endpointId()); // the batch is sorted by endpoint
+            }
+            ids[i] = claimed.id();
+            tokens[i] = claimed.leaseToken();
+            attemptIds[i] = success.attemptId();
+            numbers[i] = claimed.attempts() + 1;
+            starts[i] = success.started().toEpochMilli();
+            outcomes[i] = success.result().outcome().name();
+            statuses[i] = success.result().status();
+            latencies[i] = Math.max(0, success.result().latency().toMillis());
+            snippets[i] = AttemptStore.truncate(success.result().snippet());
+            details[i] = AttemptStore.truncate(success.result().detail());
+        }
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.CLEAR_FAILING_EACH)) {
+            s.setArray(1, c.createArrayOf("varchar", endpoints.toArray()));
+            s.executeUpdate();
+        }
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.INSERT_ATTEMPT_EACH)) {
+            s.setArray(1, c.createArrayOf("varchar", attemptIds));
+            s.setArray(2, c.createArrayOf("varchar", ids));
+            s.setArray(3, c.createArrayOf("int4", numbers));
+            s.setArray(4, c.createArrayOf("int8", starts));
+            s.setArray(5, c.createArrayOf("varchar", outcomes));
+            s.setArray(6, c.createArrayOf("int4", statuses));
+            s.setArray(7, c.createArrayOf("int8", latencies));
+            s.setArray(8, c.createArrayOf("varchar", snippets));
+            s.setArray(9, c.createArrayOf("varchar", details));
+            s.executeUpdate();
+        }
+        Set<String> finished = new HashSet<>();
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.FINISH_SUCCESS_EACH)) {
+            s.setArray(1, c.createArrayOf("varchar", ids));
+            s.setArray(2, c.createArrayOf("varchar", tokens));
+            s.setArray(3, c.createArrayOf("int8", starts));
+            s.setArray(4, c.createArrayOf("varchar", outcomes));
+            s.setArray(5, c.createArrayOf("int4", statuses));
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    finished.add(r.getString(1) + " " + r.getString(2));
+                }
+            }
+        }
+        int[] counts = new int[n];
+        for (int i = 0; i < n; i++) {
+            counts[i] = finished.contains(ids[i] + " " + tokens[i]) ? 1 : 0;
+        }
+        nextOfKeys(c, batch, counts);
+        return counts;
     }
 }

@@ -31,13 +31,22 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Successes are stored in batches: while writers commit, the successes that finish wait and go
  * into one transaction; a lost lease is reported per success; a batch that fails is stored one
- * by one. The database is H2; commits are held on a gate, so batching is reached without timing.
+ * by one. On H2 (JDBC batches) and on PostgreSQL (one statement per step for the whole batch);
+ * commits are held on a gate, so batching is reached without timing.
  */
+@ParameterizedClass
+@ValueSource(strings = {"h2", "postgres"})
 class SuccessStoreTest {
+
+    @Parameter
+    String backend;
 
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final Instant STARTED = Instant.parse("2026-03-01T10:00:00Z");
@@ -52,7 +61,7 @@ class SuccessStoreTest {
 
     @BeforeEach
     void createSchema() throws SQLException {
-        database = ThrowawayDatabase.h2("success_store");
+        database = backend.equals("h2") ? ThrowawayDatabase.h2("success_store") : ThrowawayDatabase.postgres();
         try (Connection c = database.dataSource().getConnection();
                 Statement s = c.createStatement()) {
             s.execute(DeliverySchema.schemaSql());
@@ -141,6 +150,46 @@ class SuccessStoreTest {
         assertThat(count("SELECT COUNT(*) FROM deliveries WHERE status = 'delivering' AND lease_token = 'new-holder'"))
                 .as("left to its new holder")
                 .isEqualTo(1);
+    }
+
+    @Test
+    void aLostLeaseInTheMiddleOfABatchChangesNothingForThatRow() throws Exception {
+        List<Claimed> claims = claims(7);
+        String lostId = claims.get(4).id();
+        try (Connection c = database.dataSource().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE deliveries SET lease_token = 'new-holder', lease_owner = 'other', next_attempt_at = 555, "
+                    + "lease_expires_at = 555 WHERE id = '" + lostId + "'");
+        }
+        commitGate = new CountDownLatch(1);
+        List<Future<Boolean>> stored = new ArrayList<>();
+        occupyBothWriters(stored, claims);
+        for (Claimed claim : claims.subList(2, claims.size())) {
+            stored.add(threads.submit(() -> store.store(success(claim))));
+        }
+        await().atMost(WAIT).until(() -> store.waiting() == 5);
+
+        commitGate.countDown();
+
+        for (int i = 0; i < claims.size(); i++) {
+            assertThat(stored.get(i).get(10, TimeUnit.SECONDS))
+                    .as("stored as finished: %s", claims.get(i).id())
+                    .isEqualTo(i != 4);
+        }
+        assertThat(commits.get())
+                .as("2 single commits, then the 5 waiting in one or two")
+                .isBetween(3, 4);
+        assertThat(count("SELECT COUNT(*) FROM deliveries WHERE id = '" + lostId + "' AND status = 'delivering' "
+                        + "AND lease_token = 'new-holder' AND lease_owner = 'other' AND next_attempt_at = 555 "
+                        + "AND lease_expires_at = 555 AND attempts = 0 AND last_attempt_at IS NULL"))
+                .as("the row of the lost lease is as its new holder left it")
+                .isEqualTo(1);
+        assertThat(count("SELECT COUNT(*) FROM deliveries WHERE status = 'succeeded' AND lease_token IS NULL "
+                        + "AND next_attempt_at IS NULL AND attempts = 1 AND last_status_code = 204"))
+                .isEqualTo(6);
+        assertThat(count("SELECT COUNT(*) FROM delivery_attempts"))
+                .as("every attempt made is logged once, the lost lease's too")
+                .isEqualTo(7);
     }
 
     @Test
@@ -256,21 +305,25 @@ class SuccessStoreTest {
     }
 
     /**
-     * A statement whose next batch of several rows fails once {@link #failNextBatch} is set. A
-     * batch of one row is never the one failed: the two writers may split the waiting successes
+     * A statement whose next batch of several rows fails once {@link #failNextBatch} is set: a JDBC
+     * batch of several rows (H2), or a statement whose arrays hold several (PostgreSQL). A batch
+     * of one row is never the one failed: the two writers may split the waiting successes
      * unevenly, and a single success that fails is reported, not stored again one by one.
      */
     private PreparedStatement failing(PreparedStatement target) {
-        java.util.concurrent.atomic.AtomicInteger rows = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger rows = new AtomicInteger();
         return (PreparedStatement) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("addBatch")) {
-                        rows.incrementAndGet();
-                    }
-                    if (method.getName().equals("executeBatch")
-                            && rows.getAndSet(0) > 1
-                            && failNextBatch.compareAndSet(true, false)) {
-                        throw new SQLException("a row the database refused", "23000");
+                    switch (method.getName()) {
+                        case "addBatch" -> rows.incrementAndGet();
+                        case "setArray" ->
+                            rows.accumulateAndGet(((Object[]) ((java.sql.Array) args[1]).getArray()).length, Math::max);
+                        case "executeBatch", "executeUpdate", "executeQuery" -> {
+                            if (rows.getAndSet(0) > 1 && failNextBatch.compareAndSet(true, false)) {
+                                throw new SQLException("a row the database refused", "23000");
+                            }
+                        }
+                        default -> {}
                     }
                     return invoke(method, target, args);
                 });

@@ -105,6 +105,23 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
         return "UPDATE " + table + " SET " + assignments + ", " + drop() + " WHERE id = ? AND lease_token = ?";
     }
 
+    /**
+     * PostgreSQL: ends the leases of many claims in one statement, each fenced by its own token
+     * like {@link #end}: a row whose claim ran out and was taken over is not matched and changes
+     * nothing. {@code rows} is a FROM item with the alias {@code v} and the columns {@code id} and
+     * {@code token} (an {@code unnest} of arrays, say); {@code assignments} takes its values from
+     * the other columns of {@code v} and from the row itself (alias {@code t}). Answers the id and
+     * token of every row it ended ({@code RETURNING v.id, v.token}), so each claim learns whether
+     * it still held its row. Params: those of {@code assignments}, then those of {@code rows}.
+     */
+    public String endEach(String assignments, String rows) {
+        // IS NOT DISTINCT FROM (v.token is never null) is the token check that no index serves: with
+        // "=", PostgreSQL looked each row up by its token, and a claim's rows share one token, so
+        // each lookup read every row of the claim (37 index entries per row in a drain)
+        return "UPDATE " + table + " t SET " + assignments + ", " + drop() + " FROM " + rows
+                + " WHERE t.id = v.id AND t.lease_token IS NOT DISTINCT FROM v.token RETURNING v.id, v.token";
+    }
+
     /** The condition of a claim held and not expired (needs {@code expires}); param: now. */
     public String live() {
         if (!expires) {

@@ -18,6 +18,11 @@ import java.util.concurrent.ThreadFactory;
  * @param loopThreads     makes the claim loop's thread and those of {@code upkeep}
  * @param workerThreads   makes one thread per unit of work
  * @param upkeep          periodic tasks (heartbeats, purges) that stop after the workers
+ * @param claimGap        {@link WorkLoop.Rhythm#BATCHES} only: the least time from one claim to
+ *                        the next one that a wake-up or a worker's end brings (zero: none). Under
+ *                        a stream of commits every wake-up would otherwise cost a claim that takes
+ *                        one or two units; waiting this long lets one claim take what came meanwhile.
+ *                        A claim whose batch was full is followed at once, gap or not.
  */
 public record LoopSettings(
         String name,
@@ -29,7 +34,34 @@ public record LoopSettings(
         Duration shutdownTimeout,
         ThreadFactory loopThreads,
         ThreadFactory workerThreads,
-        List<Upkeep> upkeep) {
+        List<Upkeep> upkeep,
+        Duration claimGap) {
+
+    /** Settings without a claim gap. */
+    public LoopSettings(
+            String name,
+            System.Logger log,
+            int workers,
+            int batchSize,
+            WorkLoop.Rhythm rhythm,
+            Duration pollInterval,
+            Duration shutdownTimeout,
+            ThreadFactory loopThreads,
+            ThreadFactory workerThreads,
+            List<Upkeep> upkeep) {
+        this(
+                name,
+                log,
+                workers,
+                batchSize,
+                rhythm,
+                pollInterval,
+                shutdownTimeout,
+                loopThreads,
+                workerThreads,
+                upkeep,
+                Duration.ZERO);
+    }
 
     /**
      * A periodic task of the loop.
@@ -62,5 +94,9 @@ public record LoopSettings(
         Objects.requireNonNull(loopThreads, "loopThreads");
         Objects.requireNonNull(workerThreads, "workerThreads");
         upkeep = List.copyOf(upkeep);
+        Objects.requireNonNull(claimGap, "claimGap");
+        if (claimGap.isNegative()) {
+            throw new IllegalArgumentException("claimGap must not be negative, was " + claimGap);
+        }
     }
 }

@@ -105,6 +105,9 @@ public final class WorkLoop<C> implements AutoCloseable {
     private final List<Thread> background = new ArrayList<>();
     private @Nullable Thread loop;
     private boolean wakeRequested;
+    /** When the claim loop last claimed (monotonic ns); read and written on the loop's thread only. */
+    private long lastClaimNanos = Long.MIN_VALUE;
+
     private boolean waitingForWorkers;
     private boolean upkeepStopped;
     private boolean stopped;
@@ -327,6 +330,7 @@ public final class WorkLoop<C> implements AutoCloseable {
             int room = Math.min(settings.batchSize(), slots.availablePermits());
             Round round = new Round(List.of(), room, room == 0);
             if (room > 0 || rounds) {
+                lastClaimNanos = MonotonicClock.nanoTime();
                 try {
                     round = round();
                 } catch (RuntimeException e) {
@@ -363,6 +367,13 @@ public final class WorkLoop<C> implements AutoCloseable {
             while (!wakeRequested && !closing && nanos > 0) {
                 nanos = wake.awaitNanos(nanos);
             }
+            // a wake-up soon after the last claim waits out the claim gap, so that one claim takes
+            // what the commits (or the workers' ends) of that time made due
+            long gapLeft = gapLeft();
+            while (wakeRequested && !closing && gapLeft > 0) {
+                wake.awaitNanos(gapLeft);
+                gapLeft = gapLeft();
+            }
             wakeRequested = false;
             waitingForWorkers = false;
             return true;
@@ -372,6 +383,15 @@ public final class WorkLoop<C> implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** What is left of the claim gap since the loop's last claim (ns; 0 or less: none). */
+    private long gapLeft() {
+        long gap = settings.claimGap().toNanos();
+        if (gap == 0 || settings.rhythm() != Rhythm.BATCHES || lastClaimNanos == Long.MIN_VALUE) {
+            return 0;
+        }
+        return lastClaimNanos + gap - MonotonicClock.nanoTime();
     }
 
     private Round round() {

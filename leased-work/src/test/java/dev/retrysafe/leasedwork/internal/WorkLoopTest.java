@@ -35,11 +35,12 @@ class WorkLoopTest {
     }
 
     /** Units are strings; a unit named "stuck" runs until interrupted. */
-    private static final class Queued implements LeasedWork<String> {
+    private static class Queued implements LeasedWork<String> {
         final Queue<String> due = new ConcurrentLinkedQueue<>();
         final List<String> ran = new CopyOnWriteArrayList<>();
         final List<String> abandoned = new CopyOnWriteArrayList<>();
         final AtomicInteger mostAsked = new AtomicInteger();
+        final List<Long> claimedAt = new CopyOnWriteArrayList<>();
         final CountDownLatch stuckStarted = new CountDownLatch(1);
         volatile boolean closed;
 
@@ -165,5 +166,73 @@ class WorkLoopTest {
         loop.close();
         assertThat(slept.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(whole[0]).isFalse();
+    }
+
+    @Test
+    void wakeUpsWithinTheClaimGapShareOneClaim() {
+        Duration gap = Duration.ofMillis(300);
+        Queued work = new Queued() {
+            @Override
+            public Claims<String> claim(int room) {
+                claimedAt.add(System.nanoTime());
+                return super.claim(room);
+            }
+        };
+        try (WorkLoop<String> loop = new WorkLoop<>(
+                new LoopSettings(
+                        "test loop",
+                        System.getLogger("test"),
+                        100,
+                        100,
+                        WorkLoop.Rhythm.BATCHES,
+                        Duration.ofMinutes(1),
+                        Duration.ofSeconds(5),
+                        threads,
+                        threads,
+                        List.of(),
+                        gap),
+                work)) {
+            loop.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> work.claimedAt.size() == 1);
+            // a stream of commits, each waking the loop
+            for (int i = 0; i < 20; i++) {
+                work.due.add("unit-" + i);
+                loop.wakeUp();
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> work.ran.size() == 20);
+            List<Long> at = List.copyOf(work.claimedAt);
+            for (int i = 1; i < at.size(); i++) {
+                assertThat(Duration.ofNanos(at.get(i) - at.get(i - 1)))
+                        .as("time between claims %d and %d", i - 1, i)
+                        .isGreaterThanOrEqualTo(gap);
+            }
+            assertThat(at).as("the wake-ups were served by one or two claims").hasSizeBetween(2, 3);
+        }
+    }
+
+    @Test
+    void aFullBatchIsFollowedAtOnceWhateverTheClaimGap() {
+        Queued work = new Queued();
+        for (int i = 0; i < 30; i++) {
+            work.due.add("unit-" + i);
+        }
+        try (WorkLoop<String> loop = new WorkLoop<>(
+                new LoopSettings(
+                        "test loop",
+                        System.getLogger("test"),
+                        100,
+                        10,
+                        WorkLoop.Rhythm.BATCHES,
+                        Duration.ofMinutes(1),
+                        Duration.ofSeconds(5),
+                        threads,
+                        threads,
+                        List.of(),
+                        Duration.ofMinutes(1)),
+                work)) {
+            loop.start();
+            // three full batches of 10, then a claim that finds nothing; a gap would hold the second for a minute
+            await().atMost(Duration.ofSeconds(10)).until(() -> work.ran.size() == 30);
+        }
     }
 }
