@@ -663,5 +663,29 @@ abstract class WebhookEndpointsApiContract {
             }
         }
         assertThat(keys).isNotEmpty().containsOnly(payment).hasSize(paid.status() == 201 ? 2 : 1);
+
+        // and the event, as shown and as delivered, names it
+        Api.Answer events = api.get("/v1/events?limit=10");
+        assertThat(events.status()).isEqualTo(200);
+        List<String> shown = new ArrayList<>();
+        for (var event : events.body().get("data")) {
+            if (event.get("type").asText().matches("(payment|refund)\\..*")) {
+                shown.add(event.path("ordering_key").asText("missing"));
+            }
+        }
+        assertThat(shown).hasSize(keys.size()).containsOnly(payment);
+        try (var c = java.sql.DriverManager.getConnection(
+                        server.config().database().jdbcUrl(server.config().dataDir()),
+                        server.config().database().user(),
+                        server.config().database().password());
+                var s = c.prepareStatement("SELECT payload FROM deliveries WHERE endpoint_id = ?")) {
+            s.setString(1, id);
+            try (var rs = s.executeQuery()) {
+                while (rs.next()) {
+                    assertThat(new String(rs.getBytes(1), java.nio.charset.StandardCharsets.UTF_8))
+                            .contains("\"ordering_key\":\"" + payment + "\"");
+                }
+            }
+        }
     }
 }

@@ -77,7 +77,7 @@ public final class EventLog {
                             accountId,
                             type,
                             at,
-                            Json.bytes(envelope(id, type, at, data)),
+                            Json.bytes(envelope(id, type, at, orderingKey, data)),
                             orderingKey,
                             traceparent));
             RequestEffects.eventsRecorded(deliveries);
@@ -128,10 +128,23 @@ public final class EventLog {
 
     /** The event as shown and delivered: {@code {id, type, timestamp, data}}. */
     static Map<String, Object> envelope(String id, String type, Instant at, Object data) {
+        return envelope(id, type, at, null, data);
+    }
+
+    /**
+     * The event as shown and delivered: {@code {id, type, timestamp, ordering_key?, data}}, with
+     * {@code ordering_key} only on an event that has one (the payment's id on {@code payment.*}
+     * and {@code refund.*} events), so a receiver can tell which events an ordered endpoint
+     * sends it one at a time.
+     */
+    static Map<String, Object> envelope(String id, String type, Instant at, @Nullable String orderingKey, Object data) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", id);
         m.put("type", type);
         m.put("timestamp", DateTimeFormatter.ISO_INSTANT.format(at));
+        if (orderingKey != null) {
+            m.put("ordering_key", orderingKey);
+        }
         m.put("data", data);
         return m;
     }

@@ -24,7 +24,7 @@ final class EventStore {
     private static final String INSERT =
             "INSERT INTO events (id, account_id, type, created_at, data, ordering_key, traceparent)"
                     + " VALUES (?, ?, ?, ?, ?, ?, ?)";
-    private static final String COLUMNS = "id, type, created_at, data";
+    private static final String COLUMNS = "id, type, created_at, data, ordering_key";
     private static final String FIND = "SELECT " + COLUMNS + " FROM events WHERE account_id = ? AND id = ?";
 
     private EventStore() {}
@@ -101,7 +101,11 @@ final class EventStore {
         Instant at = rs.getObject("created_at", OffsetDateTime.class).toInstant();
         try {
             return EventLog.envelope(
-                    rs.getString("id"), rs.getString("type"), at, Json.MAPPER.readTree(rs.getString("data")));
+                    rs.getString("id"),
+                    rs.getString("type"),
+                    at,
+                    rs.getString("ordering_key"),
+                    Json.MAPPER.readTree(rs.getString("data")));
         } catch (JsonProcessingException e) {
             throw new SQLException("event " + rs.getString("id") + " holds no JSON", e);
         }

@@ -34,7 +34,7 @@ public final class StreamPositions {
             "SELECT id FROM events WHERE account_id = ? AND seq IS NULL ORDER BY written_seq LIMIT ?";
     private static final String NUMBER = "UPDATE events SET seq = ? WHERE id = ? AND seq IS NULL";
     private static final String SET_LAST = "UPDATE event_streams SET last_seq = ? WHERE account_id = ?";
-    private static final String AFTER = "SELECT id, type, created_at, data, seq FROM events"
+    private static final String AFTER = "SELECT id, type, created_at, data, ordering_key, seq FROM events"
             + " WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?";
     private static final String POSITION_OF = "SELECT seq FROM events WHERE account_id = ? AND id = ?";
     /** Keeps IN lists well below every driver's limit on parameters. */
