@@ -106,8 +106,9 @@ public final class ScriptTransports {
     }
 
     /**
-     * A plain script link (no batching, no direct lane) to the standalone Redis at
-     * {@code redisUri}, or to the Redis Cluster of {@code clusterSeeds} when that is not null,
+     * A script link (no batching) to the standalone Redis at {@code redisUri}, with a direct lane
+     * for a call alone when {@code settings} allow it (as {@link #standalone} makes for decisions),
+     * or to the Redis Cluster of {@code clusterSeeds} when that is not null, through Lettuce only;
      * with a client of its own configured as the decision transports' are.
      */
     public static ScriptLink link(
@@ -124,12 +125,43 @@ public final class ScriptTransports {
         if (redisUri == null) {
             throw new IllegalArgumentException("a Redis URI or Cluster seeds are required");
         }
-        RedisClient redis = RedisClient.create();
-        redis.setOptions(
-                connectionOptions(ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                        .build());
-        return new LettuceScriptLink(RedisConnector.standalone(
-                redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()));
+        Deadlines deadlines = null;
+        DirectLane lane = null;
+        LettuceScriptLink lettuce;
+        try {
+            if (settings.directConnection()) {
+                // the lane connects in the background while the connector waits for its own connection
+                deadlines = new Deadlines("retrysafe-rl-deadlines");
+                lane = DirectLane.of(
+                                uri(redisUri, commandTimeout),
+                                settings.connectTimeout(),
+                                settings.directConnectionSpin(),
+                                deadlines)
+                        .orElse(null);
+            }
+            RedisClient redis = RedisClient.create();
+            redis.setOptions(connectionOptions(
+                            ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .build());
+            lettuce = new LettuceScriptLink(RedisConnector.standalone(
+                    redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()));
+        } catch (RuntimeException e) {
+            if (lane != null) {
+                lane.close();
+            }
+            if (deadlines != null) {
+                deadlines.close();
+            }
+            throw e;
+        }
+        if (lane == null) {
+            if (deadlines != null) {
+                deadlines.close();
+            }
+            return lettuce;
+        }
+        lane.awaitFirstAttempt();
+        return new LaneFirstScriptLink(lane, lettuce, deadlines);
     }
 
     private static RedisURI uri(String text, Duration timeout) {
