@@ -20,17 +20,18 @@ final class LaneFirstScriptLink implements ScriptLink {
 
     private final DirectLane lane;
     private final LettuceScriptLink lettuce;
-    private final Deadlines deadlines;
     /** Calls under way on the link: the lane is for a call alone. */
     private final AtomicInteger underWay = new AtomicInteger();
     /** Each digest in ASCII, as the lane sends it, made once per script. */
     private final ConcurrentHashMap<String, byte[]> digests = new ConcurrentHashMap<>();
 
-    /** Calls on {@code lane} when alone, else through {@code lettuce}; this closes both, then {@code deadlines}. */
-    LaneFirstScriptLink(DirectLane lane, LettuceScriptLink lettuce, Deadlines deadlines) {
+    /**
+     * Calls on {@code lane} when alone, else through {@code lettuce}; this closes both, the lane
+     * first (the Lettuce link then closes the deadlines both use).
+     */
+    LaneFirstScriptLink(DirectLane lane, LettuceScriptLink lettuce) {
         this.lane = lane;
         this.lettuce = lettuce;
-        this.deadlines = deadlines;
     }
 
     @Override
@@ -66,11 +67,7 @@ final class LaneFirstScriptLink implements ScriptLink {
         try {
             lane.close();
         } finally {
-            try {
-                lettuce.close();
-            } finally {
-                deadlines.close();
-            }
+            lettuce.close();
         }
     }
 }

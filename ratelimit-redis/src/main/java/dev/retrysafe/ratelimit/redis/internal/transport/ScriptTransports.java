@@ -119,19 +119,27 @@ public final class ScriptTransports {
                     clusterSeeds.stream().map(seed -> uri(seed, commandTimeout)).toList();
             RedisClusterClient cluster = RedisClusterClient.create(uris);
             cluster.setOptions(clusterOptions(settings));
-            return new LettuceScriptLink(
-                    RedisConnector.cluster(cluster, uris.toString(), true, commandTimeout, settings.connectTimeout()));
+            Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
+            try {
+                return new LettuceScriptLink(
+                        RedisConnector.cluster(
+                                cluster, uris.toString(), true, commandTimeout, settings.connectTimeout()),
+                        deadlines);
+            } catch (RuntimeException e) {
+                deadlines.close();
+                throw e;
+            }
         }
         if (redisUri == null) {
             throw new IllegalArgumentException("a Redis URI or Cluster seeds are required");
         }
-        Deadlines deadlines = null;
+        // one thread per link ends what Redis does not answer in time, on either path
+        Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
         DirectLane lane = null;
         LettuceScriptLink lettuce;
         try {
             if (settings.directConnection()) {
                 // the lane connects in the background while the connector waits for its own connection
-                deadlines = new Deadlines("retrysafe-rl-deadlines");
                 lane = DirectLane.of(
                                 uri(redisUri, commandTimeout),
                                 settings.connectTimeout(),
@@ -143,25 +151,22 @@ public final class ScriptTransports {
             redis.setOptions(connectionOptions(
                             ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .build());
-            lettuce = new LettuceScriptLink(RedisConnector.standalone(
-                    redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()));
+            lettuce = new LettuceScriptLink(
+                    RedisConnector.standalone(
+                            redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()),
+                    deadlines);
         } catch (RuntimeException e) {
             if (lane != null) {
                 lane.close();
             }
-            if (deadlines != null) {
-                deadlines.close();
-            }
+            deadlines.close();
             throw e;
         }
         if (lane == null) {
-            if (deadlines != null) {
-                deadlines.close();
-            }
             return lettuce;
         }
         lane.awaitFirstAttempt();
-        return new LaneFirstScriptLink(lane, lettuce, deadlines);
+        return new LaneFirstScriptLink(lane, lettuce);
     }
 
     private static RedisURI uri(String text, Duration timeout) {
