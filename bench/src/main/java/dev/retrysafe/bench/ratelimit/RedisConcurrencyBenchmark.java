@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -25,6 +26,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.redisson.Redisson;
 import org.redisson.api.RPermitExpirableSemaphore;
 import org.redisson.api.RedissonClient;
@@ -73,13 +75,18 @@ public class RedisConcurrencyBenchmark {
     public int keys;
 
     private List<List<ConcurrencySlot>> slots = List.of();
-    private RedisConcurrencyStore store = null;
-    private RedisConcurrencyStore storeLettuce = null;
-    private RedissonClient redisson = null;
+    private @Nullable RedisConcurrencyStore store;
+    private @Nullable RedisConcurrencyStore storeLettuce;
+    private @Nullable RedissonClient redisson;
     private RPermitExpirableSemaphore[] semaphores = new RPermitExpirableSemaphore[0];
 
+    /**
+     * Sets up only what the measured method uses (a run is one method), so that a row's Redis
+     * command counts are its own library's and its set-up does not write 10,000 keys it never reads.
+     */
     @Setup(Level.Trial)
-    public void setUp() throws InterruptedException {
+    public void setUp(BenchmarkParams params) throws InterruptedException {
+        String method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
         String[] keyNames = Limits.keys(keys);
         ConcurrencyPolicy policy = ConcurrencyPolicy.builder("bench")
                 .limit(ConcurrencyBenchmark.LIMIT)
@@ -93,38 +100,48 @@ public class RedisConcurrencyBenchmark {
             perKey.add(List.of(new ConcurrencySlot(policy, name)));
         }
         slots = List.copyOf(perKey);
-        store = RedisConcurrencyStore.builder()
-                .redisUri(redisUri)
-                .keyPrefix(keyPrefix + "rs:")
-                // a run on a busy machine may see a slow answer: measure it, do not fail it open
-                .commandTimeout(Duration.ofSeconds(5))
-                .build();
-        // the same store without its direct connection: every call through Lettuce
-        storeLettuce = RedisConcurrencyStore.builder()
-                .redisUri(redisUri)
-                .keyPrefix(keyPrefix + "rs:")
-                .commandTimeout(Duration.ofSeconds(5))
-                .directConnection(false)
-                .build();
+        switch (method) {
+            case "retrysafe" -> store = checked(storeBuilder().build());
+            // the same store without its direct connection: every call through Lettuce
+            case "retrysafeLettuce" ->
+                storeLettuce = checked(storeBuilder().directConnection(false).build());
+            case "redisson" -> setUpRedisson(keyNames);
+            default -> throw new IllegalStateException("no set-up for " + method);
+        }
+    }
 
+    private RedisConcurrencyStore.Builder storeBuilder() {
+        return RedisConcurrencyStore.builder()
+                .redisUri(redisUri)
+                .keyPrefix(keyPrefix + "rs:")
+                // a run on a busy machine may see a slow answer: measure it, do not fail closed
+                .commandTimeout(Duration.ofSeconds(5));
+    }
+
+    /** The store must be counting in Redis: one acquisition, seen there, then released. */
+    private RedisConcurrencyStore checked(RedisConcurrencyStore built) {
+        if (!(built.acquire(PARTITION, slots.get(0)) instanceof ConcurrencyDecision.Acquired acquired)
+                || built.inFlight(PARTITION, slots.get(0).get(0)) != 1) {
+            built.close();
+            throw new IllegalStateException("the Retrysafe store did not reach Redis at " + redisUri);
+        }
+        acquired.permit().release();
+        return built;
+    }
+
+    private void setUpRedisson(String[] keyNames) throws InterruptedException {
         Config config = new Config();
         config.setCodec(StringCodec.INSTANCE);
         config.setTransportMode(TransportMode.EPOLL);
         config.useSingleServer().setAddress(redisUri).setTimeout(5000);
-        redisson = Redisson.create(config);
+        RedissonClient client = Redisson.create(config);
+        redisson = client;
         semaphores = new RPermitExpirableSemaphore[keys];
         for (int i = 0; i < keys; i++) {
             // the braces keep Redisson's companion key ("<name>:timeout") under the prefix
-            semaphores[i] = redisson.getPermitExpirableSemaphore(keyPrefix + "rdn:{" + keyNames[i] + "}");
+            semaphores[i] = client.getPermitExpirableSemaphore(keyPrefix + "rdn:{" + keyNames[i] + "}");
             semaphores[i].trySetPermits(ConcurrencyBenchmark.LIMIT);
         }
-
-        // both must be counting in Redis, not failing open: one acquisition each, seen in Redis
-        if (!(store.acquire(PARTITION, slots.get(0)) instanceof ConcurrencyDecision.Acquired acquired)
-                || store.inFlight(PARTITION, slots.get(0).get(0)) != 1) {
-            throw new IllegalStateException("the Retrysafe store did not reach Redis at " + redisUri);
-        }
-        acquired.permit().release();
         String permit = semaphores[0].tryAcquire(0, LEASE_SECONDS * 1000, TimeUnit.MILLISECONDS);
         if (permit == null) {
             throw new IllegalStateException("Redisson refused during set-up");
@@ -134,9 +151,15 @@ public class RedisConcurrencyBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        store.close();
-        storeLettuce.close();
-        redisson.shutdown();
+        if (store != null) {
+            store.close();
+        }
+        if (storeLettuce != null) {
+            storeLettuce.close();
+        }
+        if (redisson != null) {
+            redisson.shutdown();
+        }
         RedisClient client = RedisClient.create(redisUri);
         try (StatefulRedisConnection<String, String> cleanup = client.connect()) {
             RedisKeys.deleteByPrefix(cleanup.sync(), keyPrefix);
