@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  * Concurrency limits counted in Redis, exact across every instance that uses the same Redis and
  * key prefix. Each limit and key is a sorted set whose members are the permits holding a slot,
  * scored by the time their lease runs out (Redis's clock); one Lua script per acquisition removes
- * the leases that ran out, counts, and adds the permit to every set or to none.
+ * the leases that ran out, counts, and adds the permit to every set or to none, and one more call
+ * releases it. A call alone in the store goes over a plain connection of its own when it finds
+ * it free ({@link Builder#directConnection}), concurrent calls over one Lettuce connection.
  *
  * <p>While a permit is held, a thread of the store renews its leases (every {@code lease / 3},
  * checked every {@link Builder#renewalTick}), so a request may run longer than its lease. A

@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A second, plain connection to a standalone Redis on which a decision alone in its store goes
- * when it finds the connection free: the caller writes its script call and reads the reply on its
+ * when it finds the connection free (and, through {@link LaneFirstScriptLink}, a concurrency
+ * store's call alone in its store): the caller writes its script call and reads the reply on its
  * own thread, where a call through Lettuce hands the command to Lettuce's event loop and waits to
  * be woken with the answer. Two thread hand-offs fewer per decision, which is most of a lone decision's time on a
  * machine where waking a thread costs tens of microseconds (bench/ratelimit/HISTORY.md).
