@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * store keeps about the keys used in the last one or two seconds (at least {@value #FIRST_SWEEP}
  * before it sweeps), and a key in steady use is never dropped and made again: when every counter
  * at zero was forgotten at each sweep, that cost an allocation and a map insertion per
- * acquisition over 100,000 keys walked in turn (docs/benchmarks.md). The clock is read only when
- * a key is new.
+ * acquisition over 100,000 keys walked in turn (bench/ratelimit/HISTORY.md). The clock is read
+ * only when a key is new.
  *
  * <p>Taking the slots of several limits is all or none: a request takes them in order and gives
  * back what it took when one is full. It never lets more than a limit's requests in flight; two
