@@ -30,17 +30,28 @@
 #             the ratios), redis-benchmark running Retrysafe's own decide.lua with the arguments
 #             the store sends: what the script costs without any JVM.
 #   Every allowed-path row (no decision is refused; see Limits.java for the limit).
+# And, not in a full run (only with --only), the concurrency limits of issue 34:
+#   concurrency        JMH, acquire + release per key under a limit of 100 (never reached), at 1 and
+#             2 threads, one hot key and 100,000 keys, with -prof gc: InMemoryConcurrencyStore
+#             (ConcurrencyBenchmark.retrysafe) vs Resilience4j's Bulkhead per key in a
+#             ConcurrentHashMap (BulkheadPeerBenchmark) and, for reference, a Semaphore per key.
+#   redis-concurrency  JMH (RedisConcurrencyBenchmark) at 1, 16 and 64 caller threads on 10,000
+#             keys: RedisConcurrencyStore acquire + release vs Redisson's RPermitExpirableSemaphore
+#             (tryAcquire with the same 10 s lease, then release), and, for reference, the store
+#             with directConnection(false); Redis command counts per row (INFO commandstats).
 #
 # Usage:
 #   bench/ratelimit/run.sh              full run: JMH fork 1, warm-up 3 x 2 s, measured 5 x 2 s (~14 min)
 #   bench/ratelimit/run.sh --quick      smoke test: warm-up 1 x 1 s, measured 2 x 1 s (~4 min)
-#   bench/ratelimit/run.sh --only inmemory|filterpath|memory|redis|ceiling   one part (repeatable)
+#   bench/ratelimit/run.sh --only inmemory|filterpath|memory|redis|ceiling|concurrency|redis-concurrency
+#                                       one part (repeatable)
 #   bench/ratelimit/run.sh --help
 #
 # Environment (defaults in brackets):
 #   WARMUP_ITERATIONS [3] WARMUP_TIME [2] ITERATIONS [5] ITERATION_TIME [2] FORKS [1]  JMH settings (s)
 #   INMEMORY_THREADS ["1 2"]  INMEMORY_KEYS ["1 100000"]  REDIS_CALLERS ["1 16 64"]
 #   FILTERPATH_THREADS ["1"]  FILTERPATH_KEYS ["1 100000"]
+#   CONCURRENCY_THREADS ["1 2"]  CONCURRENCY_KEYS ["1 100000"]  REDIS_CONCURRENCY_KEYS [10000]
 #   REDIS_VIRTUAL [1]     0: no rows with callers on virtual threads
 #   ORDER_TURN [random: 0, 1 or 2]  which order of the Redis library rows the first caller count
 #                         takes (each next caller count takes the next order); recorded in the summary
@@ -75,7 +86,7 @@ QUICK=0 ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
-    --only) [ $# -ge 2 ] || die "--only needs inmemory, filterpath, memory, redis or ceiling"; ONLY+=("$2"); shift ;;
+    --only) [ $# -ge 2 ] || die "--only needs inmemory, filterpath, memory, redis, ceiling, concurrency or redis-concurrency"; ONLY+=("$2"); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -91,6 +102,8 @@ WARMUP_ITERATIONS=${WARMUP_ITERATIONS:-3} WARMUP_TIME=${WARMUP_TIME:-2}
 ITERATIONS=${ITERATIONS:-5} ITERATION_TIME=${ITERATION_TIME:-2} FORKS=${FORKS:-1}
 INMEMORY_THREADS=${INMEMORY_THREADS:-1 2} INMEMORY_KEYS=${INMEMORY_KEYS:-1 100000}
 FILTERPATH_THREADS=${FILTERPATH_THREADS:-1} FILTERPATH_KEYS=${FILTERPATH_KEYS:-1 100000}
+CONCURRENCY_THREADS=${CONCURRENCY_THREADS:-1 2} CONCURRENCY_KEYS=${CONCURRENCY_KEYS:-1 100000}
+REDIS_CONCURRENCY_KEYS=${REDIS_CONCURRENCY_KEYS:-10000}
 REDIS_CALLERS=${REDIS_CALLERS:-1 16 64}
 ORDER_TURN=${ORDER_TURN:-$((RANDOM % 3))}
 REDIS_VIRTUAL=${REDIS_VIRTUAL:-1}
@@ -103,9 +116,16 @@ SKIP_BUILD=${SKIP_BUILD:-0}
 QUIET_WAIT=${QUIET_WAIT:-120} QUIET_BELOW=${QUIET_BELOW:-20}
 INTERFERENCE_LIMIT=${INTERFERENCE_LIMIT:-10} RETRY_DISTURBED=${RETRY_DISTURBED:-1}
 
-part() { [ ${#ONLY[@]} -eq 0 ] && return 0; local p; for p in "${ONLY[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+# a full run (no --only) has the parts of issue 3; the concurrency parts (issue 34) only when named
+part() {
+  local p
+  if [ ${#ONLY[@]} -eq 0 ]; then case "$1" in concurrency|redis-concurrency) return 1 ;; *) return 0 ;; esac; fi
+  for p in "${ONLY[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1
+}
+# whether a part that talks to Redis runs
+uses_redis() { part redis || part ceiling || part redis-concurrency; }
 for p in "${ONLY[@]+"${ONLY[@]}"}"; do
-  case "$p" in inmemory|filterpath|memory|redis|ceiling) ;; *) die "--only: unknown part '$p'" ;; esac
+  case "$p" in inmemory|filterpath|memory|redis|ceiling|concurrency|redis-concurrency) ;; *) die "--only: unknown part '$p'" ;; esac
 done
 
 # shellcheck source=../../scripts/jdk.sh
@@ -113,7 +133,7 @@ done
 find_jdk || die "no JDK >= 21 found"
 JAVA="$JAVA_HOME/bin/java"
 command -v python3 >/dev/null || die "python3 is needed for the summary"
-if part redis || part ceiling; then
+if uses_redis; then
   command -v redis-cli >/dev/null && command -v redis-benchmark >/dev/null \
     || die "redis-cli and redis-benchmark are needed (apt-get install -y redis-tools)"
   redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping >/dev/null 2>&1 || die "no Redis at $REDIS_HOST:$REDIS_PORT"
@@ -128,7 +148,7 @@ say "results in $OUT"
 
 rcli() { redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" "$@"; }
 cleanup_redis() {
-  if part redis || part ceiling; then
+  if uses_redis; then
     local n
     n=$(rcli --scan --pattern "${KEY_PREFIX}*" 2>/dev/null | xargs -r -n 500 redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" unlink 2>/dev/null \
         | awk '{s+=$1} END{print s+0}') || n="?"
@@ -149,7 +169,7 @@ CPUS=$(nproc)
 TICK=$(getconf CLK_TCK)
 cpu_ticks() { awk '/^cpu /{print $2+$3+$4+$5+$6+$7+$8+$9, $5+$6; exit}' /proc/stat; } # total idle
 REDIS_PID=""
-if part redis || part ceiling; then
+if uses_redis; then
   REDIS_PID=$(rcli info server | tr -d '\r' | sed -n 's/^process_id://p')
 fi
 redis_ticks() {
@@ -180,8 +200,8 @@ wait_quiet() {
   echo "memory: $(awk '/MemTotal/{printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
   echo "kernel: $(uname -r); clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
   echo "java: $("$JAVA" -version 2>&1 | sed -n 2p)"
-  if part redis || part ceiling; then echo "redis: $(rcli info server | tr -d '\r' | sed -n 's/^redis_version://p'); redis-benchmark: $(redis-benchmark --version 2>/dev/null | head -1)"; fi
-  if part redis; then echo "redis row orders start at turn $ORDER_TURN (ORDER_TURN=$ORDER_TURN repeats them)"; fi
+  if uses_redis; then echo "redis: $(rcli info server | tr -d '\r' | sed -n 's/^redis_version://p'); redis-benchmark: $(redis-benchmark --version 2>/dev/null | head -1)"; fi
+  if part redis || part redis-concurrency; then echo "redis row orders start at turn $ORDER_TURN (ORDER_TURN=$ORDER_TURN repeats them)"; fi
   echo "jmh: forks $FORKS, warm-up ${WARMUP_ITERATIONS} x ${WARMUP_TIME} s, measured ${ITERATIONS} x ${ITERATION_TIME} s"
   echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "busy before the run (3 s, nothing of ours running): $(busy_sample)%"
@@ -341,11 +361,46 @@ for c in $REDIS_CALLERS; do
   fi
 done
 
+# --- concurrency limits (issue 34) -----------------------------------------------------------------
+# In memory: each library at each thread and key count; every row with -prof gc (B/op).
+if part concurrency; then
+  for t in $CONCURRENCY_THREADS; do
+    for k in $CONCURRENCY_KEYS; do
+      for b in ConcurrencyBenchmark.retrysafe BulkheadPeerBenchmark.resilience4jBulkhead ConcurrencyBenchmark.semaphorePerKey; do
+        id="cc-mem-t$t-k$k-${b#*.}"
+        run_row "$id" concurrency "$JAVA" -jar "$JAR" "^dev\.retrysafe\.bench\.ratelimit\.$b\$" -t "$t" -p keys="$k" -prof gc \
+          "${JMH_COMMON[@]}" -rff "$OUT/$id.json"
+      done
+    done
+  done
+fi
+# On Redis: per caller count, the rows in an order that turns as the decision rows' does; every
+# command Redis ran in the row is recorded before and after it (the summary counts them per operation).
+CC_ORDERS=("retrysafe redisson retrysafeLettuce" "redisson retrysafeLettuce retrysafe" "retrysafeLettuce retrysafe redisson")
+if part redis-concurrency; then
+  cc_turn=$ORDER_TURN
+  for c in $REDIS_CALLERS; do
+    # shellcheck disable=SC2086 # the order is a list of words
+    for b in ${CC_ORDERS[$((cc_turn % 3))]}; do
+      id="cc-redis-c$c-$b"
+      rcli info commandstats | tr -d '\r' | grep '^cmdstat_' > "$OUT/$id.stats-before" || true
+      run_row "$id" redis-concurrency "$JAVA" -jar "$JAR" "RedisConcurrencyBenchmark\.$b\$" -t "$c" \
+        -p redisUri="redis://$REDIS_HOST:$REDIS_PORT" -p keyPrefix="${KEY_PREFIX}cc:" -p keys="$REDIS_CONCURRENCY_KEYS" \
+        "${JMH_COMMON[@]}" -rff "$OUT/$id.json"
+      rcli info commandstats | tr -d '\r' | grep '^cmdstat_' > "$OUT/$id.stats-after" || true
+    done
+    cc_turn=$((cc_turn + 1))
+  done
+fi
+
 cleanup_redis
 trap - EXIT
 rm -f "$OUT/.times" "$OUT/.times.raw"
 
 # --- summary --------------------------------------------------------------------------------------
 python3 "$HERE/summary.py" "$OUT" "$INTERFERENCE_LIMIT" > "$OUT/summary.md"
+# each JMH row's seconds of warm-up and measurement: the summary's commands per operation
+python3 "$HERE/concurrency_summary.py" "$OUT" "$INTERFERENCE_LIMIT" "$((WARMUP_ITERATIONS * WARMUP_TIME + ITERATIONS * ITERATION_TIME))" \
+  >> "$OUT/summary.md"
 cat "$OUT/summary.md"
 }

@@ -34,9 +34,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code semaphorePerKey} is a {@link Semaphore} per key in a {@link ConcurrentHashMap}: the
  * core of Resilience4j's {@code SemaphoreBulkhead} ({@code tryAcquirePermission} is a
  * {@code Semaphore.tryAcquire}, {@code onComplete} a {@code release}), without its configuration
- * and event checks. The comparison issue 34 asks for, Resilience4j's {@code Bulkhead} itself, is
- * {@code BulkheadPeerBenchmark}, compiled with {@code -Pbulkhead} (it needs
- * {@code resilience4j-bulkhead}, which the offline repository of this project's machines lacks).
+ * and event checks, for reference. The comparison issue 34 asks for, Resilience4j's
+ * {@code Bulkhead} itself, is {@link BulkheadPeerBenchmark}.
  *
  * <p>Thread counts come from the command line ({@code -t 1}, {@code -t 2}).
  */

@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  * Concurrency limits counted in Redis, exact across every instance that uses the same Redis and
  * key prefix. Each limit and key is a sorted set whose members are the permits holding a slot,
  * scored by the time their lease runs out (Redis's clock); one Lua script per acquisition removes
- * the leases that ran out, counts, and adds the permit to every set or to none.
+ * the leases that ran out, counts, and adds the permit to every set or to none, and one more call
+ * releases it. A call alone in the store goes over a plain connection of its own when it finds
+ * it free ({@link Builder#directConnection}), concurrent calls over one Lettuce connection.
  *
  * <p>While a permit is held, a thread of the store renews its leases (every {@code lease / 3},
  * checked every {@link Builder#renewalTick}), so a request may run longer than its lease. A
@@ -334,6 +336,7 @@ public final class RedisConcurrencyStore implements ConcurrencyStore {
         private Duration openFor = Duration.ofSeconds(2);
         private Duration renewalTick = Duration.ofMillis(250);
         private @Nullable Clock timeSource;
+        private boolean directConnection = true;
 
         private Builder() {}
 
@@ -396,6 +399,20 @@ public final class RedisConcurrencyStore implements ConcurrencyStore {
             return this;
         }
 
+        /**
+         * Whether a call alone in the store (an acquisition, a release, a renewal) that finds it
+         * free goes over a second, plain connection of the store's own (default true), written and
+         * read on the caller's thread, rather than through Lettuce's event loop, as
+         * {@link RedisRateLimitStore.Builder#directConnection} does for decisions; concurrent calls
+         * go through Lettuce. Only for a standalone Redis given by {@link #redisUri} as
+         * {@code redis://} (no TLS, Unix socket or Sentinel): elsewhere this setting has no effect.
+         * Failures, timeouts and fail modes are the same either way.
+         */
+        public Builder directConnection(boolean directConnection) {
+            this.directConnection = directConnection;
+            return this;
+        }
+
         /** Lease times from this clock instead of Redis's ({@code TIME}): for tests only. */
         public Builder timeSource(Clock timeSource) {
             this.timeSource = Objects.requireNonNull(timeSource, "timeSource");
@@ -414,7 +431,7 @@ public final class RedisConcurrencyStore implements ConcurrencyStore {
                     connectTimeout,
                     Duration.ofSeconds(30),
                     false,
-                    false,
+                    directConnection,
                     TransportSettings.defaultSpinLimit());
             return new RedisConcurrencyStore(this, ScriptTransports.link(redisUri, clusterSeeds, transport));
         }

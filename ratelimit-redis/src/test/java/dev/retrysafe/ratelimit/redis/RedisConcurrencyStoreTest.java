@@ -35,10 +35,15 @@ class RedisConcurrencyStoreTest extends ConcurrencyStoreContract {
 
     /** A store on the test's prefix whose leases follow Redis's clock and are renewed by its thread. */
     private RedisConcurrencyStore.Builder builder() {
-        return RedisConcurrencyStore.builder()
+        return configure(RedisConcurrencyStore.builder()
                 .redisUri(TestRedis.URI)
                 .keyPrefix(redis.prefix())
-                .commandTimeout(Duration.ofSeconds(5));
+                .commandTimeout(Duration.ofSeconds(5)));
+    }
+
+    /** What a subclass changes in every store the tests build (nothing here: the defaults). */
+    protected RedisConcurrencyStore.Builder configure(RedisConcurrencyStore.Builder store) {
+        return store;
     }
 
     /** A store whose leases follow {@link #clock} and are renewed only by {@code renewAll()}. */

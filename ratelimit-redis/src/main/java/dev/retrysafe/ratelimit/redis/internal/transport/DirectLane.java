@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A second, plain connection to a standalone Redis on which a decision alone in its store goes
- * when it finds the connection free: the caller writes its script call and reads the reply on its
+ * when it finds the connection free (and, through {@link LaneFirstScriptLink}, a concurrency
+ * store's call alone in its store): the caller writes its script call and reads the reply on its
  * own thread, where a call through Lettuce hands the command to Lettuce's event loop and waits to
  * be woken with the answer. Two thread hand-offs fewer per decision, which is most of a lone decision's time on a
  * machine where waking a thread costs tens of microseconds (bench/ratelimit/HISTORY.md).
@@ -179,39 +180,61 @@ final class DirectLane implements AutoCloseable {
             return null;
         }
         try {
-            RespConnection current = connection;
-            if (current == null) {
-                return null;
-            }
-            long now = MonotonicClock.nanoTime();
-            long deadline = now + timeout.toNanos();
-            if (now - lastUsedNanos >= checkAfterNanos && !stillOpen(current, deadline)) {
-                return null; // nothing was sent: the decision goes through Lettuce
-            }
-            lastUsedNanos = now;
-            try {
-                Object reply;
-                try {
-                    reply = current.script(EVALSHA, SHA1, call.keys(), call.arguments(), deadline);
-                } catch (RedisNoScriptException e) {
-                    // as DecideScript does: the text, which leaves the script in Redis's cache
-                    reply = current.script(EVAL, DecideScript.sourceBytes(), call.keys(), call.arguments(), deadline);
-                }
-                if (!(reply instanceof List<?> values)) {
-                    throw new RedisException("decide.lua answered with something other than an array: " + reply);
-                }
-                @SuppressWarnings("unchecked")
-                List<Object> result = (List<Object>) values;
-                return result;
-            } catch (SocketTimeoutException e) {
-                drop(current);
-                throw LettuceScripts.timedOut(timeout);
-            } catch (IOException e) {
-                drop(current);
-                throw new RedisConnectionException("the direct connection to Redis failed: " + e.getMessage(), e);
-            }
+            return runLocked(SHA1, DecideScript.sourceBytes(), call.keys(), call.arguments(), timeout);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * As {@link #tryRun(ScriptCall, Duration)}, for another script whose reply is an array (the
+     * concurrency store's): {@code sha1} is its digest in ASCII hex, {@code source} its text.
+     */
+    public @Nullable List<Object> tryRun(
+            byte[] sha1, byte[] source, byte[][] keys, byte[][] arguments, Duration timeout) {
+        if (!lock.tryLock()) {
+            return null;
+        }
+        try {
+            return runLocked(sha1, source, keys, arguments, timeout);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The body of {@code tryRun}, under {@link #lock}. */
+    private @Nullable List<Object> runLocked(
+            byte[] sha1, byte[] source, byte[][] keys, byte[][] arguments, Duration timeout) {
+        RespConnection current = connection;
+        if (current == null) {
+            return null;
+        }
+        long now = MonotonicClock.nanoTime();
+        long deadline = now + timeout.toNanos();
+        if (now - lastUsedNanos >= checkAfterNanos && !stillOpen(current, deadline)) {
+            return null; // nothing was sent: the call goes through Lettuce
+        }
+        lastUsedNanos = now;
+        try {
+            Object reply;
+            try {
+                reply = current.script(EVALSHA, sha1, keys, arguments, deadline);
+            } catch (RedisNoScriptException e) {
+                // as DecideScript does: the text, which leaves the script in Redis's cache
+                reply = current.script(EVAL, source, keys, arguments, deadline);
+            }
+            if (!(reply instanceof List<?> values)) {
+                throw new RedisException("the script answered with something other than an array: " + reply);
+            }
+            @SuppressWarnings("unchecked")
+            List<Object> result = (List<Object>) values;
+            return result;
+        } catch (SocketTimeoutException e) {
+            drop(current);
+            throw LettuceScripts.timedOut(timeout);
+        } catch (IOException e) {
+            drop(current);
+            throw new RedisConnectionException("the direct connection to Redis failed: " + e.getMessage(), e);
         }
     }
 

@@ -1,37 +1,38 @@
 package dev.retrysafe.ratelimit.redis.internal.transport;
 
-import io.lettuce.core.RedisCommandInterruptedException;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link ScriptLink} over one Lettuce connection (standalone or Cluster): by digest, and once
  * more with the text when the node answers {@code NOSCRIPT}, without the decision script's
- * batching and direct lane. Threadsafe.
+ * batching; a caller waits without a timer of its own, as a decision does ({@link Deadlines}).
+ * Threadsafe.
  */
 final class LettuceScriptLink implements ScriptLink {
 
     private final RedisConnector<?> connector;
+    private final Deadlines deadlines;
 
-    LettuceScriptLink(RedisConnector<?> connector) {
+    /** Calls over {@code connector}, timed by {@code deadlines}; this closes the connector and {@code deadlines}. */
+    LettuceScriptLink(RedisConnector<?> connector, Deadlines deadlines) {
         this.connector = connector;
+        this.deadlines = deadlines;
     }
 
     @Override
     public List<Object> run(String sha1, byte[] source, byte[][] keys, byte[][] arguments, Duration timeout) {
         RedisScriptingAsyncCommands<byte[], byte[]> redis = connector.commands();
         try {
-            return await(redis.evalsha(sha1, ScriptOutputType.MULTI, keys, arguments), timeout);
+            return LettuceScripts.await(
+                    redis.evalsha(sha1, ScriptOutputType.MULTI, keys, arguments), timeout, deadlines);
         } catch (RedisNoScriptException e) {
-            return await(redis.eval(source, ScriptOutputType.MULTI, keys, arguments), timeout);
+            return LettuceScripts.await(
+                    redis.eval(source, ScriptOutputType.MULTI, keys, arguments), timeout, deadlines);
         }
     }
 
@@ -45,23 +46,12 @@ final class LettuceScriptLink implements ScriptLink {
         return connector.nodes();
     }
 
-    private static <T> T await(RedisFuture<T> future, Duration timeout) {
-        try {
-            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            future.cancel(false);
-            throw LettuceScripts.timedOut(timeout);
-        } catch (ExecutionException e) {
-            throw LettuceScripts.asRedisException(e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            future.cancel(false);
-            throw new RedisCommandInterruptedException(e);
-        }
-    }
-
     @Override
     public void close() {
-        connector.close();
+        try {
+            connector.close();
+        } finally {
+            deadlines.close();
+        }
     }
 }

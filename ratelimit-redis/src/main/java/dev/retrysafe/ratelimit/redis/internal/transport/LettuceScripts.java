@@ -64,7 +64,11 @@ final class LettuceScripts {
         }
     }
 
-    private static <T> T await(RedisFuture<T> future, Duration timeout, Deadlines deadlines) {
+    /**
+     * Waits for {@code future} without a timer of its own: {@code deadlines} fails it as timed out
+     * once {@code timeout} has passed (the concurrency store's link waits this way too).
+     */
+    static <T> T await(RedisFuture<T> future, Duration timeout, Deadlines deadlines) {
         // Lettuce's own command expiry fails a command the same way (completeExceptionally)
         deadlines.track(
                 new Command(future.toCompletableFuture(), MonotonicClock.nanoTime() + timeout.toNanos(), timeout));

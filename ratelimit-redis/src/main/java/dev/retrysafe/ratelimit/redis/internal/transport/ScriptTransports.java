@@ -106,8 +106,9 @@ public final class ScriptTransports {
     }
 
     /**
-     * A plain script link (no batching, no direct lane) to the standalone Redis at
-     * {@code redisUri}, or to the Redis Cluster of {@code clusterSeeds} when that is not null,
+     * A script link (no batching) to the standalone Redis at {@code redisUri}, with a direct lane
+     * for a call alone when {@code settings} allow it (as {@link #standalone} makes for decisions),
+     * or to the Redis Cluster of {@code clusterSeeds} when that is not null, through Lettuce only;
      * with a client of its own configured as the decision transports' are.
      */
     public static ScriptLink link(
@@ -118,18 +119,54 @@ public final class ScriptTransports {
                     clusterSeeds.stream().map(seed -> uri(seed, commandTimeout)).toList();
             RedisClusterClient cluster = RedisClusterClient.create(uris);
             cluster.setOptions(clusterOptions(settings));
-            return new LettuceScriptLink(
-                    RedisConnector.cluster(cluster, uris.toString(), true, commandTimeout, settings.connectTimeout()));
+            Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
+            try {
+                return new LettuceScriptLink(
+                        RedisConnector.cluster(
+                                cluster, uris.toString(), true, commandTimeout, settings.connectTimeout()),
+                        deadlines);
+            } catch (RuntimeException e) {
+                deadlines.close();
+                throw e;
+            }
         }
         if (redisUri == null) {
             throw new IllegalArgumentException("a Redis URI or Cluster seeds are required");
         }
-        RedisClient redis = RedisClient.create();
-        redis.setOptions(
-                connectionOptions(ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                        .build());
-        return new LettuceScriptLink(RedisConnector.standalone(
-                redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()));
+        // one thread per link ends what Redis does not answer in time, on either path
+        Deadlines deadlines = new Deadlines("retrysafe-rl-deadlines");
+        DirectLane lane = null;
+        LettuceScriptLink lettuce;
+        try {
+            if (settings.directConnection()) {
+                // the lane connects in the background while the connector waits for its own connection
+                lane = DirectLane.of(
+                                uri(redisUri, commandTimeout),
+                                settings.connectTimeout(),
+                                settings.directConnectionSpin(),
+                                deadlines)
+                        .orElse(null);
+            }
+            RedisClient redis = RedisClient.create();
+            redis.setOptions(connectionOptions(
+                            ClientOptions.builder(), settings, ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .build());
+            lettuce = new LettuceScriptLink(
+                    RedisConnector.standalone(
+                            redis, uri(redisUri, commandTimeout), true, commandTimeout, settings.connectTimeout()),
+                    deadlines);
+        } catch (RuntimeException e) {
+            if (lane != null) {
+                lane.close();
+            }
+            deadlines.close();
+            throw e;
+        }
+        if (lane == null) {
+            return lettuce;
+        }
+        lane.awaitFirstAttempt();
+        return new LaneFirstScriptLink(lane, lettuce);
     }
 
     private static RedisURI uri(String text, Duration timeout) {

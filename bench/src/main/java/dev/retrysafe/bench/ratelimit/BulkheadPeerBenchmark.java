@@ -26,8 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Resilience4j's {@code Bulkhead} per key in a {@link ConcurrentHashMap}, as its users build
  * per-key bulkheads: {@code tryAcquirePermission} then {@code onComplete}, with the same keys,
- * walk and limit as {@link ConcurrencyBenchmark}, which it is compared with. Compiled only with
- * {@code -Pbulkhead} (bench/pom.xml), which adds {@code resilience4j-bulkhead}.
+ * walk and limit as {@link ConcurrencyBenchmark}, which it is compared with (a separate class so
+ * that a run can select either by name). Its {@code onComplete} is not idempotent, where a
+ * Retrysafe permit's {@code release} is (an atomic flag per permit).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
