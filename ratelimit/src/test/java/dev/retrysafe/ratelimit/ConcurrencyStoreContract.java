@@ -176,7 +176,16 @@ public abstract class ConcurrencyStoreContract {
         }
 
         assertThat(most.get()).isBetween(1, limit);
-        assertThat(admitted.get()).isGreaterThanOrEqualTo(rounds);
+        // how many of the 1,800 tries get in depends on how fast a release reaches the store (a
+        // round trip on Redis) against the other threads' tries: only that some did is certain
+        assertThat(admitted.get()).isGreaterThanOrEqualTo(limit);
         assertThat(store.inFlight(PARTITION, slot)).as("every slot given back").isZero();
+        // and the limit is whole again: as many as it allows get in at once
+        List<Permit> again = new ArrayList<>();
+        for (int i = 0; i < limit; i++) {
+            again.add(permit(acquire(slot)));
+        }
+        assertThat(acquire(slot)).isInstanceOf(ConcurrencyDecision.Refused.class);
+        again.forEach(Permit::release);
     }
 }
