@@ -46,7 +46,8 @@ public final class FanOut {
                         while (r.next()) {
                             if (TopicPatterns.matches(r.getString(2), event.type())) {
                                 r.getLong(3);
-                                ids.putIfAbsent(r.getString(1), new Target(!r.wasNull(), r.getBoolean(4)));
+                                boolean paused = !r.wasNull(); // before any other column is read
+                                ids.putIfAbsent(r.getString(1), new Target(paused, r.getBoolean(4)));
                             }
                         }
                         return ids;
