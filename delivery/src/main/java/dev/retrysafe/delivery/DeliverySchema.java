@@ -14,14 +14,15 @@ import java.util.List;
  * index by start time that endpoint health and attempt statistics read with; 4 (delivery v2) adds
  * pausing ({@code webhook_endpoints.paused_at}), per-key ordering ({@code ordered},
  * {@code deliveries.ordering_key}), custom headers ({@code custom_headers}) and the trace context
- * of each delivery ({@code deliveries.traceparent}). A new
+ * of each delivery ({@code deliveries.traceparent}); 5 indexes due deliveries by endpoint
+ * ({@code deliveries_endpoint_due}), so that a claim's cost does not grow with a backlog. A new
  * database runs {@link #schemaStatements()}; one made by an earlier version runs
  * {@link #upgradeStatements(int)}, whose statements change nothing where they are already applied.
  */
 public final class DeliverySchema {
 
     /** The schema version {@link #schemaSql()} creates. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     // a lambda of this module, which encapsulates the scripts' resources
     private static final SchemaScripts SCRIPTS = new SchemaScripts(

@@ -1,4 +1,4 @@
--- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 4).
+-- Webhook endpoints, deliveries and their attempt log (Retrysafe delivery module, schema version 5).
 -- Runs unchanged on PostgreSQL 15+ and on H2 2.x in MODE=PostgreSQL.
 -- Times are epoch milliseconds from the application's clock, never the database's (one
 -- exception, named so: rate_next_slot_ns). A database made by an earlier version of this
@@ -79,7 +79,11 @@ CREATE TABLE deliveries (
     CONSTRAINT deliveries_event_endpoint UNIQUE (event_id, endpoint_id)
 );
 CREATE INDEX deliveries_due ON deliveries (next_attempt_at);
-CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at);
+-- The due deliveries of one endpoint, oldest first (pending: due; delivering: a claim whose lease
+-- ends at next_attempt_at), and the live claims per endpoint: a claim on PostgreSQL reads only the
+-- free slots of each open endpoint from here, whatever the backlog (since version 5; before:
+-- deliveries_status_endpoint on status, endpoint_id, lease_expires_at).
+CREATE INDEX deliveries_endpoint_due ON deliveries (status, endpoint_id, next_attempt_at, id);
 CREATE INDEX deliveries_endpoint_id ON deliveries (endpoint_id, id);
 CREATE INDEX deliveries_lease_token ON deliveries (lease_token);
 -- Retention (since version 4): the purge finds old deliveries from here, oldest first.

@@ -48,24 +48,30 @@ class SchemaSqlTest {
 
     @Test
     void upgradeStatementsExistForEveryEarlierVersionOnly() {
-        assertThat(DeliverySchema.VERSION).isEqualTo(4);
+        assertThat(DeliverySchema.VERSION).isEqualTo(5);
         assertThat(DeliverySchema.upgradeStatements(1))
-                .hasSize(11 + 1); // + 1: the retention index (deliveries_created)
+                .hasSize(11 + 1 + 2); // + 1: the retention index (deliveries_created); + 2: version 5's index
         assertThat(DeliverySchema.upgradeStatements(1).subList(0, 2))
                 .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(2))
                 .startsWith("CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
         assertThat(DeliverySchema.upgradeStatements(3))
-                .hasSize(8 + 1) // + 1: the retention index
+                .hasSize(8 + 1 + 2) // + 1: the retention index; + 2: version 5
                 .allSatisfy(s -> assertThat(s)
-                        .containsPattern("^(ALTER TABLE (webhook_endpoints|deliveries) ADD COLUMN|CREATE (INDEX|TABLE))"
-                                + " IF NOT EXISTS"));
+                        .containsPattern(
+                                "^((ALTER TABLE (webhook_endpoints|deliveries) ADD COLUMN|CREATE (INDEX|TABLE))"
+                                        + " IF NOT EXISTS|DROP INDEX IF EXISTS)"));
+        assertThat(DeliverySchema.upgradeStatements(4))
+                .containsExactly(
+                        "DROP INDEX IF EXISTS deliveries_status_endpoint",
+                        "CREATE INDEX IF NOT EXISTS deliveries_endpoint_due ON deliveries"
+                                + " (status, endpoint_id, next_attempt_at, id)");
         assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
-        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(5)).hasMessageContaining("fromVersion");
+        assertThatThrownBy(() -> DeliverySchema.upgradeStatements(6)).hasMessageContaining("fromVersion");
     }
 
-    /** Makes the version 1 tables (the current ones without the columns and index of versions 2 to 4), upgrades, and upgrades again. */
+    /** Makes the version 1 tables (the current ones without the columns and indexes of versions 2 to 5), upgrades, and upgrades again. */
     private static void upgradeFromVersionOne(Connection c) throws Exception {
         try (Statement s = c.createStatement()) {
             s.execute(DeliverySchema.schemaSql());
@@ -81,6 +87,8 @@ class SchemaSqlTest {
             s.execute("DROP INDEX deliveries_created"); // retention (version 4)
             s.execute("ALTER TABLE deliveries DROP COLUMN ordering_seq");
             s.execute("DROP TABLE delivery_ordering_keys");
+            s.execute("DROP INDEX deliveries_endpoint_due"); // version 5 replaced the index of version 1
+            s.execute("CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at)");
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
             for (int round = 0; round < 2; round++) {
@@ -104,6 +112,9 @@ class SchemaSqlTest {
         assertThat(SchemaInspection.indexNames(c, "delivery_attempts")).contains("delivery_attempts_started");
         assertThat(SchemaInspection.indexNames(c, "deliveries")).contains("deliveries_created"); // retention
         assertThat(SchemaInspection.indexNames(c, "deliveries")).contains("deliveries_ordering");
+        assertThat(SchemaInspection.indexNames(c, "deliveries"))
+                .contains("deliveries_endpoint_due")
+                .doesNotContain("deliveries_status_endpoint");
         assertThat(SchemaInspection.indexNames(c, "delivery_ordering_keys")).isNotEmpty();
     }
 

@@ -28,7 +28,16 @@ final class DispatchSql {
      * backlog never takes a batch's room (head-of-line isolation).
      */
     static final String IN_FLIGHT_BY_ENDPOINT =
-            "SELECT endpoint_id, COUNT(*) FROM deliveries WHERE " + LEASES.live() + " GROUP BY endpoint_id";
+            "SELECT endpoint_id, COUNT(*) FROM deliveries WHERE " + live() + " GROUP BY endpoint_id";
+
+    /**
+     * The live claims: held, the lease not ended. A held delivery's {@code next_attempt_at} is its
+     * lease's end (as {@code lease_expires_at} is), so the index {@code deliveries_endpoint_due}
+     * (status, endpoint, due time) answers it alone; param: now.
+     */
+    private static String live() {
+        return "status = '" + LEASES.heldStatus() + "' AND " + LEASES.due() + " > ?";
+    }
 
     /**
      * Due deliveries of open endpoints (enabled, not slowed down, with a free rate slot within the
@@ -92,6 +101,50 @@ final class DispatchSql {
             d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
             e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, d.ordering_key, d.ordering_seq,
             d.traceparent, e.custom_headers""", SELECT_CLAIMED);
+
+    /**
+     * PostgreSQL: a whole claim in one statement, for endpoints without a rate limit: counts the
+     * live claims per endpoint, reads the due deliveries of each open endpoint up to its free
+     * slots (pending ones and the claims of dead instances, from the index
+     * {@code deliveries_endpoint_due}: one short index range per endpoint, whatever the backlog),
+     * keeps the oldest {@code limit} of them, and takes their leases skipping rows another
+     * instance holds ({@link LeaseSql#claimSkippingLocked(LeaseSql.Readback, String)}). The picks
+     * are those of {@link DueScan#choose} (oldest first, each endpoint filled up to its cap), read
+     * without stepping over the backlogs of endpoints at their cap. One row per claimed delivery
+     * ({@link #READBACK}'s columns), or one row of NULLs if none, each with {@code held_back}: an
+     * endpoint at its cap, an endpoint filled up to its cap by this claim, or more due than
+     * {@code limit} (due deliveries may be waiting behind them), and {@code picked}, how many it
+     * tried to take (fewer taken: another instance took some). Params: now, cap, now, cap, now,
+     * now, limit, owner, token, lease end, lease end, now, cap.
+     */
+    static final String CLAIM_BY_ENDPOINT = """
+            WITH busy AS MATERIALIZED (
+                SELECT endpoint_id, COUNT(*) AS n FROM deliveries WHERE %s GROUP BY endpoint_id),
+            open AS MATERIALIZED (
+                SELECT e.id, CAST(? AS INTEGER) - COALESCE(b.n, 0) AS free
+                FROM webhook_endpoints e LEFT JOIN busy b ON b.endpoint_id = e.id
+                WHERE e.enabled = TRUE AND (e.not_before IS NULL OR e.not_before <= ?) AND e.rate_limit IS NULL
+                  AND e.paused_at IS NULL AND COALESCE(b.n, 0) < ?),
+            due AS MATERIALIZED (
+                SELECT o.id AS endpoint_id, o.free, d.id, d.next_attempt_at
+                FROM open o CROSS JOIN LATERAL (
+                    (SELECT p.id, p.next_attempt_at FROM deliveries p
+                     WHERE p.status = 'pending' AND p.endpoint_id = o.id AND p.next_attempt_at <= ?
+                     ORDER BY p.next_attempt_at, p.id LIMIT o.free)
+                    UNION ALL
+                    (SELECT x.id, x.next_attempt_at FROM deliveries x
+                     WHERE x.status = '%s' AND x.endpoint_id = o.id AND x.next_attempt_at <= ?
+                     ORDER BY x.next_attempt_at, x.id LIMIT o.free)
+                    ORDER BY 2, 1 LIMIT o.free) d),
+            picked AS MATERIALIZED (SELECT id FROM due ORDER BY next_attempt_at, id LIMIT ?),
+            taken AS (%s)
+            SELECT t.*,
+                   EXISTS (SELECT 1 FROM busy WHERE n >= ?)
+                   OR (SELECT COUNT(*) FROM due) > (SELECT COUNT(*) FROM picked)
+                   OR EXISTS (SELECT 1 FROM due GROUP BY endpoint_id, free HAVING COUNT(*) >= free) AS held_back,
+                   (SELECT COUNT(*) FROM picked) AS picked
+            FROM (SELECT 1 AS one) one LEFT JOIN taken t ON TRUE""".formatted(
+                    live(), LEASES.heldStatus(), LEASES.claimSkippingLocked(READBACK, "IN (SELECT id FROM picked)"));
 
     /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
     static final String RELEASE = LEASES.endHeld("status = 'pending', next_attempt_at = ?");

@@ -17,6 +17,7 @@ import dev.retrysafe.webhooks.WebhookSecret;
 import dev.retrysafe.webhooks.WebhookSigner;
 import java.lang.System.Logger.Level;
 import java.net.URI;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -62,6 +63,7 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
     private final Jdbc jdbc;
     private final AttemptListener listener;
     private final DueScan scan;
+    private final ClaimRoute route = new ClaimRoute();
     private final AttemptStore attempts;
     private final SuccessStore successes;
     private final WorkLoop<Claimed> loop;
@@ -159,6 +161,9 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         long leaseEnd = now.plus(config.lease()).toEpochMilli();
         String token = ResourceIds.leaseToken();
         return jdbc.autocommit("claim due deliveries", c -> {
+            if (route.byEndpoint(c)) {
+                return claimByEndpoint(c, nowMillis, room, token, leaseEnd);
+            }
             DueScan.Choice choice = scan.choose(c, now, room);
             List<String> chosen = scan.reserveRateSlots(c, choice);
             boolean heldBack = choice.heldBack() || chosen.size() < choice.ids().size();
@@ -180,6 +185,40 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
             }
             return new Claims<>(out, heldBack);
         });
+    }
+
+    /** The claim in one statement ({@link ClaimRoute}, {@link DispatchSql#CLAIM_BY_ENDPOINT}). */
+    private Claims<Claimed> claimByEndpoint(Connection c, long now, int room, String token, long leaseEnd)
+            throws SQLException {
+        int cap = config.maxInFlightPerEndpoint();
+        List<Claimed> out = new ArrayList<>(room);
+        boolean heldBack = false;
+        long picked = 0;
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_BY_ENDPOINT)) {
+            int i = 1;
+            s.setLong(i++, now);
+            s.setInt(i++, cap);
+            s.setLong(i++, now);
+            s.setInt(i++, cap);
+            s.setLong(i++, now);
+            s.setLong(i++, now);
+            s.setInt(i++, room);
+            i = DispatchSql.LEASES.bindTake(s, i, config.instanceId(), token, leaseEnd);
+            s.setLong(i++, now);
+            s.setInt(i, cap);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    heldBack = r.getBoolean("held_back");
+                    picked = r.getLong("picked");
+                    if (r.getString("id") != null) {
+                        out.add(claimed(r, token, Map.of()));
+                    }
+                }
+            }
+        }
+        out.sort(Comparator.comparing(Claimed::id));
+        // fewer taken than picked: another instance took some meanwhile, more may be due behind them
+        return new Claims<>(out, heldBack || out.size() < picked);
     }
 
     @Override

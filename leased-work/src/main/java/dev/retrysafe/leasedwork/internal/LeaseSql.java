@@ -153,9 +153,19 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
      * {@code expires}), chosen ids (array), now.
      */
     public String claimSkippingLocked(Readback readback) {
+        return claimSkippingLocked(readback, "= ANY (?)");
+    }
+
+    /**
+     * {@link #claimSkippingLocked(Readback)} of the rows whose id meets {@code chosen}, a condition
+     * on the id such as {@code IN (SELECT id FROM picked)} (a common table expression of the
+     * statement this one is part of). Params: owner, token, lease end (twice if the table has
+     * {@code expires}), those of {@code chosen}, now.
+     */
+    public String claimSkippingLocked(Readback readback, String chosen) {
         return "UPDATE " + table + " " + readback.alias() + " SET status = '" + heldStatus + "', " + take()
                 + " FROM " + readback.join() + " WHERE " + readback.on() + " AND " + readback.alias()
-                + ".id IN (SELECT id FROM " + table + " WHERE id = ANY (?) AND " + due
+                + ".id IN (SELECT id FROM " + table + " WHERE id " + chosen + " AND " + due
                 + " <= ? FOR UPDATE SKIP LOCKED) RETURNING " + readback.returning();
     }
 
@@ -218,7 +228,12 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
 
     /** Binds owner, token and the lease's end (twice if the table has {@code expires}); answers the next index. */
     public int bindTake(PreparedStatement s, String owner, String token, long leaseEnd) throws SQLException {
-        int i = 1;
+        return bindTake(s, 1, owner, token, leaseEnd);
+    }
+
+    /** {@link #bindTake(PreparedStatement, String, String, long)} from the param {@code first} on. */
+    public int bindTake(PreparedStatement s, int first, String owner, String token, long leaseEnd) throws SQLException {
+        int i = first;
         s.setString(i++, owner);
         s.setString(i++, token);
         s.setLong(i++, leaseEnd);

@@ -44,7 +44,11 @@ public final class RetrysafeSchema {
             new Migration(
                     2,
                     "Webhook delivery v2: pause, ordering keys, custom headers, trace context (delivery schema 4)",
-                    () -> DeliverySchema.upgradeStatements(3)));
+                    () -> DeliverySchema.upgradeStatements(3)),
+            new Migration(
+                    3,
+                    "Webhook delivery: due deliveries indexed by endpoint (delivery schema 5)",
+                    () -> DeliverySchema.upgradeStatements(4)));
 
     /** One table of each module, which the health check reads. */
     public static final List<String> TABLES =
