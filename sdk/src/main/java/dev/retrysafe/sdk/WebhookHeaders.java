@@ -47,9 +47,16 @@ public final class WebhookHeaders {
         for (Map.Entry<String, String> e : values.entrySet()) {
             String name = Objects.requireNonNull(e.getKey(), "header name");
             String value = Objects.requireNonNull(e.getValue(), () -> "the value of header " + name);
-            if (!isToken(name)) {
+            int bad = firstNonToken(name);
+            if (bad >= 0) {
+                // only the part before the bad character is quoted: a name written as "X-Api-Key: <value>"
+                // must not put the value in the message
                 throw new IllegalArgumentException("header name must be an HTTP token (letters, digits and "
-                        + "!#$%&'*+-.^_`|~), was \"" + name + "\"");
+                        + "!#$%&'*+-.^_`|~): "
+                        + (name.isEmpty()
+                                ? "it is empty"
+                                : "\"" + name.substring(0, bad) + "\" is followed by character "
+                                        + String.format("U+%04X", (int) name.charAt(bad))));
             }
             String earlier = byLowerCase.putIfAbsent(name.toLowerCase(Locale.ROOT), name);
             if (earlier != null) {
@@ -103,19 +110,19 @@ public final class WebhookHeaders {
         return s.append(']').toString();
     }
 
-    /** RFC 9110 {@code token}: 1 or more tchar. */
-    private static boolean isToken(String s) {
+    /** Where {@code s} stops being an RFC 9110 {@code token} (1 or more tchar): 0 when empty, -1 when it is one. */
+    private static int firstNonToken(String s) {
         if (s.isEmpty()) {
-            return false;
+            return 0;
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
             if (!alnum && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
-                return false;
+                return i;
             }
         }
-        return true;
+        return -1;
     }
 
     /** No control character but tab (a CR or LF would start a header of its own). */
