@@ -446,8 +446,9 @@
       : 'No attempts in ' + (h.window_hours || 24) + ' h';
     const card = el('div', { class: 'card', testid: 'endpoint', 'data-endpoint-id': e.id },
       el('h3', { class: 'mono', testid: 'endpoint-url', text: e.url }),
-      el('div', { class: 'row' }, badge, el('span', { class: 'muted mono', text: e.id })),
+      el('div', { class: 'row' }, badge, orderedBadge(e), el('span', { class: 'muted mono', text: e.id })),
       e.description ? el('p', { testid: 'endpoint-description', text: e.description }) : null,
+      headerNames(e),
       el('p', { testid: 'endpoint-health', text: rate }),
       el('p', { class: 'muted' }, 'Last attempt: ', timeCell('span', h.last_attempt_at, 'endpoint-last-attempt'),
         h.last_outcome ? ' (' : '', h.last_outcome ? el('span', { testid: 'endpoint-last-outcome', text: h.last_outcome }) : null,
@@ -464,6 +465,22 @@
     card.appendChild(el('div', { class: 'row' }, pauseToggle(e)));
     card.appendChild(recoverForm(e));
     return card;
+  }
+
+  // Ordered: the events of one ordering key (a payment and its refunds) go one at a time, in commit order.
+  function orderedBadge(e) {
+    return e.ordered
+      ? el('span', { class: 'badge neutral', testid: 'endpoint-ordered', 'data-ordered': 'true', text: 'ordered',
+        title: 'The events of one payment reach it one at a time, in commit order' })
+      : el('span', { class: 'badge neutral', testid: 'endpoint-ordered', 'data-ordered': 'false', text: 'unordered' });
+  }
+
+  // Custom headers: the API shows their names only, never a value, and so does the page.
+  function headerNames(e) {
+    const names = e.header_names || [];
+    return el('p', { class: 'muted', testid: 'endpoint-headers' }, 'Custom headers: ',
+      names.length === 0 ? 'none' : null,
+      ...names.flatMap((name, i) => [i > 0 ? ', ' : null, el('code', { testid: 'endpoint-header-name', text: name })]));
   }
 
   // Pause holds every delivery of the endpoint (nothing attempted, nothing failed); resume sends

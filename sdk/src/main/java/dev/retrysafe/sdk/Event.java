@@ -14,10 +14,18 @@ import org.jspecify.annotations.Nullable;
  * @param id {@code evt_...}
  * @param type such as {@code payment.succeeded}
  * @param timestamp when it happened
+ * @param orderingKey what orders it among its key's events on an ordered endpoint (the payment's id
+ *     on {@code payment.*} and {@code refund.*} events), or {@code null} for an event without one
  * @param data the full object it is about (the payment, refund, job or endpoint) as read:
  *     strings, numbers, booleans, lists and maps
  */
-public record Event(String id, String type, Instant timestamp, Map<String, @Nullable Object> data) {
+public record Event(
+        String id, String type, Instant timestamp, @Nullable String orderingKey, Map<String, @Nullable Object> data) {
+
+    /** An event without an ordering key. */
+    public Event(String id, String type, Instant timestamp, Map<String, @Nullable Object> data) {
+        this(id, type, timestamp, null, data);
+    }
 
     /** Copies the data. */
     public Event {

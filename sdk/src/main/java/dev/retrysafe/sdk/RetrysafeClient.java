@@ -220,6 +220,18 @@ public interface RetrysafeClient extends AutoCloseable {
             throws IOException, InterruptedException;
 
     /**
+     * {@code POST /v1/webhook_endpoints} with a generated {@code Idempotency-Key}: an endpoint with
+     * the optional members {@code endpoint} sets (rate limit, ordering, custom headers).
+     *
+     * @param endpoint what to register
+     * @return the endpoint and its signing secret, shown only now; its custom headers by name only
+     * @throws IOException see the class description ({@code 400} naming a custom header the server
+     *     refuses, never quoting its value)
+     * @throws InterruptedException if interrupted while sending or waiting
+     */
+    CreatedWebhookEndpoint createWebhookEndpoint(NewWebhookEndpoint endpoint) throws IOException, InterruptedException;
+
+    /**
      * {@code GET /v1/webhook_endpoints/{id}}.
      *
      * @param id {@code we_...}

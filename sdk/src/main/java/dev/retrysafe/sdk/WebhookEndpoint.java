@@ -26,6 +26,8 @@ import org.jspecify.annotations.Nullable;
  *     if it is not: its deliveries wait until it is resumed
  * @param ordered whether the events of one ordering key (a payment and its refunds) reach it one at
  *     a time, in commit order
+ * @param headerNames the names of its custom headers, sorted (the API never shows their values:
+ *     they were sent with {@link WebhookHeaders})
  */
 public record WebhookEndpoint(
         String id,
@@ -40,7 +42,40 @@ public record WebhookEndpoint(
         @Nullable Instant failingSince,
         @Nullable Instant previousSecretExpiresAt,
         @Nullable Instant pausedAt,
-        boolean ordered) {
+        boolean ordered,
+        List<String> headerNames) {
+
+    /** An endpoint without custom headers (as servers before custom headers show). */
+    public WebhookEndpoint(
+            String id,
+            String url,
+            @Nullable String description,
+            List<String> eventTypes,
+            boolean enabled,
+            @Nullable String disabledReason,
+            @Nullable Integer rateLimit,
+            Instant createdAt,
+            Instant updatedAt,
+            @Nullable Instant failingSince,
+            @Nullable Instant previousSecretExpiresAt,
+            @Nullable Instant pausedAt,
+            boolean ordered) {
+        this(
+                id,
+                url,
+                description,
+                eventTypes,
+                enabled,
+                disabledReason,
+                rateLimit,
+                createdAt,
+                updatedAt,
+                failingSince,
+                previousSecretExpiresAt,
+                pausedAt,
+                ordered,
+                List.of());
+    }
 
     /** An endpoint that is neither paused nor ordered (as servers before pausing and ordering show). */
     public WebhookEndpoint(
@@ -68,7 +103,8 @@ public record WebhookEndpoint(
                 failingSince,
                 previousSecretExpiresAt,
                 null,
-                false);
+                false,
+                List.of());
     }
 
     /** Whether it is paused. */
@@ -76,11 +112,20 @@ public record WebhookEndpoint(
         return pausedAt != null;
     }
 
-    /** Copies the event types. */
+    /**
+     * {@code enabled}, {@code paused} or {@code disabled}, as the API's {@code status} says
+     * (disabled outranks paused).
+     */
+    public String status() {
+        return !enabled ? "disabled" : paused() ? "paused" : "enabled";
+    }
+
+    /** Copies the event types and header names. */
     public WebhookEndpoint {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(url, "url");
         eventTypes = List.copyOf(eventTypes);
+        headerNames = List.copyOf(headerNames);
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
     }

@@ -14,7 +14,10 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * api.updateWebhookEndpoint(id, WebhookEndpointUpdate.builder().eventTypes(List.of("*")).rateLimit(20).build());
  * api.updateWebhookEndpoint(id, WebhookEndpointUpdate.builder().enabled(false).build()); // pending deliveries fail
+ * api.updateWebhookEndpoint(id, WebhookEndpointUpdate.builder().headers(Map.of("X-Api-Key", newKey)).build());
  * }</pre>
+ *
+ * <p>{@link #toString()} shows the custom headers' names, never their values.
  */
 public final class WebhookEndpointUpdate {
 
@@ -46,7 +49,7 @@ public final class WebhookEndpointUpdate {
 
     @Override
     public String toString() {
-        return "WebhookEndpointUpdate" + members;
+        return "WebhookEndpointUpdate" + members; // headers show as WebhookHeaders[name=(hidden)]
     }
 
     /** Builds a {@link WebhookEndpointUpdate}. Not threadsafe. */
@@ -89,6 +92,23 @@ public final class WebhookEndpointUpdate {
          */
         public Builder ordered(boolean ordered) {
             members.put("ordered", ordered);
+            return this;
+        }
+
+        /**
+         * Replaces the endpoint's custom headers with {@code headers}, name to value (an empty map
+         * removes them); see {@link WebhookHeaders#of} for what is checked. Left unset, they stay.
+         */
+        public Builder headers(Map<String, String> headers) {
+            return headers(WebhookHeaders.of(headers));
+        }
+
+        /**
+         * Replaces the endpoint's custom headers with {@code headers} ({@link WebhookHeaders#none()}
+         * removes them). Left unset, they stay.
+         */
+        public Builder headers(WebhookHeaders headers) {
+            members.put("headers", Objects.requireNonNull(headers, "headers"));
             return this;
         }
 

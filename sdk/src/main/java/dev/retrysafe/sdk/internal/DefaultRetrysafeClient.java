@@ -19,6 +19,7 @@ import dev.retrysafe.sdk.Delivery;
 import dev.retrysafe.sdk.DeliveryDetail;
 import dev.retrysafe.sdk.Event;
 import dev.retrysafe.sdk.Job;
+import dev.retrysafe.sdk.NewWebhookEndpoint;
 import dev.retrysafe.sdk.Page;
 import dev.retrysafe.sdk.Payment;
 import dev.retrysafe.sdk.Problem;
@@ -246,13 +247,18 @@ public final class DefaultRetrysafeClient implements RetrysafeClient {
     public CreatedWebhookEndpoint createWebhookEndpoint(
             String url, List<String> eventTypes, @Nullable String description)
             throws IOException, InterruptedException {
-        Map<String, @Nullable Object> body = new LinkedHashMap<>();
-        body.put("url", Objects.requireNonNull(url, "url"));
-        body.put("event_types", List.copyOf(eventTypes));
+        NewWebhookEndpoint.Builder registration = NewWebhookEndpoint.builder(url, eventTypes);
         if (description != null) {
-            body.put("description", description);
+            registration.description(description);
         }
-        JsonFields f = post("/v1/webhook_endpoints", body, null, 201).fields("webhook endpoint");
+        return createWebhookEndpoint(registration.build());
+    }
+
+    @Override
+    public CreatedWebhookEndpoint createWebhookEndpoint(NewWebhookEndpoint registration)
+            throws IOException, InterruptedException {
+        JsonFields f =
+                post("/v1/webhook_endpoints", registration.members(), null, 201).fields("webhook endpoint");
         return new CreatedWebhookEndpoint(endpoint(f), f.string("secret"));
     }
 

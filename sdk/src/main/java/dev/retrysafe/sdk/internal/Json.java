@@ -1,6 +1,7 @@
 package dev.retrysafe.sdk.internal;
 
 import dev.retrysafe.common.JsonStrings;
+import dev.retrysafe.sdk.WebhookHeaders;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -284,6 +285,14 @@ public final class Json {
                     write(e.getValue(), out);
                 }
                 out.append('}');
+            }
+            case WebhookHeaders headers -> {
+                // the one place a header's value is read: into the request body
+                Map<String, @Nullable Object> values = new LinkedHashMap<>();
+                for (String name : headers.names()) {
+                    values.put(name, headers.value(name));
+                }
+                write(values, out);
             }
             case Iterable<?> items -> {
                 out.append('[');

@@ -148,6 +148,11 @@ public record JsonFields(Map<String, @Nullable Object> members, String what) {
         return out;
     }
 
+    /** A list of strings that may be absent (empty then), as members a server added later are. */
+    public List<String> optStrings(String name) throws IOException {
+        return members.get(name) == null ? List.of() : strings(name);
+    }
+
     /** A required list of objects. */
     public List<JsonFields> objects(String name, String itemWhat) throws IOException {
         if (!(members.get(name) instanceof List<?> list)) {

@@ -112,7 +112,8 @@ final class Resources {
                 f.optInstant("failing_since"),
                 f.optInstant("previous_secret_expires_at"),
                 f.optInstant("paused_at"),
-                f.optBool("ordered"));
+                f.optBool("ordered"),
+                f.optStrings("header_names"));
     }
 
     static Event event(JsonFields f) throws IOException {
@@ -120,6 +121,7 @@ final class Resources {
                 f.string("id"),
                 f.string("type"),
                 f.instant("timestamp"),
+                f.optString("ordering_key"),
                 f.object("data", "event data").members());
     }
 
