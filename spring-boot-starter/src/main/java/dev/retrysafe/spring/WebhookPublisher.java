@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.IllegalTransactionStateException;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -20,8 +21,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * application's own changes or roll back with them. After the commit the dispatcher is woken, so
  * the first attempt does not wait for a poll.
  *
- * <p>Each event is delivered as {@code {"id", "type", "timestamp", "data"}}, the shape the
- * Retrysafe server delivers, with {@code data} the given payload. Outside a transaction every
+ * <p>Each event is delivered as {@code {"id", "type", "timestamp", "ordering_key"?, "data"}}, the
+ * shape the Retrysafe server delivers, with {@code data} the given payload. Outside a transaction every
  * method refuses with an {@link IllegalTransactionStateException}: an event published on an
  * auto-commit connection would be sent even if the change it describes were later lost.
  *
@@ -87,8 +88,28 @@ public final class WebhookPublisher {
         return publishJsonTo(accountId, type, payloads.json(payload));
     }
 
+    /**
+     * As {@link #publish(String, Object)}, with an ordering key: the entity the event is about (a
+     * payment's id, say). An endpoint created with {@code ordered} receives the events of one key
+     * one at a time, in commit order; the event carries it as {@code ordering_key}.
+     *
+     * @throws IllegalArgumentException also for a key that is blank or longer than 255 characters
+     */
+    public String publishOrdered(String orderingKey, String type, Object payload) {
+        Objects.requireNonNull(orderingKey, "orderingKey");
+        return publishJsonTo(defaultAccount, type, payloads.json(payload), orderingKey);
+    }
+
     /** As {@link #publishJson(String, String)}, to the endpoints of {@code accountId}. */
     public String publishJsonTo(String accountId, String type, String json) {
+        return publishJsonTo(accountId, type, json, null);
+    }
+
+    /**
+     * As {@link #publishJsonTo(String, String, String)}, with an ordering key (null: none; see
+     * {@link #publishOrdered}).
+     */
+    public String publishJsonTo(String accountId, String type, String json, @Nullable String orderingKey) {
         Objects.requireNonNull(accountId, "accountId");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(json, "json");
@@ -104,8 +125,10 @@ public final class WebhookPublisher {
             }
             String id = EventEnvelope.newEventId();
             Instant at = clock.instant();
-            outbox.append(
-                    connection, new OutboxEvent(id, accountId, type, at, EventEnvelope.bytes(id, type, at, json)));
+            // the key is free text: the payload writer escapes it as it escapes the payload's strings
+            String keyJson = orderingKey == null ? null : payloads.json(orderingKey);
+            byte[] envelope = EventEnvelope.bytes(id, type, at, keyJson, json);
+            outbox.append(connection, new OutboxEvent(id, accountId, type, at, envelope, orderingKey, null));
             TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
                 @Override
                 public void afterCommit() {

@@ -7,6 +7,7 @@ import dev.retrysafe.delivery.WebhookEndpoints;
 import dev.retrysafe.spring.WebhookEndpointService;
 import dev.retrysafe.spring.WebhookPayloadWriter;
 import dev.retrysafe.spring.WebhookPublisher;
+import dev.retrysafe.spring.internal.DeliveryLogPurge;
 import dev.retrysafe.spring.internal.DeliveryMeters;
 import dev.retrysafe.spring.internal.DispatcherLifecycle;
 import dev.retrysafe.spring.internal.JacksonPayloadWriter;
@@ -31,7 +32,8 @@ import tools.jackson.databind.json.JsonMapper;
  * transaction, the {@link WebhookEndpointService}, the SSRF guard, and the {@link Dispatcher} run
  * as a lifecycle bean; optionally REST routes for the endpoints and Micrometer meters. Needs a
  * {@link DataSource} with the delivery tables; {@code retrysafe.webhooks.out.enabled=false} turns
- * it all off, {@code retrysafe.webhooks.out.dispatcher.enabled=false} only the sending.
+ * it all off, {@code retrysafe.webhooks.out.dispatcher.enabled=false} only the sending (and the
+ * purge of {@code retrysafe.webhooks.retention}, which runs with the dispatcher).
  */
 @AutoConfiguration(
         afterName = {
@@ -40,7 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
         })
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnProperty(prefix = "retrysafe.webhooks.out", name = "enabled", matchIfMissing = true)
-@EnableConfigurationProperties(RetrysafeWebhooksOutProperties.class)
+@EnableConfigurationProperties({RetrysafeWebhooksOutProperties.class, RetrysafeWebhooksProperties.class})
 public final class RetrysafeWebhooksOutAutoConfiguration {
 
     /** The SSRF guard: public https targets only, unless blocks are allowed for tests. */
@@ -67,8 +69,10 @@ public final class RetrysafeWebhooksOutAutoConfiguration {
     /** Endpoints behind the SSRF guard. */
     @Bean
     @ConditionalOnMissingBean
-    WebhookEndpointService retrysafeWebhookEndpointService(WebhookEndpoints endpoints, TargetGuard guard) {
-        return new WebhookEndpointService(endpoints, guard);
+    WebhookEndpointService retrysafeWebhookEndpointService(
+            WebhookEndpoints endpoints, TargetGuard guard, ObjectProvider<Dispatcher> dispatcher) {
+        // a resume makes held deliveries due now: wake this instance's dispatcher, if it runs one
+        return new WebhookEndpointService(endpoints, guard, () -> dispatcher.ifAvailable(Dispatcher::wakeUp));
     }
 
     /** The publisher, waking this instance's dispatcher (if it runs one) after each commit. */
@@ -141,10 +145,18 @@ public final class RetrysafeWebhooksOutAutoConfiguration {
             return builder.build();
         }
 
+        /** {@code retrysafe.webhooks.retention}: run by the dispatcher's lifecycle, so only where a dispatcher runs. */
         @Bean
         @ConditionalOnMissingBean
-        DispatcherLifecycle retrysafeDispatcherLifecycle(Dispatcher dispatcher) {
-            return new DispatcherLifecycle(dispatcher, true);
+        DeliveryLogPurge retrysafeDeliveryLogPurge(
+                DataSource dataSource, RetrysafeWebhooksProperties properties, ObjectProvider<Clock> clock) {
+            return new DeliveryLogPurge(dataSource, properties.getRetention(), clock.getIfAvailable(Clock::systemUTC));
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        DispatcherLifecycle retrysafeDispatcherLifecycle(Dispatcher dispatcher, DeliveryLogPurge purge) {
+            return new DispatcherLifecycle(dispatcher, true, purge);
         }
 
         /** Deliveries by outcome, queue depth and first-attempt latency, named as the server's {@code /metrics}. */

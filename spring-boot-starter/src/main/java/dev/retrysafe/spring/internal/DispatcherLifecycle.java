@@ -2,13 +2,15 @@ package dev.retrysafe.spring.internal;
 
 import dev.retrysafe.delivery.Dispatcher;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs a {@link Dispatcher} with the application context: started on refresh, closed gracefully
  * (claimed deliveries handed back, attempts in flight given the shutdown timeout) when the
  * context stops. Its phase starts it before the web server and stops it after, so requests still
- * being answered can publish. Threadsafe.
+ * being answered can publish. The retention purge of the delivery log, if given, runs exactly while
+ * the dispatcher does. Threadsafe.
  */
 public final class DispatcherLifecycle implements SmartLifecycle {
 
@@ -17,18 +19,28 @@ public final class DispatcherLifecycle implements SmartLifecycle {
 
     private final Dispatcher dispatcher;
     private final boolean autoStart;
+    private final @Nullable DeliveryLogPurge purge;
     private volatile boolean running;
 
     /** The lifecycle of {@code dispatcher}; with {@code autoStart} false it starts only when asked. */
     public DispatcherLifecycle(Dispatcher dispatcher, boolean autoStart) {
+        this(dispatcher, autoStart, null);
+    }
+
+    /** As {@link #DispatcherLifecycle(Dispatcher, boolean)}, running {@code purge} (if not null) alongside. */
+    public DispatcherLifecycle(Dispatcher dispatcher, boolean autoStart, @Nullable DeliveryLogPurge purge) {
         this.dispatcher = Objects.requireNonNull(dispatcher, "dispatcher");
         this.autoStart = autoStart;
+        this.purge = purge;
     }
 
     @Override
     public synchronized void start() {
         if (!running) {
             dispatcher.start();
+            if (purge != null) {
+                purge.start();
+            }
             running = true;
         }
     }
@@ -36,6 +48,9 @@ public final class DispatcherLifecycle implements SmartLifecycle {
     @Override
     public synchronized void stop() {
         if (running) {
+            if (purge != null) {
+                purge.stop();
+            }
             dispatcher.close();
             running = false;
         }

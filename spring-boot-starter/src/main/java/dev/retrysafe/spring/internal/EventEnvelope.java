@@ -5,10 +5,11 @@ import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The delivered shape of an event, {@code {"id","type","timestamp","data"}} as the Retrysafe
- * server delivers it, and new event ids. Stateless and threadsafe.
+ * The delivered shape of an event, {@code {"id","type","timestamp","ordering_key"?,"data"}} as the
+ * Retrysafe server delivers it, and new event ids. Stateless and threadsafe.
  */
 public final class EventEnvelope {
 
@@ -26,11 +27,15 @@ public final class EventEnvelope {
     /**
      * The envelope's UTF-8 bytes around {@code dataJson}, which must be one JSON value. The id and
      * the type were checked by the outbox's rules (no character that JSON would escape), and the
-     * timestamp is ISO-8601, so only the data needs no further care.
+     * timestamp is ISO-8601, so only the data needs no further care. {@code orderingKeyJson} is the
+     * ordering key already written as a JSON string (by the payload writer, so that JSON is escaped
+     * in one place), left out when null.
      */
-    public static byte[] bytes(String id, String type, Instant at, String dataJson) {
+    public static byte[] bytes(String id, String type, Instant at, @Nullable String orderingKeyJson, String dataJson) {
         String json = "{\"id\":\"" + id + "\",\"type\":\"" + type + "\",\"timestamp\":\""
-                + DateTimeFormatter.ISO_INSTANT.format(at) + "\",\"data\":" + dataJson + "}";
+                + DateTimeFormatter.ISO_INSTANT.format(at) + "\","
+                + (orderingKeyJson == null ? "" : "\"ordering_key\":" + orderingKeyJson + ",")
+                + "\"data\":" + dataJson + "}";
         return json.getBytes(StandardCharsets.UTF_8);
     }
 }

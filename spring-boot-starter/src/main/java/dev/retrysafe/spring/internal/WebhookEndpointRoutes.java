@@ -1,5 +1,6 @@
 package dev.retrysafe.spring.internal;
 
+import dev.retrysafe.delivery.EndpointUpdate;
 import dev.retrysafe.delivery.EndpointWithSecret;
 import dev.retrysafe.delivery.NewEndpoint;
 import dev.retrysafe.delivery.Page;
@@ -8,12 +9,10 @@ import dev.retrysafe.delivery.WebhookEndpoint;
 import dev.retrysafe.delivery.WebhookEndpointRepresentation;
 import dev.retrysafe.spring.WebhookEndpointService;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
@@ -21,6 +20,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -32,21 +32,18 @@ import org.springframework.web.bind.annotation.RestController;
  * REST routes for the webhook endpoints of the configured account, under
  * {@code retrysafe.webhooks.out.routes.path}, with the request and answer shapes of the Retrysafe
  * server's {@code /v1/webhook_endpoints}: create ({@code 201} with the secret), list, get,
- * delete and read the secret. Bad input answers a {@code 400} problem; the SSRF guard's refusal
- * too. Protect the path as the application protects its other administrative routes. Threadsafe.
+ * {@code PATCH}, pause, resume, delete and read the secret. Bad input answers a {@code 400}
+ * problem; the SSRF guard's refusal too. Protect the path as the application protects its other
+ * administrative routes. Threadsafe.
  */
 @RestController
 @RequestMapping("${retrysafe.webhooks.out.routes.path:/v1/webhook_endpoints}")
 public final class WebhookEndpointRoutes {
 
-    private static final Set<String> CREATE_FIELDS = Set.of(
-            "url",
-            "event_types",
-            "description",
-            "rate_limit"
-            // custom headers (issue 35)
-            ,
-            "headers");
+    private static final Set<String> CREATE_FIELDS =
+            Set.of("url", "event_types", "description", "rate_limit", "ordered", "headers");
+    private static final Set<String> UPDATE_FIELDS =
+            Set.of("url", "event_types", "description", "enabled", "rate_limit", "ordered", "headers");
 
     private final WebhookEndpointService endpoints;
     private final String account;
@@ -58,58 +55,34 @@ public final class WebhookEndpointRoutes {
     }
 
     /**
-     * {@code POST} {@code {url, event_types, description?, rate_limit?, headers?}}; {@code headers}
-     * (name to string value) go on every attempt and are shown afterwards by name only.
+     * {@code POST} {@code {url, event_types, description?, rate_limit?, ordered?, headers?}};
+     * {@code headers} (name to string value) go on every attempt and are shown afterwards by name
+     * only; {@code ordered} sends the events of one ordering key one at a time, in commit order.
      */
     @PostMapping
     public ResponseEntity<?> create(@RequestBody Map<String, @Nullable Object> body) {
-        for (String field : body.keySet()) {
-            if (!CREATE_FIELDS.contains(field)) {
-                return invalid("unknown field '" + field + "'");
-            }
-        }
-        if (!(body.get("url") instanceof String url)) {
-            return invalid("url is required, a string");
-        }
-        if (!(body.get("event_types") instanceof List<?> types) || types.isEmpty()) {
-            return invalid("event_types is required, a non-empty array of strings");
-        }
-        Set<String> eventTypes = new LinkedHashSet<>();
-        for (Object type : types) {
-            if (!(type instanceof String s)) {
-                return invalid("event_types must hold strings");
-            }
-            eventTypes.add(s);
-        }
-        Object description = body.getOrDefault("description", "");
-        if (!(description instanceof String text)) {
-            return invalid("description must be a string");
-        }
-        Object rate = body.get("rate_limit");
-        if (rate != null && !(rate instanceof Integer)) {
-            return invalid("rate_limit must be an integer or null");
-        }
-        Map<String, String> headers = new LinkedHashMap<>();
-        Object given = body.get("headers");
-        if (given != null) {
-            if (!(given instanceof Map<?, ?> map)) {
-                return invalid("headers must be an object of header names to string values");
-            }
-            for (Map.Entry<?, ?> e : map.entrySet()) {
-                if (!(e.getValue() instanceof String value)) {
-                    return invalid("headers: the value of header " + e.getKey() + " must be a string");
-                }
-                headers.put(String.valueOf(e.getKey()), value);
-            }
+        EndpointBody fields = new EndpointBody(body, CREATE_FIELDS);
+        URI url = fields.url("url", true);
+        Set<String> eventTypes = fields.strings("event_types", true);
+        String description = fields.string("description", false);
+        Integer rate = fields.integer("rate_limit");
+        Boolean ordered = fields.bool("ordered");
+        Map<String, String> headers = fields.headers("headers");
+        if (fields.problem() != null || url == null || eventTypes == null) {
+            return invalid(fields.problem());
         }
         EndpointWithSecret created;
         try {
-            // a refused header's message names it, never quotes its value
-            NewEndpoint endpoint = new NewEndpoint(new URI(url), eventTypes, text, (Integer) rate).withHeaders(headers);
-            created = endpoints.create(account, endpoint);
-        } catch (URISyntaxException e) {
-            return invalid("url is not a URL: " + e.getReason());
-        } catch (IllegalArgumentException e) {
+            created = endpoints.create(
+                    account,
+                    new NewEndpoint(
+                            url,
+                            eventTypes,
+                            description == null ? "" : description,
+                            rate,
+                            Boolean.TRUE.equals(ordered),
+                            headers == null ? Map.of() : headers));
+        } catch (IllegalArgumentException e) { // the guard's refusal, or a value out of range
             return invalid(e.getMessage());
         }
         Map<String, @Nullable Object> answer = endpoint(created.endpoint());
@@ -117,6 +90,55 @@ public final class WebhookEndpointRoutes {
         return ResponseEntity.status(HttpStatus.CREATED)
                 .location(URI.create(pathOf(created.endpoint().id())))
                 .body(answer);
+    }
+
+    /**
+     * {@code PATCH /{id}} {@code {url?, event_types?, description?, enabled?, rate_limit?, ordered?,
+     * headers?}}: the fields given change, the others stay; {@code "rate_limit": null} removes
+     * the limit; {@code headers} replace the whole set ({@code {}} or {@code null}: none).
+     */
+    @PatchMapping("/{id}")
+    public ResponseEntity<?> update(@PathVariable("id") String id, @RequestBody Map<String, @Nullable Object> body) {
+        EndpointBody fields = new EndpointBody(body, UPDATE_FIELDS);
+        URI url = fields.url("url", false);
+        Set<String> eventTypes = fields.strings("event_types", false);
+        String description = fields.string("description", false);
+        Boolean enabled = fields.bool("enabled");
+        Integer rate = fields.integer("rate_limit");
+        Boolean ordered = fields.bool("ordered");
+        Map<String, String> headers = fields.headers("headers");
+        if (fields.problem() != null) {
+            return invalid(fields.problem());
+        }
+        Optional<WebhookEndpoint> updated;
+        try {
+            boolean removeRate = fields.has("rate_limit") && rate == null;
+            updated = endpoints.update(
+                    account,
+                    id,
+                    new EndpointUpdate(url, eventTypes, description, enabled, rate, removeRate, ordered, headers));
+        } catch (IllegalArgumentException e) { // the guard's refusal, or a value out of range
+            return invalid(e.getMessage());
+        }
+        return answer(id, updated);
+    }
+
+    /**
+     * {@code POST /{id}/pause}: its deliveries are held (none attempted, none failed) until it is
+     * resumed; {@code status: paused}, {@code paused_at}. Pausing a paused endpoint changes nothing.
+     */
+    @PostMapping("/{id}/pause")
+    public ResponseEntity<?> pause(@PathVariable("id") String id) {
+        return answer(id, endpoints.pause(account, id));
+    }
+
+    /**
+     * {@code POST /{id}/resume}: what waited is sent, oldest first (of an ordered endpoint, each
+     * ordering key in commit order). Resuming an endpoint that is not paused changes nothing.
+     */
+    @PostMapping("/{id}/resume")
+    public ResponseEntity<?> resume(@PathVariable("id") String id) {
+        return answer(id, endpoints.resume(account, id));
     }
 
     /** {@code GET}: a page, newest first. */
@@ -138,10 +160,7 @@ public final class WebhookEndpointRoutes {
     /** {@code GET /{id}}. */
     @GetMapping("/{id}")
     public ResponseEntity<?> get(@PathVariable("id") String id) {
-        return endpoints
-                .get(account, id)
-                .<ResponseEntity<?>>map(e -> ResponseEntity.ok(endpoint(e)))
-                .orElseGet(() -> notFound(id));
+        return answer(id, endpoints.get(account, id));
     }
 
     /** {@code DELETE /{id}}: the endpoint with its deliveries. */
@@ -177,6 +196,11 @@ public final class WebhookEndpointRoutes {
                 .path("/{id}")
                 .buildAndExpand(id)
                 .getPath();
+    }
+
+    private static ResponseEntity<?> answer(String id, Optional<WebhookEndpoint> endpoint) {
+        return endpoint.<ResponseEntity<?>>map(e -> ResponseEntity.ok(endpoint(e)))
+                .orElseGet(() -> notFound(id));
     }
 
     static Map<String, @Nullable Object> endpoint(WebhookEndpoint e) {
