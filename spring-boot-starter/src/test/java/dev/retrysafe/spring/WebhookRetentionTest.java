@@ -36,7 +36,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * {@code retrysafe.webhooks.retention}: the delivery log's purge, read against an injected clock,
+ * {@code retrysafe.webhooks.out.retention}: the delivery log's purge, read against an injected clock,
  * deletes exactly what is older than the cutoff, runs with the dispatcher, and refuses a retention
  * that is not positive. H2, a receiver on loopback.
  *
@@ -70,7 +70,7 @@ class WebhookRetentionTest {
                 .properties(
                         "spring.main.web-application-type=none",
                         "spring.datasource.url=" + TestSchemas.newH2(),
-                        "retrysafe.webhooks.retention=30d",
+                        "retrysafe.webhooks.out.retention=30d",
                         "retrysafe.webhooks.out.account=" + ACCOUNT,
                         "retrysafe.webhooks.out.dispatcher.poll-interval=50ms",
                         "retrysafe.webhooks.out.ssrf.allow-private-targets=127.0.0.0/8,::1/128",
@@ -174,22 +174,23 @@ class WebhookRetentionTest {
         ApplicationContextRunner runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(RetrysafeWebhooksOutAutoConfiguration.class))
                 .withBean(DataSource.class, () -> TestSchemas.h2(TestSchemas.newH2()));
-        runner.withPropertyValues("retrysafe.webhooks.retention=0s")
+        runner.withPropertyValues("retrysafe.webhooks.out.retention=0s")
                 .run(context -> assertThat(context)
                         .getFailure()
                         .rootCause()
-                        .hasMessageContaining("retrysafe.webhooks.retention must be positive, was PT0S"));
-        runner.withPropertyValues("retrysafe.webhooks.retention=-1d")
+                        .hasMessageContaining("retrysafe.webhooks.out.retention must be positive, was PT0S"));
+        runner.withPropertyValues("retrysafe.webhooks.out.retention=-1d")
                 .run(context -> assertThat(context)
                         .getFailure()
                         .rootCause()
-                        .hasMessageContaining("retrysafe.webhooks.retention must be positive"));
-        runner.withPropertyValues("retrysafe.webhooks.retention=30m")
+                        .hasMessageContaining("retrysafe.webhooks.out.retention must be positive"));
+        runner.withPropertyValues("retrysafe.webhooks.out.retention=30m")
                 .run(context -> assertThat(context)
                         .getFailure()
                         .rootCause()
-                        .hasMessageContaining("retrysafe.webhooks.retention must be at least 1h"));
-        runner.withPropertyValues("retrysafe.webhooks.out.dispatcher.enabled=false", "retrysafe.webhooks.retention=0s")
+                        .hasMessageContaining("retrysafe.webhooks.out.retention must be at least 1h"));
+        runner.withPropertyValues(
+                        "retrysafe.webhooks.out.dispatcher.enabled=false", "retrysafe.webhooks.out.retention=0s")
                 .run(context -> assertThat(context)
                         .as("without a dispatcher there is no purge")
                         .hasNotFailed()

@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  * as a lifecycle bean; optionally REST routes for the endpoints and Micrometer meters. Needs a
  * {@link DataSource} with the delivery tables; {@code retrysafe.webhooks.out.enabled=false} turns
  * it all off, {@code retrysafe.webhooks.out.dispatcher.enabled=false} only the sending (and the
- * purge of {@code retrysafe.webhooks.retention}, which runs with the dispatcher).
+ * purge of {@code retrysafe.webhooks.out.retention}, which runs with the dispatcher).
  */
 @AutoConfiguration(
         afterName = {
@@ -42,7 +42,7 @@ import tools.jackson.databind.json.JsonMapper;
         })
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnProperty(prefix = "retrysafe.webhooks.out", name = "enabled", matchIfMissing = true)
-@EnableConfigurationProperties({RetrysafeWebhooksOutProperties.class, RetrysafeWebhooksProperties.class})
+@EnableConfigurationProperties(RetrysafeWebhooksOutProperties.class)
 public final class RetrysafeWebhooksOutAutoConfiguration {
 
     /** The SSRF guard: public https targets only, unless blocks are allowed for tests. */
@@ -145,11 +145,11 @@ public final class RetrysafeWebhooksOutAutoConfiguration {
             return builder.build();
         }
 
-        /** {@code retrysafe.webhooks.retention}: run by the dispatcher's lifecycle, so only where a dispatcher runs. */
+        /** {@code retrysafe.webhooks.out.retention}: run by the dispatcher's lifecycle, so only where a dispatcher runs. */
         @Bean
         @ConditionalOnMissingBean
         DeliveryLogPurge retrysafeDeliveryLogPurge(
-                DataSource dataSource, RetrysafeWebhooksProperties properties, ObjectProvider<Clock> clock) {
+                DataSource dataSource, RetrysafeWebhooksOutProperties properties, ObjectProvider<Clock> clock) {
             return new DeliveryLogPurge(dataSource, properties.getRetention(), clock.getIfAvailable(Clock::systemUTC));
         }
 

@@ -1,5 +1,6 @@
 package dev.retrysafe.spring.autoconfigure;
 
+import dev.retrysafe.delivery.DeliveryRetention;
 import dev.retrysafe.delivery.Dispatcher;
 import dev.retrysafe.delivery.WebhookEndpoints;
 import java.time.Duration;
@@ -19,6 +20,13 @@ public class RetrysafeWebhooksOutProperties {
 
     /** How long the old secret keeps signing after a rotation. */
     private Duration rotationGrace = WebhookEndpoints.DEFAULT_ROTATION_GRACE;
+
+    /**
+     * How long deliveries and their attempts are kept: every instance that runs a dispatcher
+     * deletes, once a minute, attempts started and finished deliveries created longer ago (at
+     * least 1h; the Retrysafe server's {@code webhooks.retention}).
+     */
+    private Duration retention = DeliveryRetention.DEFAULT_RETENTION;
 
     private final Dispatch dispatcher = new Dispatch();
     private final Ssrf ssrf = new Ssrf();
@@ -46,6 +54,14 @@ public class RetrysafeWebhooksOutProperties {
 
     public void setRotationGrace(Duration rotationGrace) {
         this.rotationGrace = rotationGrace;
+    }
+
+    public Duration getRetention() {
+        return retention;
+    }
+
+    public void setRetention(Duration retention) {
+        this.retention = retention;
     }
 
     public Dispatch getDispatcher() {

@@ -13,7 +13,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@code retrysafe.webhooks.retention} in every instance that runs a dispatcher: once a minute,
+ * {@code retrysafe.webhooks.out.retention} in every instance that runs a dispatcher: once a minute,
  * the delivery module's {@link DeliveryRetention} purge (attempts started, and finished deliveries
  * created, before {@code now - retention}), in its batches of short transactions, so the
  * dispatcher's claims never wait behind it. The starter keeps no event rows of its own (an
@@ -41,11 +41,12 @@ public final class DeliveryLogPurge {
     public DeliveryLogPurge(DataSource dataSource, Duration retention, Clock clock) {
         Objects.requireNonNull(retention, "retention");
         if (!retention.isPositive()) {
-            throw new IllegalArgumentException("retrysafe.webhooks.retention must be positive, was " + retention);
+            throw new IllegalArgumentException("retrysafe.webhooks.out.retention must be positive, was " + retention);
         }
         if (retention.compareTo(Duration.ofHours(1)) < 0) {
             throw new IllegalArgumentException(
-                    "retrysafe.webhooks.retention must be at least 1h (the delivery log's floor), was " + retention);
+                    "retrysafe.webhooks.out.retention must be at least 1h (the delivery log's floor), was "
+                            + retention);
         }
         this.retention = DeliveryRetention.builder(dataSource)
                 .clock(clock)
