@@ -194,7 +194,7 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         List<Claimed> out = new ArrayList<>(room);
         boolean heldBack = false;
         long picked = 0;
-        try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_BY_ENDPOINT)) {
+        try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_BY_ENDPOINT_PLANNED)) {
             int i = 1;
             s.setLong(i++, now);
             s.setInt(i++, cap);
@@ -206,7 +206,11 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
             i = DispatchSql.LEASES.bindTake(s, i, config.instanceId(), token, leaseEnd);
             s.setLong(i++, now);
             s.setInt(i, cap);
-            try (ResultSet r = s.executeQuery()) {
+            s.execute(); // the settings
+            if (!s.getMoreResults()) {
+                throw new SQLException("the claim returned no rows");
+            }
+            try (ResultSet r = s.getResultSet()) {
                 while (r.next()) {
                     heldBack = r.getBoolean("held_back");
                     picked = r.getLong("picked");

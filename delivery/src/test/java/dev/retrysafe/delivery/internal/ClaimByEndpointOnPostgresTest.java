@@ -24,7 +24,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The claim in one statement on PostgreSQL ({@link DispatchSql#CLAIM_BY_ENDPOINT}) takes exactly
+ * The claim in one statement on PostgreSQL ({@link DispatchSql#CLAIM_BY_ENDPOINT_PLANNED}) takes exactly
  * what the scan in due order ({@link DueScan}) chooses, on random outboxes (endpoints at, below and
  * over their cap, disabled, paused and slowed-down ones, expired leases, future and finished
  * deliveries), and reads a bounded number of index entries whatever the backlog behind endpoints at
@@ -129,7 +129,64 @@ class ClaimByEndpointOnPostgresTest {
         }
     }
 
+    @Test
+    void theClaimLeavesThePooledConnectionsPlannerSettingsAsTheyCameWhetherItSucceedsOrFails() throws Exception {
+        try (ThrowawayDatabase database = ThrowawayDatabase.postgres()) {
+            DataSource dataSource = database.dataSource();
+            schema(dataSource);
+            try (Connection c = dataSource.getConnection()) {
+                endpoint(c, "we_0", true, null, null);
+                assertThat(settings(c)).isEqualTo("auto on");
+                for (int limit : new int[] {5, -1}) { // -1: the statement fails (a negative LIMIT)
+                    try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_BY_ENDPOINT_PLANNED)) {
+                        bind(s, limit);
+                        try {
+                            for (boolean rows = s.execute();
+                                    rows || s.getUpdateCount() != -1;
+                                    rows = s.getMoreResults()) {
+                                // read through every result
+                            }
+                            assertThat(limit).isPositive();
+                        } catch (SQLException e) {
+                            assertThat(limit)
+                                    .as("only the negative limit fails: %s", e)
+                                    .isNegative();
+                        }
+                    }
+                    assertThat(c.getAutoCommit()).isTrue();
+                    assertThat(settings(c))
+                            .as("after a claim with limit %d", limit)
+                            .isEqualTo("auto on");
+                }
+            }
+        }
+    }
+
+    private static String settings(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(
+                        "SELECT current_setting('plan_cache_mode') || ' ' || current_setting('enable_incremental_sort')")) {
+            r.next();
+            return r.getString(1);
+        }
+    }
+
     private record Claim(Set<String> ids, boolean heldBack) {}
+
+    /** Binds the claim's params as the dispatcher does, for a claim of at most {@code limit}. */
+    private static void bind(PreparedStatement s, int limit) throws SQLException {
+        int i = 1;
+        s.setLong(i++, NOW);
+        s.setInt(i++, CAP);
+        s.setLong(i++, NOW);
+        s.setInt(i++, CAP);
+        s.setLong(i++, NOW);
+        s.setLong(i++, NOW);
+        s.setInt(i++, limit);
+        i = DispatchSql.LEASES.bindTake(s, i, OWNER, "token", NOW + 30_000);
+        s.setLong(i++, NOW);
+        s.setInt(i, CAP);
+    }
 
     /** Runs the statement in a transaction that is rolled back, so the outbox stays as it was. */
     private static Claim claimByEndpointAndRollBack(DataSource dataSource, int limit) throws SQLException {
@@ -138,21 +195,13 @@ class ClaimByEndpointOnPostgresTest {
             try (Statement flush = c.createStatement()) {
                 flush.execute("SELECT pg_stat_force_next_flush()"); // this backend's reads, at its transaction's end
             }
-            try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_BY_ENDPOINT)) {
-                int i = 1;
-                s.setLong(i++, NOW);
-                s.setInt(i++, CAP);
-                s.setLong(i++, NOW);
-                s.setInt(i++, CAP);
-                s.setLong(i++, NOW);
-                s.setLong(i++, NOW);
-                s.setInt(i++, limit);
-                i = DispatchSql.LEASES.bindTake(s, i, OWNER, "token", NOW + 30_000);
-                s.setLong(i++, NOW);
-                s.setInt(i, CAP);
+            try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_BY_ENDPOINT_PLANNED)) {
+                bind(s, limit);
                 Set<String> ids = new HashSet<>();
                 boolean heldBack = false;
-                try (ResultSet r = s.executeQuery()) {
+                s.execute(); // the settings
+                assertThat(s.getMoreResults()).as("the claim's rows").isTrue();
+                try (ResultSet r = s.getResultSet()) {
                     while (r.next()) {
                         heldBack = r.getBoolean("held_back");
                         if (r.getString("id") != null) {
