@@ -2,7 +2,8 @@ package dev.retrysafe.delivery.internal;
 
 /**
  * The SQL of the retention purge: small batches chosen by index ({@code delivery_attempts_started},
- * {@code deliveries_created}) and deleted by primary key, each batch its own short transaction.
+ * {@code deliveries_created}, the primary key of {@code delivery_ordering_keys}) and deleted by
+ * primary key, each batch its own short transaction.
  */
 final class RetentionSql {
 
@@ -34,8 +35,52 @@ final class RetentionSql {
 
     /**
      * Deletes finished deliveries by id (their attempts go by cascade), checking again that they
-     * are finished and old: a retry made meanwhile keeps its delivery. Params: ids, cutoff.
+     * are finished and old: a retry made meanwhile keeps its delivery. A held delivery (pending,
+     * {@code next_attempt_at} NULL: its endpoint is paused, or it waits for its key's head) is not
+     * finished, whatever its age. Params: ids, cutoff.
      */
-    static final String DELETE_DELIVERIES =
-            "DELETE FROM deliveries WHERE id = ANY (?) AND next_attempt_at IS NULL AND created_at < ?";
+    static final String DELETE_DELIVERIES = """
+            DELETE FROM deliveries WHERE id = ANY (?) AND next_attempt_at IS NULL AND created_at < ?
+              AND status IN ('succeeded', 'failed')""";
+
+    /**
+     * The first rows of {@code delivery_ordering_keys} by primary key, one chunk of a keyset scan;
+     * param: batch size.
+     */
+    static final String KEYS_FIRST = """
+            SELECT endpoint_id, ordering_key FROM delivery_ordering_keys
+            ORDER BY endpoint_id, ordering_key
+            LIMIT ?""";
+
+    /** The next chunk after (endpoint_id, ordering_key); params: endpoint, endpoint, key, batch size. */
+    static final String KEYS_AFTER = """
+            SELECT endpoint_id, ordering_key FROM delivery_ordering_keys
+            WHERE endpoint_id > ? OR (endpoint_id = ? AND ordering_key > ?)
+            ORDER BY endpoint_id, ordering_key
+            LIMIT ?""";
+
+    /**
+     * The key rows of a chunk (from its first row to its last, both included) that have no
+     * delivery of their (endpoint, key); the caller takes their locks, skipping those a fan-out or
+     * the dispatcher holds. Params: first endpoint, first endpoint, first key, last endpoint, last
+     * endpoint, last key.
+     */
+    static final String UNUSED_KEYS_OF_CHUNK = """
+            SELECT endpoint_id, ordering_key FROM delivery_ordering_keys k
+            WHERE (k.endpoint_id > ? OR (k.endpoint_id = ? AND k.ordering_key >= ?))
+              AND (k.endpoint_id < ? OR (k.endpoint_id = ? AND k.ordering_key <= ?))
+              AND NOT EXISTS (
+                SELECT 1 FROM deliveries d WHERE d.endpoint_id = k.endpoint_id AND d.ordering_key = k.ordering_key)""";
+
+    /**
+     * Deletes a key row the caller holds locked unless a delivery of its (endpoint, key) exists;
+     * params: endpoint, key.
+     */
+    static final String DELETE_UNUSED_KEY = """
+            DELETE FROM delivery_ordering_keys
+            WHERE endpoint_id = ? AND ordering_key = ?
+              AND NOT EXISTS (
+                SELECT 1 FROM deliveries d
+                WHERE d.endpoint_id = delivery_ordering_keys.endpoint_id
+                  AND d.ordering_key = delivery_ordering_keys.ordering_key)""";
 }
