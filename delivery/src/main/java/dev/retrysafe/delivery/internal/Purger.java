@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -172,32 +171,37 @@ public final class Purger {
      * others hold), then deletes those of them that still have none (see the class).
      */
     private Step<Key> deleteUnusedKeys(Connection c, @Nullable Key after) throws SQLException {
-        List<Key> chunk = new ArrayList<>();
+        List<Key> unused = new ArrayList<>();
+        int read = 0;
+        @Nullable Key last = null;
         try (PreparedStatement s =
                 c.prepareStatement(after == null ? RetentionSql.KEYS_FIRST : RetentionSql.KEYS_AFTER)) {
             int i = 1;
             if (after != null) {
                 s.setString(i++, after.endpointId());
-                s.setString(i++, after.endpointId());
                 s.setString(i++, after.orderingKey());
             }
             s.setInt(i, batchSize);
-            chunk.addAll(keys(s));
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    read++;
+                    last = new Key(r.getString(1), r.getString(2));
+                    if (r.getInt(3) == 0) {
+                        unused.add(last);
+                    }
+                }
+            }
         }
-        if (chunk.isEmpty()) {
-            return new Step<>(0, null);
-        }
-        Key first = chunk.getFirst();
-        Key last = chunk.getLast();
-        List<Key> locked;
-        try (PreparedStatement s = c.prepareStatement(Jdbc.forUpdateSkipLocked(RetentionSql.UNUSED_KEYS_OF_CHUNK))) {
-            s.setString(1, first.endpointId());
-            s.setString(2, first.endpointId());
-            s.setString(3, first.orderingKey());
-            s.setString(4, last.endpointId());
-            s.setString(5, last.endpointId());
-            s.setString(6, last.orderingKey());
-            locked = keys(s);
+        List<Key> locked = new ArrayList<>();
+        if (!unused.isEmpty()) {
+            try (PreparedStatement s = c.prepareStatement(Jdbc.forUpdateSkipLocked(RetentionSql.KEYS_BY_ID))) {
+                bindKeys(c, s, unused);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        locked.add(new Key(r.getString(1), r.getString(2)));
+                    }
+                }
+            }
         }
         try {
             hook.keysLocked();
@@ -205,30 +209,23 @@ public final class Purger {
             Thread.currentThread().interrupt();
             throw new SQLException("purge interrupted", e);
         }
-        long deleted = 0;
+        int deleted = 0;
         if (!locked.isEmpty()) {
             // a new statement: it sees the deliveries of fan-outs that committed before our locks
-            try (PreparedStatement s = c.prepareStatement(RetentionSql.DELETE_UNUSED_KEY)) {
-                for (Key key : locked) {
-                    s.setString(1, key.endpointId());
-                    s.setString(2, key.orderingKey());
-                    s.addBatch();
-                }
-                for (int n : s.executeBatch()) {
-                    deleted += n == Statement.SUCCESS_NO_INFO ? 1 : Math.max(0, n);
-                }
+            try (PreparedStatement s = c.prepareStatement(RetentionSql.DELETE_UNUSED_KEYS)) {
+                bindKeys(c, s, locked);
+                deleted = s.executeUpdate();
             }
         }
-        return Step.of(deleted, chunk.size(), batchSize, last);
+        return Step.of(deleted, read, batchSize, last);
     }
 
-    private static List<Key> keys(PreparedStatement s) throws SQLException {
-        List<Key> out = new ArrayList<>();
-        try (ResultSet r = s.executeQuery()) {
-            while (r.next()) {
-                out.add(new Key(r.getString(1), r.getString(2)));
-            }
-        }
-        return out;
+    /** Binds {@code keys} as the two arrays of {@link RetentionSql#KEYS_BY_ID}. */
+    private static void bindKeys(Connection c, PreparedStatement s, List<Key> keys) throws SQLException {
+        s.setArray(
+                1, c.createArrayOf("VARCHAR", keys.stream().map(Key::endpointId).toArray()));
+        s.setArray(
+                2,
+                c.createArrayOf("VARCHAR", keys.stream().map(Key::orderingKey).toArray()));
     }
 }

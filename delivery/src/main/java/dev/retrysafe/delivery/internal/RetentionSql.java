@@ -44,41 +44,48 @@ final class RetentionSql {
               AND status IN ('succeeded', 'failed')""";
 
     /**
-     * The first rows of {@code delivery_ordering_keys} by primary key, one chunk of a keyset scan;
-     * param: batch size.
+     * The first rows of {@code delivery_ordering_keys} by primary key, one chunk of a keyset scan,
+     * each with whether a delivery of its (endpoint, key) exists (1) or not (0); param: batch size.
      */
     static final String KEYS_FIRST = """
-            SELECT endpoint_id, ordering_key FROM delivery_ordering_keys
-            ORDER BY endpoint_id, ordering_key
+            SELECT k.endpoint_id, k.ordering_key,
+                   CASE WHEN EXISTS (SELECT 1 FROM deliveries d
+                                     WHERE d.endpoint_id = k.endpoint_id AND d.ordering_key = k.ordering_key)
+                        THEN 1 ELSE 0 END
+            FROM delivery_ordering_keys k
+            ORDER BY k.endpoint_id, k.ordering_key
             LIMIT ?""";
 
-    /** The next chunk after (endpoint_id, ordering_key); params: endpoint, endpoint, key, batch size. */
+    /**
+     * The next chunk after (endpoint_id, ordering_key); params: endpoint, key, batch size. A row
+     * comparison, which PostgreSQL reads as one range of the primary key's index (the spelled-out
+     * {@code a > ? OR (a = ? AND b > ?)} it would scan from the start, each chunk further).
+     */
     static final String KEYS_AFTER = """
-            SELECT endpoint_id, ordering_key FROM delivery_ordering_keys
-            WHERE endpoint_id > ? OR (endpoint_id = ? AND ordering_key > ?)
-            ORDER BY endpoint_id, ordering_key
+            SELECT k.endpoint_id, k.ordering_key,
+                   CASE WHEN EXISTS (SELECT 1 FROM deliveries d
+                                     WHERE d.endpoint_id = k.endpoint_id AND d.ordering_key = k.ordering_key)
+                        THEN 1 ELSE 0 END
+            FROM delivery_ordering_keys k
+            WHERE (k.endpoint_id, k.ordering_key) > (?, ?)
+            ORDER BY k.endpoint_id, k.ordering_key
             LIMIT ?""";
 
     /**
-     * The key rows of a chunk (from its first row to its last, both included) that have no
-     * delivery of their (endpoint, key); the caller takes their locks, skipping those a fan-out or
-     * the dispatcher holds. Params: first endpoint, first endpoint, first key, last endpoint, last
-     * endpoint, last key.
+     * Key rows by primary key, for the caller to lock, skipping those a fan-out or the dispatcher
+     * holds; params: endpoints, keys (two arrays of one length, a row's parts at one index).
      */
-    static final String UNUSED_KEYS_OF_CHUNK = """
-            SELECT endpoint_id, ordering_key FROM delivery_ordering_keys k
-            WHERE (k.endpoint_id > ? OR (k.endpoint_id = ? AND k.ordering_key >= ?))
-              AND (k.endpoint_id < ? OR (k.endpoint_id = ? AND k.ordering_key <= ?))
-              AND NOT EXISTS (
-                SELECT 1 FROM deliveries d WHERE d.endpoint_id = k.endpoint_id AND d.ordering_key = k.ordering_key)""";
+    static final String KEYS_BY_ID = """
+            SELECT endpoint_id, ordering_key FROM delivery_ordering_keys
+            WHERE (endpoint_id, ordering_key) IN (SELECT * FROM UNNEST(?, ?))""";
 
     /**
-     * Deletes a key row the caller holds locked unless a delivery of its (endpoint, key) exists;
-     * params: endpoint, key.
+     * Deletes key rows the caller holds locked unless a delivery of their (endpoint, key) exists;
+     * params: endpoints, keys (as {@link #KEYS_BY_ID}).
      */
-    static final String DELETE_UNUSED_KEY = """
+    static final String DELETE_UNUSED_KEYS = """
             DELETE FROM delivery_ordering_keys
-            WHERE endpoint_id = ? AND ordering_key = ?
+            WHERE (endpoint_id, ordering_key) IN (SELECT * FROM UNNEST(?, ?))
               AND NOT EXISTS (
                 SELECT 1 FROM deliveries d
                 WHERE d.endpoint_id = delivery_ordering_keys.endpoint_id
