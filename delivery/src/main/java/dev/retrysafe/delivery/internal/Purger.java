@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  * the lock waits for the delete and makes the row again ({@link KeyOrder#place}). One statement
  * that checked and deleted would not do: PostgreSQL re-checks a row it waited for against the
  * row's new version but the sub-query against the statement's old snapshot, and would delete the
- * row of a key whose first delivery just committed, restarting its numbering under it.
+ * row of a key whose first delivery just committed, restarting its numbering under it. (Under
+ * REPEATABLE READ, should a data source be set so, locking a row that a fan-out changed after the
+ * batch's snapshot fails as a serialization conflict and the batch runs again.)
  */
 public final class Purger {
 
