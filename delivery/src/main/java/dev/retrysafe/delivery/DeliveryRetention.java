@@ -16,7 +16,12 @@ import javax.sql.DataSource;
  *       attempt is a log line; its delivery keeps its own counters);
  *   <li>a delivery created before the cutoff is deleted once it is finished (succeeded or failed),
  *       with any attempts left; one still pending or being attempted is never deleted, and goes
- *       in a later purge once it is finished.
+ *       in a later purge once it is finished. A held one (its endpoint is paused, or it waits for
+ *       the head of its ordering key) is unfinished too;
+ *   <li>the numbering of an ordering key of an ordered endpoint (one small row per key) is
+ *       forgotten once no delivery of that key to that endpoint is left, of whatever age or state;
+ *       a later event of the key starts it again, as the key's first. A key that a fan-out is
+ *       numbering at that moment (its transaction still open) is passed over, for a later purge.
  * </ul>
  * A row created exactly at the cutoff stays. {@code GET} of a purged delivery finds nothing, as
  * for an id that never existed. Events are the caller's (the server purges its own after these:
@@ -61,13 +66,13 @@ public final class DeliveryRetention {
      * Deletes everything older than the retention (see the class), batch by batch until nothing
      * older is left.
      *
-     * @return how many attempts and deliveries were deleted
+     * @return how many attempts, deliveries and ordering keys were deleted
      * @throws InterruptedException if the thread is interrupted between batches
      * @throws DeliveryStoreException if the database fails (what was committed stays deleted)
      */
     public Purged purge() throws InterruptedException {
         Purger.Counts counts = purger.purge(clock.millis() - retention.toMillis());
-        return new Purged(counts.attempts(), counts.deliveries());
+        return new Purged(counts.attempts(), counts.deliveries(), counts.orderingKeys());
     }
 
     /**
@@ -75,8 +80,9 @@ public final class DeliveryRetention {
      *
      * @param attempts   attempts deleted one by one (the attempts of deleted deliveries go with them, uncounted)
      * @param deliveries deliveries deleted
+     * @param orderingKeys ordering keys forgotten (see the class)
      */
-    public record Purged(long attempts, long deliveries) {}
+    public record Purged(long attempts, long deliveries, long orderingKeys) {}
 
     /** Builds a {@link DeliveryRetention}. Not threadsafe. */
     public static final class Builder {

@@ -2,28 +2,36 @@ package dev.retrysafe.delivery;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.retrysafe.delivery.internal.Purger;
 import dev.retrysafe.testkit.PooledDataSource;
 import dev.retrysafe.testkit.ThrowawayDatabase;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
  * Dispatch of fresh work goes on while a purge of 100,000 old deliveries (and their 100,000
  * attempts) is under way on PostgreSQL: the purge is held inside one of its delivery batches,
  * with that batch's row locks and open transaction, while fresh deliveries are claimed, attempted
- * and recorded; then the purge finishes and has removed exactly the old rows.
+ * and recorded; then the purge finishes and has removed exactly the old rows. And the purge of
+ * unused ordering keys meets a fan-out of the same key in both orders, after which the key is
+ * still numbered in commit order and only its head is due.
  */
 class RetentionDuringDispatchOnPostgresTest {
 
@@ -154,5 +162,175 @@ class RetentionDuringDispatchOnPostgresTest {
                     .hasSize(FRESH);
             assertThat(pool.borrowed()).isZero();
         }
+    }
+
+    private static final String KEY = "pay_1";
+
+    @Test
+    void aFanOutThatCommitsWhileThePurgeRunsKeepsItsKeysNumbering() throws Exception {
+        try (ThrowawayDatabase database = ThrowawayDatabase.postgres();
+                PooledDataSource pool = new PooledDataSource(database.dataSource(), 8)) {
+            Clock clock = Clock.systemUTC();
+            WebhookEndpoints endpoints =
+                    WebhookEndpoints.builder(pool).clock(clock).build();
+            String endpoint = orderedEndpoint(pool, endpoints);
+            long old = clock.millis() - Duration.ofDays(40).toMillis();
+            // given a key whose only delivery is old and finished: the purge will find the key unused
+            try (Connection c = pool.getConnection()) {
+                DeliveryRetentionTest.key(c, endpoint, KEY, 3);
+                orderedDelivery(c, endpoint, "msg_old", old, "succeeded", null, 3);
+            }
+            DeliveryRetention retention = DeliveryRetention.builder(pool)
+                    .clock(clock)
+                    .retention(Duration.ofDays(30))
+                    .build();
+
+            // when a fan-out of the key has numbered its delivery and not yet committed
+            CompletableFuture<DeliveryRetention.Purged> purge;
+            try (Connection tx = pool.getConnection()) {
+                tx.setAutoCommit(false);
+                Outbox.create().append(tx, event("evt_first", clock));
+                // and the purge runs (to its end, or until it waits for the fan-out's lock)
+                purge = CompletableFuture.supplyAsync(() -> purge(retention));
+                await().atMost(Duration.ofSeconds(20))
+                        .pollInterval(Duration.ofMillis(10))
+                        .until(() -> purge.isDone() || waitingForALock(pool));
+                // then the fan-out commits
+                tx.commit();
+                tx.setAutoCommit(true);
+            }
+            DeliveryRetention.Purged purged = purge.get(20, TimeUnit.SECONDS);
+
+            // then the key was passed over and its numbering goes on where it was
+            assertThat(purged.deliveries()).isEqualTo(1);
+            assertThat(purged.orderingKeys()).as("the key being numbered").isZero();
+            assertThat(DeliveryRetentionTest.ids(pool, "SELECT last_seq FROM delivery_ordering_keys"))
+                    .containsExactly("4");
+            try (Connection tx = pool.getConnection()) {
+                tx.setAutoCommit(false);
+                Outbox.create().append(tx, event("evt_second", clock));
+                tx.commit();
+                tx.setAutoCommit(true);
+            }
+            assertThat(keyState(pool)).containsExactly("evt_first:4:due", "evt_second:5:held");
+            // and a pause and resume (which releases each key's head by its number) keeps one head
+            endpoints.pause("acct_1", endpoint);
+            endpoints.resume("acct_1", endpoint);
+            assertThat(keyState(pool)).containsExactly("evt_first:4:due", "evt_second:5:held");
+            assertThat(pool.borrowed()).isZero();
+        }
+    }
+
+    @Test
+    void aFanOutThatMeetsThePurgesLockMakesTheKeyAgainAsItsFirst() throws Exception {
+        try (ThrowawayDatabase database = ThrowawayDatabase.postgres();
+                PooledDataSource pool = new PooledDataSource(database.dataSource(), 8)) {
+            Clock clock = Clock.systemUTC();
+            WebhookEndpoints endpoints =
+                    WebhookEndpoints.builder(pool).clock(clock).build();
+            String endpoint = orderedEndpoint(pool, endpoints);
+            try (Connection c = pool.getConnection()) {
+                DeliveryRetentionTest.key(c, endpoint, KEY, 9); // no delivery uses it any more
+            }
+            // given the purge holding the unused key's lock, not yet deleted
+            CompletableFuture<Void> fanOut = new CompletableFuture<>();
+            DeliveryRetention retention = DeliveryRetention.builder(pool)
+                    .clock(clock)
+                    .retention(Duration.ofDays(30))
+                    .beforeCommit(new Purger.BatchHook() {
+                        @Override
+                        public void beforeCommit(String table) {}
+
+                        @Override
+                        public void keysLocked() {
+                            if (fanOut.isDone()) {
+                                return; // the later chunks
+                            }
+                            // when a fan-out of the key comes now: it finds the row and waits for its lock
+                            CompletableFuture.runAsync(() -> {
+                                        try (Connection tx = pool.getConnection()) {
+                                            tx.setAutoCommit(false);
+                                            Outbox.create().append(tx, event("evt_after", clock));
+                                            tx.commit();
+                                            tx.setAutoCommit(true);
+                                        } catch (SQLException e) {
+                                            throw new IllegalStateException(e);
+                                        }
+                                    })
+                                    .whenComplete((ok, e) -> {
+                                        if (e == null) {
+                                            fanOut.complete(null);
+                                        } else {
+                                            fanOut.completeExceptionally(e);
+                                        }
+                                    });
+                            await().atMost(Duration.ofSeconds(20))
+                                    .pollInterval(Duration.ofMillis(10))
+                                    .until(() -> fanOut.isDone() || waitingForALock(pool));
+                        }
+                    })
+                    .build();
+            DeliveryRetention.Purged purged = retention.purge();
+            fanOut.get(20, TimeUnit.SECONDS);
+
+            // then the purge deleted the row, and the fan-out made it again: its delivery is the head
+            assertThat(purged.orderingKeys()).isEqualTo(1);
+            assertThat(DeliveryRetentionTest.ids(pool, "SELECT last_seq FROM delivery_ordering_keys"))
+                    .containsExactly("1");
+            assertThat(keyState(pool)).containsExactly("evt_after:1:due");
+            assertThat(pool.borrowed()).isZero();
+        }
+    }
+
+    /** The schema and one ordered endpoint; answers its id. */
+    private static String orderedEndpoint(PooledDataSource pool, WebhookEndpoints endpoints) throws SQLException {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(DeliverySchema.schemaSql());
+        }
+        return endpoints
+                .create("acct_1", new NewEndpoint(URI.create("https://a.example.com/"), Set.of("*"), "", null, true))
+                .endpoint()
+                .id();
+    }
+
+    private static OutboxEvent event(String id, Clock clock) {
+        return new OutboxEvent(id, "acct_1", "payment.updated", clock.instant(), "{}".getBytes(UTF_8))
+                .withOrderingKey(KEY);
+    }
+
+    private static DeliveryRetention.Purged purge(DeliveryRetention retention) {
+        try {
+            return retention.purge();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether a session of the test's database waits for a row lock. */
+    private static boolean waitingForALock(PooledDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_activity"
+                        + " WHERE datname = current_database() AND wait_event_type = 'Lock'")) {
+            r.next();
+            return r.getInt(1) > 0;
+        }
+    }
+
+    /** The key's deliveries in number order, as event:number:due|held. */
+    private static List<String> keyState(PooledDataSource pool) throws SQLException {
+        return DeliveryRetentionTest.ids(
+                pool,
+                "SELECT event_id || ':' || ordering_seq || ':'"
+                        + " || CASE WHEN next_attempt_at IS NULL THEN 'held' ELSE 'due' END"
+                        + " FROM deliveries WHERE status IN ('pending', 'delivering') ORDER BY ordering_seq");
+    }
+
+    private static void orderedDelivery(
+            Connection c, String endpoint, String id, long createdAt, String status, @Nullable Long next, long seq)
+            throws SQLException {
+        DeliveryRetentionTest.orderedDelivery(c, endpoint, id, createdAt, status, next, KEY, seq);
     }
 }

@@ -22,6 +22,10 @@ import java.time.Instant;
  * due. A delivery whose lease runs out (its instance died) is due again by its lease and is still
  * the head, so takeover keeps the order without anything here.
  *
+ * <p>The retention purge deletes a key's row once no delivery of the key is left, and a later
+ * event makes it again from 0 ({@link Purger} says why that is safe); it never deletes a row a
+ * fan-out holds, and a fan-out that meets the purge's lock finds the row gone and makes it again.
+ *
  * <p>Lock order: the key row is taken after the endpoint row (the fan-out of a paused endpoint)
  * and after the finished delivery's row (the dispatcher); nothing holding a key row waits for an
  * endpoint row or an existing delivery row. Stateless and threadsafe.
@@ -73,19 +77,14 @@ final class KeyOrder {
      * holding the key's lock until it ends; it waits if an unfinished delivery of the key exists.
      */
     static Place place(Connection c, String endpointId, String key) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement(INSERT_KEY)) {
-            s.setString(1, endpointId);
-            s.setString(2, key);
-            s.executeUpdate();
-        } catch (SQLException e) {
-            if (!Jdbc.isUniqueViolation(e) || Jdbc.isPostgres(c)) {
-                throw e;
+        for (int tries = 1; !numbered(c, endpointId, key); tries++) {
+            // the retention purge deleted the key's row, unused, between our insert (which found
+            // it) and our update (which waited for the purge's lock): no delivery of the key is
+            // left, so the row starts again from 0 (Purger)
+            if (tries == MAX_TRIES) {
+                throw new SQLException("the ordering key's row of endpoint " + endpointId + " was deleted " + MAX_TRIES
+                        + " times while it was being numbered");
             }
-        }
-        try (PreparedStatement s = c.prepareStatement(NEXT_SEQ)) {
-            s.setString(1, endpointId);
-            s.setString(2, key);
-            s.executeUpdate();
         }
         long seq;
         try (PreparedStatement s = c.prepareStatement(SELECT_SEQ)) {
@@ -102,6 +101,27 @@ final class KeyOrder {
             try (ResultSet r = s.executeQuery()) {
                 return new Place(seq, r.next());
             }
+        }
+    }
+
+    /** Times {@link #place} makes the key's row again when a purge deletes it under it. */
+    private static final int MAX_TRIES = 3;
+
+    /** Makes the key's row if it is missing and takes its lock and next number; false if it vanished. */
+    private static boolean numbered(Connection c, String endpointId, String key) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(INSERT_KEY)) {
+            s.setString(1, endpointId);
+            s.setString(2, key);
+            s.executeUpdate();
+        } catch (SQLException e) {
+            if (!Jdbc.isUniqueViolation(e) || Jdbc.isPostgres(c)) {
+                throw e;
+            }
+        }
+        try (PreparedStatement s = c.prepareStatement(NEXT_SEQ)) {
+            s.setString(1, endpointId);
+            s.setString(2, key);
+            return s.executeUpdate() == 1;
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.retrysafe.server.events;
 
+import dev.retrysafe.leasedwork.BatchedDelete;
+import dev.retrysafe.leasedwork.BatchedDelete.Step;
 import dev.retrysafe.server.db.Transactions;
 import java.sql.Array;
 import java.sql.Connection;
@@ -16,7 +18,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Deletes events older than a cutoff that have no webhook delivery left (the delivery module's
  * purge, run before, removes the finished ones): small batches chosen by the
- * {@code events_created} index, deleted by primary key, each its own short transaction. An old
+ * {@code events_created} index, deleted by primary key, each its own short transaction
+ * ({@link BatchedDelete}). An old
  * event whose delivery is still pending is passed over and goes in a later run. Several
  * instances may purge at once. Threadsafe.
  */
@@ -52,31 +55,17 @@ public final class EventRetention {
 
     private record Cursor(OffsetDateTime createdAt, String id) {}
 
-    private record Batch(int deleted, @Nullable Cursor next) {}
-
     /** Deletes every event created before {@code cutoff} with no delivery left; returns how many. */
     public long purge(Instant cutoff) throws SQLException, InterruptedException {
         OffsetDateTime before = OffsetDateTime.ofInstant(cutoff, ZoneOffset.UTC);
-        long deleted = 0;
-        Cursor cursor = null;
-        while (true) {
-            Cursor from = cursor;
-            Batch batch = transactions.inNewTransaction(c -> batch(c, before, from));
-            deleted += batch.deleted();
-            if (batch.next() == null) {
-                return deleted;
-            }
-            cursor = batch.next();
-            if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("event purge interrupted");
-            }
-        }
+        return BatchedDelete.<Cursor, SQLException>run(
+                "event purge", after -> transactions.inNewTransaction(c -> batch(c, before, after)));
     }
 
-    private Batch batch(Connection c, OffsetDateTime cutoff, @Nullable Cursor after) throws SQLException {
+    private Step<Cursor> batch(Connection c, OffsetDateTime cutoff, @Nullable Cursor after) throws SQLException {
         List<String> free = new ArrayList<>();
         int read = 0;
-        Cursor last = null;
+        @Nullable Cursor last = null;
         try (PreparedStatement s = c.prepareStatement(after == null ? OLD_FIRST : OLD_AFTER)) {
             int i = 1;
             s.setObject(i++, cutoff);
@@ -104,6 +93,6 @@ public final class EventRetention {
                 deleted = s.executeUpdate();
             }
         }
-        return new Batch(deleted, read < batchSize ? null : last);
+        return Step.of(deleted, read, batchSize, last);
     }
 }

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code webhooks.retention} in every instance: once a minute, the delivery module's purge (old
- * attempts, old finished deliveries) and then the events that have no delivery left, each in
+ * attempts, old finished deliveries, unused ordering keys) and then the events that have no
+ * delivery left, each in
  * small batches of short transactions. Instances need not take turns: each batch deletes by
  * primary key what is still there. Threadsafe.
  */
@@ -69,13 +70,14 @@ public final class RetentionTask implements AutoCloseable {
     Purged purge() throws SQLException, InterruptedException {
         DeliveryRetention.Purged purged = deliveries.purge();
         long eventCount = events.purge(clock.instant().minus(deliveries.retention()));
-        if (purged.attempts() + purged.deliveries() + eventCount > 0) {
+        if (purged.attempts() + purged.deliveries() + purged.orderingKeys() + eventCount > 0) {
             LOG.info(
-                    "purged {} delivery attempts, {} deliveries and {} events older than {}",
+                    "purged {} delivery attempts, {} deliveries and {} events older than {}, and {} unused ordering keys",
                     purged.attempts(),
                     purged.deliveries(),
                     eventCount,
-                    deliveries.retention());
+                    deliveries.retention(),
+                    purged.orderingKeys());
         }
         return new Purged(purged.attempts(), purged.deliveries(), eventCount);
     }
