@@ -82,10 +82,11 @@ CREATE INDEX deliveries_due ON deliveries (next_attempt_at);
 -- The due deliveries of one endpoint, oldest first (pending: due; delivering: a claim whose lease
 -- ends at next_attempt_at), and the live claims per endpoint: a claim on PostgreSQL reads only the
 -- free slots of each open endpoint from here, whatever the backlog (since version 5; before:
--- deliveries_status_endpoint on status, endpoint_id, lease_expires_at).
+-- deliveries_status_endpoint on status, endpoint_id, lease_expires_at). Every write to a claimed
+-- delivery finds it by id and checks its lease_token, so the token has no index (since version 5;
+-- before: deliveries_lease_token, which every claim and finish of a delivery had to update).
 CREATE INDEX deliveries_endpoint_due ON deliveries (status, endpoint_id, next_attempt_at, id);
 CREATE INDEX deliveries_endpoint_id ON deliveries (endpoint_id, id);
-CREATE INDEX deliveries_lease_token ON deliveries (lease_token);
 -- Retention (since version 4): the purge finds old deliveries from here, oldest first.
 CREATE INDEX deliveries_created ON deliveries (created_at, id);
 -- The deliveries of one key of an ordered endpoint in commit order: which one is next (since version 4).

@@ -18,7 +18,7 @@ class SchemaSqlTest {
     @Test
     void schemaStatementsRunOneByOneAndMatchTheScript() throws Exception {
         assertThat(DeliverySchema.schemaStatements())
-                .hasSize(13 + 1) // + 1: the retention index (deliveries_created)
+                .hasSize(13 + 1 - 1) // + 1: the retention index (deliveries_created); - 1: version 5 has no token index
                 .allSatisfy(s -> assertThat(DeliverySchema.schemaSql()).contains(s));
         assertThat(DeliverySchema.schemaStatements().getFirst()).startsWith("CREATE TABLE webhook_endpoints");
         try (Connection c = DriverManager.getConnection(h2Url());
@@ -50,13 +50,13 @@ class SchemaSqlTest {
     void upgradeStatementsExistForEveryEarlierVersionOnly() {
         assertThat(DeliverySchema.VERSION).isEqualTo(5);
         assertThat(DeliverySchema.upgradeStatements(1))
-                .hasSize(11 + 1 + 2); // + 1: the retention index (deliveries_created); + 2: version 5's index
+                .hasSize(11 + 1 + 3); // + 1: the retention index (deliveries_created); + 3: version 5's indexes
         assertThat(DeliverySchema.upgradeStatements(1).subList(0, 2))
                 .allSatisfy(s -> assertThat(s).startsWith("ALTER TABLE webhook_endpoints ADD COLUMN IF NOT EXISTS"));
         assertThat(DeliverySchema.upgradeStatements(2))
                 .startsWith("CREATE INDEX IF NOT EXISTS delivery_attempts_started ON delivery_attempts (started_at)");
         assertThat(DeliverySchema.upgradeStatements(3))
-                .hasSize(8 + 1 + 2) // + 1: the retention index; + 2: version 5
+                .hasSize(8 + 1 + 3) // + 1: the retention index; + 3: version 5
                 .allSatisfy(s -> assertThat(s)
                         .containsPattern(
                                 "^((ALTER TABLE (webhook_endpoints|deliveries) ADD COLUMN|CREATE (INDEX|TABLE))"
@@ -65,7 +65,8 @@ class SchemaSqlTest {
                 .containsExactly(
                         "DROP INDEX IF EXISTS deliveries_status_endpoint",
                         "CREATE INDEX IF NOT EXISTS deliveries_endpoint_due ON deliveries"
-                                + " (status, endpoint_id, next_attempt_at, id)");
+                                + " (status, endpoint_id, next_attempt_at, id)",
+                        "DROP INDEX IF EXISTS deliveries_lease_token");
         assertThat(DeliverySchema.upgradeStatements(DeliverySchema.VERSION)).isEmpty();
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(0)).hasMessageContaining("fromVersion");
         assertThatThrownBy(() -> DeliverySchema.upgradeStatements(6)).hasMessageContaining("fromVersion");
@@ -89,6 +90,7 @@ class SchemaSqlTest {
             s.execute("DROP TABLE delivery_ordering_keys");
             s.execute("DROP INDEX deliveries_endpoint_due"); // version 5 replaced the index of version 1
             s.execute("CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at)");
+            s.execute("CREATE INDEX deliveries_lease_token ON deliveries (lease_token)");
             s.execute("INSERT INTO webhook_endpoints (id, account_id, url, description, enabled, secret, created_at, "
                     + "updated_at) VALUES ('we_1', 'acct_1', 'https://a.example.com/', '', TRUE, 'whsec_x', 1, 1)");
             for (int round = 0; round < 2; round++) {
@@ -114,7 +116,7 @@ class SchemaSqlTest {
         assertThat(SchemaInspection.indexNames(c, "deliveries")).contains("deliveries_ordering");
         assertThat(SchemaInspection.indexNames(c, "deliveries"))
                 .contains("deliveries_endpoint_due")
-                .doesNotContain("deliveries_status_endpoint");
+                .doesNotContain("deliveries_status_endpoint", "deliveries_lease_token");
         assertThat(SchemaInspection.indexNames(c, "delivery_ordering_keys")).isNotEmpty();
     }
 

@@ -82,13 +82,16 @@ final class DispatchSql {
             UPDATE webhook_endpoints SET rate_next_slot_ns = ?
             WHERE id = ? AND rate_limit = ? AND COALESCE(rate_next_slot_ns, -1) = ?""";
 
-    /** What an attempt needs of the deliveries of one claim; param: lease token. */
+    /**
+     * What an attempt needs of the chosen deliveries that one claim took, by primary key; params:
+     * the chosen ids (array), the claim's lease token.
+     */
     static final String SELECT_CLAIMED = """
             SELECT d.id, d.endpoint_id, d.account_id, d.payload, d.attempts, d.created_at,
                    e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, d.ordering_key, d.ordering_seq,
                    d.traceparent, e.custom_headers
             FROM deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-            WHERE d.lease_token = ?
+            WHERE d.id = ANY (?) AND d.lease_token = ?
             ORDER BY d.next_attempt_at, d.id""";
 
     /**

@@ -140,9 +140,10 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
     /**
      * How the rows a claim took are read back: on PostgreSQL the claim's {@code RETURNING} over
      * the table (alias {@code alias}) joined with {@code join} on {@code on}; elsewhere
-     * {@code selectByToken}, whose only param is the claim's token.
+     * {@code selectChosen}, whose params are the chosen ids (an array) and the claim's token: the
+     * rows of those ids that the claim took, found by primary key (no index on the token needed).
      */
-    public record Readback(String alias, String join, String on, String returning, String selectByToken) {}
+    public record Readback(String alias, String join, String on, String returning, String selectChosen) {}
 
     /**
      * PostgreSQL's claim of chosen rows in one statement: takes those still due that no other
@@ -174,7 +175,7 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
      * connection, and reads them back. On PostgreSQL one statement skips rows another instance
      * holds ({@link #claimSkippingLocked}); elsewhere (H2) one conditional update per row in one
      * batch, in id order (so concurrent batches lock rows in the same order and cannot deadlock),
-     * then one read of what the token took. A lock wait that gave up claims nothing. Answers in
+     * then one read of the chosen rows the token took. A lock wait that gave up claims nothing. Answers in
      * the order of {@code readback} on H2, of the database on PostgreSQL (callers sort).
      */
     public <T> List<T> claimChosen(
@@ -215,8 +216,9 @@ public record LeaseSql(String table, String heldStatus, String due, boolean expi
             }
             throw e;
         }
-        try (PreparedStatement s = c.prepareStatement(readback.selectByToken())) {
-            s.setString(1, token);
+        try (PreparedStatement s = c.prepareStatement(readback.selectChosen())) {
+            s.setArray(1, c.createArrayOf("VARCHAR", chosen.toArray()));
+            s.setString(2, token);
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     out.add(reader.read(r));

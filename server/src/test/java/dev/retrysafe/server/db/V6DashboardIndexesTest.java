@@ -43,9 +43,10 @@ class V6DashboardIndexesTest {
                 // V10, ordering
                 s.execute("ALTER TABLE deliveries DROP COLUMN ordering_seq");
                 s.execute("DROP TABLE delivery_ordering_keys");
-                // V11, the due deliveries by endpoint (V3's index again)
+                // V11, the due deliveries by endpoint (V3's indexes again)
                 s.execute("DROP INDEX deliveries_endpoint_due");
                 s.execute("CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at)");
+                s.execute("CREATE INDEX deliveries_lease_token ON deliveries (lease_token)");
                 s.execute("DROP TABLE rate_limit_announcements");
                 s.execute("ALTER TABLE accounts DROP COLUMN rate_limit_version");
                 s.execute("DROP TABLE stream_leases");
