@@ -151,9 +151,9 @@ class OrderedDeliveryOnPostgresTest {
             assertThat(receiver.failures.get())
                     .as("the receiver did fail (%s)", why)
                     .isPositive();
-            assertThat(a.metrics().attemptsTotal())
-                    .as("instance-a worked before it died")
-                    .isPositive();
+            // what instance-a sent, not what it stored: its first attempts can all be in flight in one
+            // claim when the third kills it, so none of them is stored (a claim takes every key's head)
+            assertThat(attemptsOfA.get()).as("instance-a worked before it died").isGreaterThanOrEqualTo(3);
             // not slowed: none of the unordered endpoint's deliveries was numbered or held, so each went
             // when committed (the contract tests show it deterministically, claim by claim)
             try (Connection c = pool.getConnection();
