@@ -158,11 +158,11 @@ class SwitchesTest {
         WebApplicationContextRunner onOneDatabase = runner.withPropertyValues("spring.datasource.url=" + newDatabase());
         onOneDatabase.run(first -> {
             assertThat(first).hasNotFailed();
-            assertThat(flywayVersions(first)).containsExactly("1", "2");
+            assertThat(flywayVersions(first)).containsExactly("1", "2", "3");
         });
         onOneDatabase.run(second -> {
             assertThat(second).hasNotFailed();
-            assertThat(flywayVersions(second)).as("nothing ran twice").containsExactly("1", "2");
+            assertThat(flywayVersions(second)).as("nothing ran twice").containsExactly("1", "2", "3");
         });
     }
 
@@ -202,12 +202,21 @@ class SwitchesTest {
             sql.execute("DROP INDEX deliveries_created"); // retention
             sql.execute("ALTER TABLE deliveries DROP COLUMN ordering_seq");
             sql.execute("DROP TABLE delivery_ordering_keys");
-            sql.execute("DELETE FROM " + schema.historyTable() + " WHERE version = 2");
+            sql.execute("DROP INDEX deliveries_endpoint_due"); // delivery schema 5 (migration 3)
+            sql.execute(
+                    "CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at)");
+            sql.execute("CREATE INDEX deliveries_lease_token ON deliveries (lease_token)");
+            sql.execute("DELETE FROM " + schema.historyTable() + " WHERE version IN (2, 3)");
             assertThat(schema.recordedVersion()).isEqualTo(1);
 
-            // when the starter migrates, then version 2 runs and adds them
-            assertThat(schema.migrate()).isEqualTo(1);
-            assertThat(schema.recordedVersion()).isEqualTo(2);
+            // when the starter migrates, then versions 2 and 3 run and add them
+            assertThat(schema.migrate()).isEqualTo(2);
+            assertThat(schema.recordedVersion()).isEqualTo(3);
+            assertThat(sql.queryForList(
+                            "SELECT INDEX_NAME FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_NAME = 'DELIVERIES'",
+                            String.class))
+                    .contains("DELIVERIES_ENDPOINT_DUE")
+                    .doesNotContain("DELIVERIES_STATUS_ENDPOINT", "DELIVERIES_LEASE_TOKEN");
             assertThat(sql.queryForObject(
                             "SELECT COUNT(*) FROM webhook_endpoints WHERE paused_at IS NULL AND ordered = FALSE"
                                     + " AND custom_headers IS NULL",
