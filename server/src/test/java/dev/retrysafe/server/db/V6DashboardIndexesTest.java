@@ -28,7 +28,8 @@ class V6DashboardIndexesTest {
                 s.execute("DROP INDEX delivery_attempts_started");
                 s.execute("DROP INDEX jobs_owner_created");
                 // and without what came after V6 (V7, the stream positions; V8, the stream leases; V9,
-                // the rate-limit versions; V10, webhook delivery v2; V11, the due index by endpoint), as that version had none of them
+                // the rate-limit versions; V10, webhook delivery v2; V11, the due index by endpoint), as that version
+                // had none of them
                 s.execute("ALTER TABLE events DROP COLUMN ordering_key");
                 s.execute("ALTER TABLE events DROP COLUMN traceparent");
                 for (String column : List.of("paused_at", "ordered", "custom_headers")) {
@@ -45,7 +46,8 @@ class V6DashboardIndexesTest {
                 s.execute("DROP TABLE delivery_ordering_keys");
                 // V11, the due deliveries by endpoint (V3's indexes again)
                 s.execute("DROP INDEX deliveries_endpoint_due");
-                s.execute("CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at)");
+                s.execute(
+                        "CREATE INDEX deliveries_status_endpoint ON deliveries (status, endpoint_id, lease_expires_at)");
                 s.execute("CREATE INDEX deliveries_lease_token ON deliveries (lease_token)");
                 s.execute("DROP TABLE rate_limit_announcements");
                 s.execute("ALTER TABLE accounts DROP COLUMN rate_limit_version");
