@@ -1,6 +1,8 @@
 package dev.retrysafe.delivery.internal;
 
 import dev.retrysafe.leasedwork.internal.LeaseSql;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 
 /**
  * The SQL of the dispatcher: claiming due deliveries with a lease, recording attempts, endpoint
@@ -165,6 +167,27 @@ final class DispatchSql {
             SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
                    set_config('enable_incremental_sort', 'off', true);
             """ + CLAIM_BY_ENDPOINT;
+
+    /**
+     * Binds the params of {@link #CLAIM_BY_ENDPOINT} (and {@link #CLAIM_BY_ENDPOINT_PLANNED}) in
+     * their order: a claim at {@code now} of at most {@code limit} deliveries, each endpoint filled
+     * up to {@code cap}, leased to {@code owner} under {@code token} until {@code leaseEnd}.
+     */
+    static void bindClaimByEndpoint(
+            PreparedStatement s, long now, int cap, int limit, String owner, String token, long leaseEnd)
+            throws SQLException {
+        int i = 1;
+        s.setLong(i++, now);
+        s.setInt(i++, cap);
+        s.setLong(i++, now);
+        s.setInt(i++, cap);
+        s.setLong(i++, now);
+        s.setLong(i++, now);
+        s.setInt(i++, limit);
+        i = LEASES.bindTake(s, i, owner, token, leaseEnd);
+        s.setLong(i++, now);
+        s.setInt(i, cap);
+    }
 
     /** Gives a claimed delivery back, due at once, without an attempt; params: now, id, token. */
     static final String RELEASE = LEASES.endHeld("status = 'pending', next_attempt_at = ?");

@@ -195,17 +195,7 @@ public final class DispatchWork implements LeasedWork<Claimed>, AutoCloseable {
         boolean heldBack = false;
         long picked = 0;
         try (PreparedStatement s = c.prepareStatement(DispatchSql.CLAIM_BY_ENDPOINT_PLANNED)) {
-            int i = 1;
-            s.setLong(i++, now);
-            s.setInt(i++, cap);
-            s.setLong(i++, now);
-            s.setInt(i++, cap);
-            s.setLong(i++, now);
-            s.setLong(i++, now);
-            s.setInt(i++, room);
-            i = DispatchSql.LEASES.bindTake(s, i, config.instanceId(), token, leaseEnd);
-            s.setLong(i++, now);
-            s.setInt(i, cap);
+            DispatchSql.bindClaimByEndpoint(s, now, cap, room, config.instanceId(), token, leaseEnd);
             s.execute(); // the settings
             if (!s.getMoreResults()) {
                 throw new SQLException("the claim returned no rows");

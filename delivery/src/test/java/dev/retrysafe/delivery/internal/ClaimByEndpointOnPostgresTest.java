@@ -175,17 +175,7 @@ class ClaimByEndpointOnPostgresTest {
 
     /** Binds the claim's params as the dispatcher does, for a claim of at most {@code limit}. */
     private static void bind(PreparedStatement s, int limit) throws SQLException {
-        int i = 1;
-        s.setLong(i++, NOW);
-        s.setInt(i++, CAP);
-        s.setLong(i++, NOW);
-        s.setInt(i++, CAP);
-        s.setLong(i++, NOW);
-        s.setLong(i++, NOW);
-        s.setInt(i++, limit);
-        i = DispatchSql.LEASES.bindTake(s, i, OWNER, "token", NOW + 30_000);
-        s.setLong(i++, NOW);
-        s.setInt(i, CAP);
+        DispatchSql.bindClaimByEndpoint(s, NOW, CAP, limit, OWNER, "token", NOW + 30_000);
     }
 
     /** Runs the statement in a transaction that is rolled back, so the outbox stays as it was. */
